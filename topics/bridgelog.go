@@ -1,0 +1,83 @@
+package topics
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// bridgelogTypes declares every event type this binary writes or reads.
+// Adding a type: add it here with its topic and version 1; changing a
+// payload incompatibly: bump its version and keep decoding the old one.
+var bridgelogTypes = []EventType{
+	{domain.TypeDepositDetected, TopicBridge, 1},
+	{domain.TypeDepositConfirmed, TopicBridge, 1},
+	{domain.TypeDepositMinted, TopicBridge, 1},
+	{domain.TypeDepositFailed, TopicBridge, 1},
+	{domain.TypeWithdrawalDetected, TopicBridge, 1},
+	{domain.TypeWithdrawalConfirmed, TopicBridge, 1},
+	{domain.TypeWithdrawalExecuted, TopicBridge, 1},
+	{domain.TypeWithdrawalFailed, TopicBridge, 1},
+}
+
+// DefaultCatalog returns the catalog of every bridgelog event type.
+func DefaultCatalog() *Catalog {
+	c, err := NewCatalog(bridgelogTypes...)
+	if err != nil {
+		// The declarations above are constants; a duplicate is a
+		// programming error caught by the package's tests.
+		panic(err)
+	}
+	return c
+}
+
+// Meta is what the appender knows about an event beyond its payload.
+type Meta struct {
+	ID            string    // empty: a fresh NewID()
+	CausationID   string    // the event this one reacts to
+	CorrelationID string    // the flow it belongs to; empty: the aggregate id
+	OccurredAt    time.Time // chain block time or sender time
+	RecordedAt    time.Time // when appended
+}
+
+// Wrap turns a domain event into an envelope, encoding its payload and
+// taking topic and schema version from the catalog.
+func (c *Catalog) Wrap(ev domain.Event, m Meta) (Envelope, string, error) {
+	t, ok := c.types[ev.EventType()]
+	if !ok {
+		return Envelope{}, "", fmt.Errorf("%w: %q", ErrUnknownType, ev.EventType())
+	}
+	payload, err := EncodePayload(ev)
+	if err != nil {
+		return Envelope{}, "", err
+	}
+	if m.ID == "" {
+		m.ID = NewID()
+	}
+	if m.CorrelationID == "" {
+		m.CorrelationID = ev.AggregateID()
+	}
+	return Envelope{
+		ID:            m.ID,
+		Type:          t.Name,
+		SchemaVersion: t.Version,
+		SourceKey:     ev.SourceKey(),
+		AggregateID:   ev.AggregateID(),
+		PartitionKey:  ev.AggregateID(),
+		CausationID:   m.CausationID,
+		CorrelationID: m.CorrelationID,
+		OccurredAt:    m.OccurredAt,
+		RecordedAt:    m.RecordedAt,
+		Payload:       payload,
+	}, t.Topic, nil
+}
+
+// Message encodes e for appending: keyed by its partition key.
+func (e *Envelope) Message(lim Limits) (Message, error) {
+	b, err := EncodeEnvelope(e, lim)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{Key: []byte(e.PartitionKey), Value: b}, nil
+}
