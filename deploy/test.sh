@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every bridgelog test on a fresh Debian machine: installs what the
+# tests need (PostgreSQL server binaries, Node.js/npm packages for the
+# contract and merkle cross-checks), then `go test ./...`. The tests start
+# their own servers (PostgreSQL cluster, Kafka-protocol broker, simulated
+# EVM chain) and fail loudly if they cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v node >/dev/null || need_apt+=(nodejs npm)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
+if [ ${#need_apt[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "test.sh: missing ${need_apt[*]}; install them (apt-get install -y ${need_apt[*]}) or run as root" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+# npm packages pinned by the committed lock files.
+for dir in $(git ls-files '*package-lock.json' | xargs -r -n1 dirname); do
+	if [ ! -d "$dir/node_modules" ]; then
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+done
+
+go vet ./...
+go test -count=1 -timeout 30m "$@" ./...
