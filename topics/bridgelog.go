@@ -19,6 +19,16 @@ var bridgelogTypes = []EventType{
 	{domain.TypeWithdrawalConfirmed, TopicBridge, 1},
 	{domain.TypeWithdrawalExecuted, TopicBridge, 1},
 	{domain.TypeWithdrawalFailed, TopicBridge, 1},
+	{domain.TypeMintIntent, TopicBridge, 1},
+	{domain.TypeMintOutcome, TopicBridge, 1},
+	{domain.TypeBatchCreated, TopicBatches, 1},
+	{domain.TypeBatchAnchored, TopicBatches, 1},
+	{domain.TypeBatchFailed, TopicBatches, 1},
+	{domain.TypeAnchorIntent, TopicBatches, 1},
+	{domain.TypeAnchorOutcome, TopicBatches, 1},
+	{domain.TypeClaimRequested, TopicClaims, 1},
+	{domain.TypeClaimIntent, TopicClaims, 1},
+	{domain.TypeClaimOutcome, TopicClaims, 1},
 }
 
 // DefaultCatalog returns the catalog of every bridgelog event type.

@@ -1,0 +1,212 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// Purpose says what a chain transaction is for; it picks the topic its
+// intent and outcome events live on (the topic of the aggregate it serves).
+type Purpose string
+
+const (
+	PurposeMint   Purpose = "mint"
+	PurposeAnchor Purpose = "anchor"
+	PurposeClaim  Purpose = "claim"
+)
+
+// Event type names of transaction intents and outcomes, per purpose.
+const (
+	TypeMintIntent    = "mint.tx_intent"
+	TypeMintOutcome   = "mint.tx_outcome"
+	TypeAnchorIntent  = "anchor.tx_intent"
+	TypeAnchorOutcome = "anchor.tx_outcome"
+	TypeClaimIntent   = "claim.tx_intent"
+	TypeClaimOutcome  = "claim.tx_outcome"
+)
+
+// TxIntent is appended before a transaction is sent: the signed raw bytes,
+// nonce and hash. On restart an intent without an outcome is reconciled
+// with the chain before anything new is sent, so a crash between send and
+// record can never lead to a second, different payment.
+type TxIntent struct {
+	Purpose   Purpose `msgpack:"purpose" json:"purpose"`
+	Subject   string  `msgpack:"subject" json:"subject"` // the aggregate it serves
+	ChainID   uint64  `msgpack:"chain_id" json:"chainId"`
+	From      Address `msgpack:"from" json:"from"`
+	Nonce     uint64  `msgpack:"nonce" json:"nonce"`
+	TxHash    Hash32  `msgpack:"tx_hash" json:"txHash"`
+	RawTx     []byte  `msgpack:"raw_tx" json:"rawTx"`
+	GasFeeCap Amount  `msgpack:"gas_fee_cap" json:"gasFeeCap"`
+	GasTipCap Amount  `msgpack:"gas_tip_cap" json:"gasTipCap"`
+	Attempt   int     `msgpack:"attempt" json:"attempt"` // 1 for the first send, +1 per replacement
+}
+
+func (e TxIntent) EventType() string {
+	switch e.Purpose {
+	case PurposeMint:
+		return TypeMintIntent
+	case PurposeAnchor:
+		return TypeAnchorIntent
+	}
+	return TypeClaimIntent
+}
+func (e TxIntent) SourceKey() string   { return e.Subject + "/tx/" + e.TxHash.Hex() }
+func (e TxIntent) AggregateID() string { return e.Subject }
+
+// TxStatus is how a sent transaction ended.
+type TxStatus string
+
+const (
+	TxSucceeded        TxStatus = "succeeded"
+	TxReverted         TxStatus = "reverted"
+	TxAlreadyProcessed TxStatus = "already_processed" // reverted by the contract's replay guard: the work was done
+	TxReplaced         TxStatus = "replaced"          // its nonce was used by another transaction of ours
+	TxAbandoned        TxStatus = "abandoned"         // gave up after the bounded attempts
+)
+
+// TxOutcome is appended once a transaction's fate is known.
+type TxOutcome struct {
+	Purpose     Purpose  `msgpack:"purpose" json:"purpose"`
+	Subject     string   `msgpack:"subject" json:"subject"`
+	TxHash      Hash32   `msgpack:"tx_hash" json:"txHash"`
+	Nonce       uint64   `msgpack:"nonce" json:"nonce"`
+	Status      TxStatus `msgpack:"status" json:"status"`
+	GasUsed     uint64   `msgpack:"gas_used" json:"gasUsed"`
+	BlockNumber uint64   `msgpack:"block_number" json:"blockNumber"`
+	Reason      string   `msgpack:"reason" json:"reason,omitempty"`
+}
+
+func (e TxOutcome) EventType() string {
+	switch e.Purpose {
+	case PurposeMint:
+		return TypeMintOutcome
+	case PurposeAnchor:
+		return TypeAnchorOutcome
+	}
+	return TypeClaimOutcome
+}
+func (e TxOutcome) SourceKey() string   { return e.Subject + "/outcome/" + e.TxHash.Hex() }
+func (e TxOutcome) AggregateID() string { return e.Subject }
+
+// IsAlreadyProcessed reports whether a revert reason is a contract's replay
+// guard saying the work was done before (seed 002's self-healing: complete
+// the item, do not fail it).
+func IsAlreadyProcessed(reason string) bool {
+	r := strings.ToLower(reason)
+	for _, m := range [...]string{"already processed", "already minted", "already claimed"} {
+		if strings.Contains(r, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// SendPolicy bounds the send loop.
+type SendPolicy struct {
+	StuckAfter     time.Duration // 0 means 2 minutes (seed 002)
+	FeeBumpPercent int64         // 0 means 20; nodes require at least 10
+	MaxAttempts    int           // 0 means 5
+	MaxFeeCap      *big.Int      // nil means no cap
+}
+
+func (p SendPolicy) withDefaults() SendPolicy {
+	if p.StuckAfter <= 0 {
+		p.StuckAfter = 2 * time.Minute
+	}
+	if p.FeeBumpPercent < 10 {
+		p.FeeBumpPercent = 20
+	}
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 5
+	}
+	return p
+}
+
+// Observation is what the chain says now about an intent.
+type Observation struct {
+	Mined        bool   // a receipt exists for the intent's hash
+	Success      bool   // the receipt's status
+	GasUsed      uint64 // from the receipt
+	BlockNumber  uint64
+	RevertReason string
+	// ConfirmedNonce is the sender's nonce in the latest block: every
+	// nonce below it has been used by some mined transaction.
+	ConfirmedNonce uint64
+	SentAt         time.Time // when the intent was sent
+}
+
+// StepKind is what the send loop does next.
+type StepKind int
+
+const (
+	StepWait    StepKind = iota // nothing known yet; look again later
+	StepDone                    // the outcome is final: append it
+	StepReplace                 // stuck: send a replacement with the same nonce and bumped fees
+	StepGiveUp                  // stuck after MaxAttempts: append an abandoned outcome, alert
+)
+
+// Step is the decision of [NextStep].
+type Step struct {
+	Kind      StepKind
+	Outcome   TxOutcome // for StepDone and StepGiveUp
+	GasFeeCap *big.Int  // for StepReplace
+	GasTipCap *big.Int  // for StepReplace
+}
+
+// ErrFeeCapReached: a replacement would exceed the configured fee cap.
+var ErrFeeCapReached = errors.New("fee cap reached")
+
+// NextStep is the send loop's decision for one intent: the receipt wins;
+// a nonce consumed without our receipt means another of our transactions
+// with that nonce was mined (find it among the intents); a transaction
+// pending past StuckAfter is replaced with the same nonce and bumped fees,
+// at most MaxAttempts times; never retried forever.
+func NextStep(in TxIntent, obs Observation, now time.Time, pol SendPolicy) Step {
+	pol = pol.withDefaults()
+	out := TxOutcome{Purpose: in.Purpose, Subject: in.Subject, TxHash: in.TxHash, Nonce: in.Nonce,
+		GasUsed: obs.GasUsed, BlockNumber: obs.BlockNumber}
+	switch {
+	case obs.Mined && obs.Success:
+		out.Status = TxSucceeded
+		return Step{Kind: StepDone, Outcome: out}
+	case obs.Mined && IsAlreadyProcessed(obs.RevertReason):
+		out.Status, out.Reason = TxAlreadyProcessed, obs.RevertReason
+		return Step{Kind: StepDone, Outcome: out}
+	case obs.Mined:
+		out.Status, out.Reason = TxReverted, obs.RevertReason
+		return Step{Kind: StepDone, Outcome: out}
+	case obs.ConfirmedNonce > in.Nonce:
+		out.Status = TxReplaced
+		out.Reason = fmt.Sprintf("nonce %d used by another transaction (sender nonce now %d)", in.Nonce, obs.ConfirmedNonce)
+		return Step{Kind: StepDone, Outcome: out}
+	case now.Sub(obs.SentAt) < pol.StuckAfter:
+		return Step{Kind: StepWait}
+	case in.Attempt >= pol.MaxAttempts:
+		out.Status = TxAbandoned
+		out.Reason = fmt.Sprintf("pending after %d attempts", in.Attempt)
+		return Step{Kind: StepGiveUp, Outcome: out}
+	}
+	feeCap, tipCap := bump(in.GasFeeCap.Big(), pol.FeeBumpPercent), bump(in.GasTipCap.Big(), pol.FeeBumpPercent)
+	if pol.MaxFeeCap != nil && feeCap.Cmp(pol.MaxFeeCap) > 0 {
+		out.Status = TxAbandoned
+		out.Reason = fmt.Sprintf("%v: replacement fee cap %s over %s", ErrFeeCapReached, feeCap, pol.MaxFeeCap)
+		return Step{Kind: StepGiveUp, Outcome: out}
+	}
+	return Step{Kind: StepReplace, GasFeeCap: feeCap, GasTipCap: tipCap}
+}
+
+// bump raises v by pct percent, rounding up and by at least 1, so a node's
+// "replacement transaction underpriced" rule is always met.
+func bump(v *big.Int, pct int64) *big.Int {
+	inc := new(big.Int).Mul(v, big.NewInt(pct))
+	inc.Add(inc, big.NewInt(99))
+	inc.Div(inc, big.NewInt(100))
+	if inc.Sign() == 0 {
+		inc.SetInt64(1)
+	}
+	return inc.Add(inc, v)
+}
