@@ -29,12 +29,11 @@ var (
 // under the envelope size bound (a leaf is about 250 encoded bytes).
 const MaxBatchLeaves = 2000
 
-// Settlement names the chain and contracts a batch is paid on: the leaf's
-// chainId and contract fields, and the funder the distributor pays from.
+// Settlement names the chain and contract a batch is paid on: the leaf's
+// chainId and contract fields.
 type Settlement struct {
 	ChainID     uint64  `msgpack:"chain_id" json:"chainId"`
 	Distributor Address `msgpack:"distributor" json:"distributor"`
-	Funder      Address `msgpack:"funder" json:"funder"`
 }
 
 // SequenceID is the aggregate id of one settlement's batch sequence; every
@@ -79,7 +78,8 @@ type SequenceState struct {
 // PendingWithdrawal is a confirmed withdrawal not yet in any batch.
 type PendingWithdrawal struct {
 	Ref         LogRef
-	TxID        uint64 // the burn's on-chain id: unique, monotonic
+	TxID        uint64  // the burn's on-chain id: unique, monotonic
+	Funder      Address // the withdrawer who burned: bound into the leaf
 	Recipient   Address
 	Amount      Amount
 	ConfirmedAt time.Time
@@ -90,6 +90,7 @@ type BatchLeaf struct {
 	Index      uint32  `msgpack:"index" json:"index"`
 	Withdrawal LogRef  `msgpack:"withdrawal" json:"withdrawal"`
 	TxID       uint64  `msgpack:"tx_id" json:"txId"`
+	Funder     Address `msgpack:"funder" json:"funder"`
 	Recipient  Address `msgpack:"recipient" json:"recipient"`
 	Amount     Amount  `msgpack:"amount" json:"amount"`
 	Leaf       Hash32  `msgpack:"leaf" json:"leaf"`
@@ -213,7 +214,7 @@ func PlanBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol
 	for i, w := range sorted {
 		h := leaf(s, b.BatchID, w)
 		hashes[i] = h
-		b.Leaves[i] = BatchLeaf{Index: uint32(i), Withdrawal: w.Ref, TxID: w.TxID, Recipient: w.Recipient, Amount: w.Amount, Leaf: h}
+		b.Leaves[i] = BatchLeaf{Index: uint32(i), Withdrawal: w.Ref, TxID: w.TxID, Funder: w.Funder, Recipient: w.Recipient, Amount: w.Amount, Leaf: h}
 		b.TotalAmount = b.TotalAmount.Add(w.Amount)
 	}
 	r, err := root(hashes)
