@@ -1,0 +1,70 @@
+package embeddedlog
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Option configures [Open].
+type Option func(*config)
+
+type config struct {
+	maxMessageBytes int
+	segmentBytes    int64
+	indexEvery      int64
+	truncateCorrupt bool
+	logger          *slog.Logger
+	metrics         Metrics
+	now             func() time.Time
+}
+
+func (c *config) setDefaults() {
+	if c.maxMessageBytes <= 0 {
+		c.maxMessageBytes = topics.DefaultMaxEnvelopeBytes
+	}
+	c.maxMessageBytes = min(c.maxMessageBytes, hardMaxValueBytes)
+	if c.segmentBytes <= 0 {
+		c.segmentBytes = 64 << 20
+	}
+	if c.indexEvery <= 0 {
+		c.indexEvery = 4 << 10
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if c.metrics == nil {
+		c.metrics = nopMetrics{}
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+}
+
+// WithMaxMessageBytes bounds a message value (default
+// [topics.DefaultMaxEnvelopeBytes], at most 64 MiB). Larger values are
+// refused with an error wrapping [topics.ErrValueTooLarge].
+func WithMaxMessageBytes(n int) Option { return func(c *config) { c.maxMessageBytes = n } }
+
+// WithSegmentBytes sets the size at which a partition starts a new
+// segment file (default 64 MiB). A batch never spans two segments.
+func WithSegmentBytes(n int64) Option { return func(c *config) { c.segmentBytes = n } }
+
+// WithIndexInterval sets how many bytes of frames lie between two entries
+// of the in-memory sparse index (default 4 KiB).
+func WithIndexInterval(n int64) Option { return func(c *config) { c.indexEvery = n } }
+
+// WithTruncateCorrupt lets Open cut a partition at damage found inside
+// fsynced data, dropping everything after it, instead of refusing to open.
+// It is an operator's decision after reading the error; records are lost.
+func WithTruncateCorrupt(ok bool) Option { return func(c *config) { c.truncateCorrupt = ok } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithMetrics sets the metrics sink (default: none).
+func WithMetrics(m Metrics) Option { return func(c *config) { c.metrics = m } }
+
+// WithClock sets the clock that stamps records (default time.Now).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
