@@ -1,0 +1,20 @@
+// Package kafkalog implements [topics.Log] on Apache Kafka with
+// github.com/segmentio/kafka-go.
+//
+// Production runs against a real Apache Kafka cluster. The tests (and the
+// dev broker in deploy/kfake) use kfake from franz-go, a Kafka-protocol
+// fake that lives in one Go process: it speaks the same wire protocol, but
+// it is a test fake, not a broker to keep data in.
+//
+// Shape of the implementation:
+//   - Append produces each partition's share of a call with
+//     kafka.Client.Produce, because kafka-go's Writer does not report the
+//     offsets it wrote and Append must return positions. Routing is
+//     [Balancer], which is [topics.PartitionFor], so a key lands in the
+//     same partition here as on the embedded engine.
+//   - Read and EndOffsets are single Fetch and ListOffsets requests.
+//   - Subscribe is a kafka-go Reader with a GroupID (FetchMessage and
+//     synchronous CommitMessages).
+//
+// Every request runs under a context deadline from [Config].
+package kafkalog
