@@ -38,6 +38,7 @@ type TxIntent struct {
 	ChainID   uint64  `msgpack:"chain_id" json:"chainId"`
 	From      Address `msgpack:"from" json:"from"`
 	Nonce     uint64  `msgpack:"nonce" json:"nonce"`
+	Gas       uint64  `msgpack:"gas" json:"gas"`
 	TxHash    Hash32  `msgpack:"tx_hash" json:"txHash"`
 	RawTx     []byte  `msgpack:"raw_tx" json:"rawTx"`
 	GasFeeCap Amount  `msgpack:"gas_fee_cap" json:"gasFeeCap"`
@@ -66,6 +67,7 @@ const (
 	TxAlreadyProcessed TxStatus = "already_processed" // reverted by the contract's replay guard: the work was done
 	TxReplaced         TxStatus = "replaced"          // its nonce was used by another transaction of ours
 	TxAbandoned        TxStatus = "abandoned"         // gave up after the bounded attempts
+	TxDryRun           TxStatus = "dry_run"           // dry-run: computed and checked, nothing sent
 )
 
 // TxOutcome is appended once a transaction's fate is known.
@@ -210,3 +212,17 @@ func bump(v *big.Int, pct int64) *big.Int {
 	}
 	return inc.Add(inc, v)
 }
+
+// ContractCall is a call the relayer wants mined: target and calldata.
+type ContractCall struct {
+	To   Address
+	Data []byte
+}
+
+// CallReverted is returned when a call would revert (at gas estimation or
+// as an eth_call): deterministic, so it is recorded, never blindly retried.
+type CallReverted struct {
+	Reason string
+}
+
+func (e *CallReverted) Error() string { return "execution reverted: " + e.Reason }

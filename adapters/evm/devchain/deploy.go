@@ -1,0 +1,93 @@
+package devchain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+)
+
+// Bridge is a deployed set of bridge contracts.
+type Bridge struct {
+	Distributor common.Address `json:"distributor"`
+	Token       common.Address `json:"token"`
+}
+
+// Deploy deploys the BatchDistributor and BridgeToken with admin as
+// deployer and admin, and relayers holding the relayer role, and waits
+// until both are mined.
+func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ...common.Address) (Bridge, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cl := c.Client()
+	auth := bind.NewKeyedTransactor(admin, big.NewInt(ChainID))
+	auth.Context = ctx
+	adminAddr := crypto.PubkeyToAddress(admin.PublicKey)
+	if len(relayers) == 0 {
+		relayers = []common.Address{adminAddr}
+	}
+	dAddr, dTx, err := contracts.DeployDistributor(auth, cl, adminAddr, relayers[0])
+	if err != nil {
+		return Bridge{}, fmt.Errorf("deploy distributor: %w", err)
+	}
+	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0])
+	if err != nil {
+		return Bridge{}, fmt.Errorf("deploy token: %w", err)
+	}
+	txs := []*types.Transaction{dTx, tTx}
+	// Further relayers (a claim swarm has one wallet each) get the role too.
+	for _, r := range relayers[1:] {
+		d, t := contracts.NewBatchDistributor(), contracts.NewBridgeToken()
+		for _, target := range []struct {
+			c    *bind.BoundContract
+			data []byte
+		}{
+			{d.Instance(cl, dAddr), d.PackGrantRole(relayerRole(), r)},
+			{t.Instance(cl, tAddr), t.PackGrantRole(relayerRole(), r)},
+		} {
+			tx, err := bind.Transact(target.c, auth, target.data)
+			if err != nil {
+				return Bridge{}, fmt.Errorf("grant relayer role to %s: %w", r, err)
+			}
+			txs = append(txs, tx)
+		}
+	}
+	for _, tx := range txs {
+		if _, err := c.WaitMined(ctx, tx.Hash()); err != nil {
+			return Bridge{}, err
+		}
+	}
+	return Bridge{Distributor: dAddr, Token: tAddr}, nil
+}
+
+func relayerRole() [32]byte { return crypto.Keccak256Hash([]byte("RELAYER_ROLE")) }
+
+// WaitMined waits for a receipt, sealing blocks itself when the chain has
+// no ticker, and fails on a reverted transaction.
+func (c *Chain) WaitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	for {
+		if c.cfg.BlockInterval < 0 {
+			c.Commit()
+		}
+		r, err := c.Client().TransactionReceipt(ctx, hash)
+		if err == nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return r, fmt.Errorf("devchain: tx %s reverted", hash)
+			}
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("devchain: wait for %s: %w", hash, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package evmchain
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// Calls packs the relayer's contract calls.
+type Calls struct {
+	w           Contracts
+	distributor *contracts.BatchDistributor
+	token       *contracts.BridgeToken
+}
+
+// NewCalls packs calls to the given contracts.
+func NewCalls(w Contracts) *Calls {
+	return &Calls{w: w, distributor: contracts.NewBatchDistributor(), token: contracts.NewBridgeToken()}
+}
+
+// DepositKey is the token's per-deposit mint guard: the hash of the
+// deposit's log reference, so a deposit can be minted once, ever.
+func DepositKey(ref domain.LogRef) [32]byte {
+	return crypto.Keccak256Hash([]byte(ref.Key()))
+}
+
+// Mint mints a confirmed deposit's amount to its recipient.
+func (c *Calls) Mint(d domain.DepositDetected) Call {
+	return Call{To: c.w.Token, Data: c.token.PackMint(common.Address(d.Recipient), d.Amount.Big(), DepositKey(d.Ref))}
+}
+
+// Minted asks the token whether a deposit was minted.
+func (c *Calls) Minted(ref domain.LogRef) Call {
+	return Call{To: c.w.Token, Data: c.token.PackMinted(DepositKey(ref))}
+}
+
+// Anchor stores a batch root.
+func (c *Calls) Anchor(b domain.BatchCreated) Call {
+	return Call{To: c.w.Distributor, Data: c.distributor.PackAnchor(new(big.Int).SetUint64(b.BatchID), b.Root)}
+}
+
+// Root reads the anchored root of a batch (zero if none).
+func (c *Calls) Root(batchID uint64) Call {
+	return Call{To: c.w.Distributor, Data: c.distributor.PackRoots(new(big.Int).SetUint64(batchID))}
+}
+
+// UnpackRoot decodes the result of [Calls.Root].
+func (c *Calls) UnpackRoot(out []byte) (domain.Hash32, error) {
+	r, err := c.distributor.UnpackRoots(out)
+	if err != nil {
+		return domain.Hash32{}, fmt.Errorf("roots(): %w", err)
+	}
+	return domain.Hash32(r), nil
+}
+
+// Claim pays one leaf with its proof.
+func (c *Calls) Claim(r domain.ClaimRequested) Call {
+	proof := make([][32]byte, len(r.Proof))
+	for i, p := range r.Proof {
+		proof[i] = p
+	}
+	l := r.LeafInfo
+	return Call{To: c.w.Distributor, Data: c.distributor.PackClaim(new(big.Int).SetUint64(r.BatchID), new(big.Int).SetUint64(l.TxID),
+		common.Address(l.Funder), common.Address(l.Recipient), l.Amount.Big(), proof)}
+}
+
+// Processed asks the distributor whether a leaf was paid.
+func (c *Calls) Processed(leaf domain.Hash32) Call {
+	return Call{To: c.w.Distributor, Data: c.distributor.PackProcessedLeaves(leaf)}
+}
+
+// UnpackBool decodes a bool view result (minted, processedLeaves).
+func (c *Calls) UnpackBool(out []byte) (bool, error) {
+	v, err := c.distributor.UnpackProcessedLeaves(out)
+	if err != nil {
+		return false, fmt.Errorf("bool view: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,256 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// TxChain is what the transaction driver needs of a chain, bound to one
+// wallet (evmchain.Signer implements it).
+type TxChain interface {
+	From() domain.Address
+	Fees(ctx context.Context) (feeCap, tipCap *big.Int, err error)
+	Estimate(ctx context.Context, from domain.Address, call domain.ContractCall) (uint64, error)
+	SignCall(call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error)
+	SendRaw(ctx context.Context, raw []byte) error
+	WalletNonces(ctx context.Context) (confirmed, pending uint64, err error)
+	Observe(ctx context.Context, in domain.TxIntent) (domain.Observation, error)
+	ChainID() uint64
+}
+
+// ErrNonceTooLow is what a TxChain's SendRaw wraps when the nonce was used.
+var ErrNonceTooLow = errors.New("nonce too low")
+
+// TxDriver sends one wallet's transactions through intents: it appends an
+// intent (signed raw transaction, nonce, hash) before sending and an
+// outcome after, reconciles intents left by a crash before sending
+// anything new, replaces stuck transactions with the same nonce and bumped
+// fees, and never retries forever. One wallet sends one transaction at a
+// time, so nonces never race.
+type TxDriver struct {
+	Chain        TxChain
+	Appender     *Appender
+	Policy       domain.SendPolicy
+	PollInterval time.Duration // default 100ms
+	GasMargin    uint64        // percent over the estimate, default 25
+	Now          func() time.Time
+	Logger       *slog.Logger
+	DryRun       bool // estimate and log, never sign or send
+
+	mu sync.Mutex
+}
+
+// TxRequest is one transaction the driver should see through.
+type TxRequest struct {
+	Purpose domain.Purpose
+	Subject string
+	Call    domain.ContractCall
+	// Open holds this subject's intents that have no outcome yet, oldest
+	// first, as the projections (or a claim executor's fold) know them.
+	Open  []domain.TxIntent
+	Cause Cause
+}
+
+func (d *TxDriver) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d *TxDriver) logger() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.Default()
+}
+
+// Drive sees req through to an outcome, which it appends and returns. An
+// error means nothing final is known (an RPC failed, ctx ended): call
+// again later with the open intents; the outcome is never guessed.
+func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.PollInterval <= 0 {
+		d.PollInterval = 100 * time.Millisecond
+	}
+	open := append([]domain.TxIntent(nil), req.Open...)
+	sentAt := map[domain.Hash32]time.Time{}
+	if len(open) == 0 {
+		in, out, err := d.first(ctx, req)
+		if err != nil || out != nil {
+			if out != nil {
+				return *out, nil
+			}
+			return domain.TxOutcome{}, err
+		}
+		open = append(open, in)
+		sentAt[in.TxHash] = d.now()
+	} else {
+		// Intents from before a restart: the node may never have seen
+		// them. Rebroadcast (a node that has one says "already known").
+		for _, in := range open {
+			if err := d.Chain.SendRaw(ctx, in.RawTx); err != nil && !errors.Is(err, ErrNonceTooLow) {
+				d.logger().Warn("rebroadcast failed", "subject", req.Subject, "tx_hash", in.TxHash.Hex(), "error", err)
+			}
+			sentAt[in.TxHash] = d.now()
+		}
+		d.logger().Info("reconciling open intents", "subject", req.Subject, "purpose", req.Purpose, "intents", len(open))
+	}
+	return d.wait(ctx, req, open, sentAt)
+}
+
+// first sends the first transaction of a request, or finds that none is
+// needed: a call that would revert is decided without paying for a send.
+func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *domain.TxOutcome, error) {
+	from := d.Chain.From()
+	gas, err := d.Chain.Estimate(ctx, from, req.Call)
+	var rev *domain.CallReverted
+	if errors.As(err, &rev) {
+		st := domain.TxReverted
+		if domain.IsAlreadyProcessed(rev.Reason) {
+			st = domain.TxAlreadyProcessed
+		}
+		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: st, Reason: rev.Reason}
+		if d.DryRun {
+			d.logger().Info("dry-run: would not send, call reverts", "subject", req.Subject, "reason", rev.Reason)
+			return domain.TxIntent{}, &out, nil
+		}
+		if _, err := d.Appender.Append(ctx, req.Cause, out); err != nil {
+			return domain.TxIntent{}, nil, err
+		}
+		d.logger().Info("transaction not sent: call reverts", "subject", req.Subject, "purpose", req.Purpose, "status", st, "reason", rev.Reason)
+		return domain.TxIntent{}, &out, nil
+	}
+	if err != nil {
+		return domain.TxIntent{}, nil, fmt.Errorf("estimate %s for %s: %w", req.Purpose, req.Subject, err)
+	}
+	if d.DryRun {
+		d.logger().Info("dry-run: would send", "subject", req.Subject, "purpose", req.Purpose, "to", req.Call.To.Hex(), "gas", gas)
+		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: domain.TxDryRun}
+		return domain.TxIntent{}, &out, nil
+	}
+	margin := d.GasMargin
+	if margin == 0 {
+		margin = 25
+	}
+	gas += gas * margin / 100
+	_, pending, err := d.Chain.WalletNonces(ctx)
+	if err != nil {
+		return domain.TxIntent{}, nil, err
+	}
+	feeCap, tipCap, err := d.Chain.Fees(ctx)
+	if err != nil {
+		return domain.TxIntent{}, nil, err
+	}
+	in, err := d.send(ctx, req, pending, gas, feeCap, tipCap, 1)
+	return in, nil, err
+}
+
+// send signs, records the intent, then broadcasts. The intent is on the
+// log before the transaction can reach the chain.
+func (d *TxDriver) send(ctx context.Context, req TxRequest, nonce, gas uint64, feeCap, tipCap *big.Int, attempt int) (domain.TxIntent, error) {
+	hash, raw, err := d.Chain.SignCall(req.Call, nonce, gas, feeCap, tipCap)
+	if err != nil {
+		return domain.TxIntent{}, err
+	}
+	fc, _ := domain.NewAmount(feeCap)
+	tc, _ := domain.NewAmount(tipCap)
+	in := domain.TxIntent{Purpose: req.Purpose, Subject: req.Subject, ChainID: d.Chain.ChainID(), From: d.Chain.From(),
+		Nonce: nonce, Gas: gas, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: attempt}
+	if _, err := d.Appender.Append(ctx, req.Cause, in); err != nil {
+		return domain.TxIntent{}, err
+	}
+	d.logger().Info("transaction intent recorded", "subject", req.Subject, "purpose", req.Purpose, "tx_hash", hash.Hex(),
+		"nonce", nonce, "attempt", attempt, "gas_fee_cap", feeCap.String())
+	if err := d.Chain.SendRaw(ctx, raw); err != nil {
+		// Nonce too low: another transaction took the nonce; the wait
+		// loop sees it and records this one as replaced. Anything else is
+		// retried by the wait loop's rebroadcast-free observation.
+		d.logger().Warn("send failed", "subject", req.Subject, "tx_hash", hash.Hex(), "error", err)
+	}
+	return in, nil
+}
+
+// wait observes the open intents until one is final.
+func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxIntent, sentAt map[domain.Hash32]time.Time) (domain.TxOutcome, error) {
+	t := time.NewTicker(d.PollInterval)
+	defer t.Stop()
+	for {
+		latest := open[len(open)-1]
+		var final *domain.TxOutcome
+		var step domain.Step
+		for _, in := range open {
+			obs, err := d.Chain.Observe(ctx, in)
+			if err != nil {
+				return domain.TxOutcome{}, err
+			}
+			obs.SentAt = sentAt[in.TxHash]
+			s := domain.NextStep(in, obs, d.now(), d.Policy)
+			if s.Kind == domain.StepDone && s.Outcome.Status != domain.TxReplaced {
+				o := s.Outcome
+				final = &o
+				break
+			}
+			if in.TxHash == latest.TxHash {
+				step = s
+			}
+		}
+		if final == nil && step.Kind == domain.StepDone {
+			// The latest attempt's nonce was consumed and none of our
+			// attempts was mined: a foreign transaction took the nonce.
+			// Record it; the caller sends afresh with a new nonce.
+			o := step.Outcome
+			final = &o
+		}
+		if final != nil {
+			return d.finish(ctx, req, open, *final)
+		}
+		switch step.Kind {
+		case domain.StepGiveUp:
+			return d.finish(ctx, req, open, step.Outcome)
+		case domain.StepReplace:
+			in, err := d.send(ctx, req, latest.Nonce, latest.Gas, step.GasFeeCap, step.GasTipCap, latest.Attempt+1)
+			if err != nil {
+				return domain.TxOutcome{}, err
+			}
+			open = append(open, in)
+			sentAt[in.TxHash] = d.now()
+			d.logger().Warn("stuck transaction replaced", "subject", req.Subject, "old_tx_hash", latest.TxHash.Hex(),
+				"tx_hash", in.TxHash.Hex(), "nonce", in.Nonce, "attempt", in.Attempt)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return domain.TxOutcome{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// finish appends the final outcome and a replaced outcome for every other
+// open attempt, so no intent stays open.
+func (d *TxDriver) finish(ctx context.Context, req TxRequest, open []domain.TxIntent, final domain.TxOutcome) (domain.TxOutcome, error) {
+	evs := []domain.Event{}
+	for _, in := range open {
+		if in.TxHash == final.TxHash {
+			continue
+		}
+		evs = append(evs, domain.TxOutcome{Purpose: in.Purpose, Subject: in.Subject, TxHash: in.TxHash, Nonce: in.Nonce,
+			Status: domain.TxReplaced, Reason: "superseded by " + final.TxHash.Hex()})
+	}
+	evs = append(evs, final)
+	if _, err := d.Appender.Append(ctx, req.Cause, evs...); err != nil {
+		return domain.TxOutcome{}, err
+	}
+	d.logger().Info("transaction outcome recorded", "subject", req.Subject, "purpose", req.Purpose, "tx_hash", final.TxHash.Hex(),
+		"status", final.Status, "gas_used", final.GasUsed, "block_number", final.BlockNumber, "reason", final.Reason)
+	return final, nil
+}

@@ -1,0 +1,248 @@
+package handlers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// txFixture is a manual-block dev chain with the bridge deployed, a
+// relayer wallet and an embedded log.
+type txFixture struct {
+	chain  *devchain.Chain
+	bridge devchain.Bridge
+	client *evmchain.Client
+	signer evmchain.Signer
+	log    topics.Log
+	app    *Appender
+	calls  *evmchain.Calls
+}
+
+func newTxFixture(t *testing.T) *txFixture {
+	t.Helper()
+	ch, err := devchain.Start(devchain.Config{BlockInterval: -1, Accounts: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ch.Close() })
+	ctx := context.Background()
+	relayer := ch.Keys()[1]
+	b, err := ch.Deploy(ctx, ch.Keys()[0], crypto.PubkeyToAddress(relayer.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := evmchain.Dial(ctx, evmchain.Config{URL: ch.URL(), ChainID: devchain.ChainID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	return &txFixture{chain: ch, bridge: b, client: cl, signer: evmchain.Signer{Client: cl, Wallet: evmchain.NewWallet(relayer)},
+		log: lg, app: &Appender{Log: lg, Catalog: topics.DefaultCatalog()},
+		calls: evmchain.NewCalls(evmchain.Contracts{Distributor: domain.Address(b.Distributor), Token: domain.Address(b.Token)})}
+}
+
+func (f *txFixture) deposit() domain.DepositDetected {
+	return domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{byte(time.Now().UnixNano())}, LogIndex: 1},
+		Amount: domain.AmountFromUint64(12345), Recipient: domain.Address{0xee}}
+}
+
+func (f *txFixture) balance(t *testing.T, who domain.Address) int64 {
+	t.Helper()
+	tok := contracts.NewBridgeToken()
+	out, err := f.client.CallView(context.Background(), domain.ContractCall{To: domain.Address(f.bridge.Token), Data: tok.PackBalanceOf(common.Address(who))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tok.UnpackBalanceOf(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Int64()
+}
+
+// events reads every envelope of a topic, decoded.
+func events(t *testing.T, lg topics.Log, topic string) []topics.Envelope {
+	t.Helper()
+	ctx := context.Background()
+	ends, err := lg.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []topics.Envelope
+	for p, end := range ends {
+		for off := int64(0); off < end; {
+			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				e, err := topics.DecodeEnvelope(r.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Payload = append([]byte(nil), e.Payload...)
+				out = append(out, e)
+				off = r.Offset + 1
+			}
+			if len(recs) == 0 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func outcomes(t *testing.T, envs []topics.Envelope) []domain.TxOutcome {
+	var out []domain.TxOutcome
+	for _, e := range envs {
+		if e.Type == domain.TypeMintOutcome {
+			var o domain.TxOutcome
+			if err := topics.DecodePayload(e.Payload, &o); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func commitEvery(ctx context.Context, ch *devchain.Chain, d time.Duration) {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d):
+				ch.Commit()
+			}
+		}
+	}()
+}
+
+func TestDriveMintOnceThenSelfHeal(t *testing.T) {
+	f := newTxFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	commitEvery(ctx, f.chain, 30*time.Millisecond)
+	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
+	dep := f.deposit()
+	req := TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)}
+	out, err := d.Drive(ctx, req)
+	if err != nil || out.Status != domain.TxSucceeded || out.GasUsed == 0 {
+		t.Fatalf("first mint: %+v %v", out, err)
+	}
+	// Minting the same deposit again is refused by the token's guard at
+	// estimation: completed as already processed, nothing sent, paid once.
+	again, err := d.Drive(ctx, req)
+	if err != nil || again.Status != domain.TxAlreadyProcessed || !again.TxHash.IsZero() {
+		t.Fatalf("second mint: %+v %v", again, err)
+	}
+	if got := f.balance(t, dep.Recipient); got != 12345 {
+		t.Fatalf("recipient balance %d, want 12345", got)
+	}
+	if n := len(outcomes(t, events(t, f.log, topics.TopicBridge))); n != 2 {
+		t.Fatalf("%d outcome events, want 2", n)
+	}
+}
+
+func TestDriveReplacesStuckTransaction(t *testing.T) {
+	f := newTxFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond,
+		Policy: domain.SendPolicy{StuckAfter: 150 * time.Millisecond, MaxAttempts: 4}}
+	dep := f.deposit()
+	done := make(chan domain.TxOutcome, 1)
+	go func() {
+		out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	// No blocks until the driver has replaced the first attempt.
+	for {
+		intents := 0
+		for _, e := range events(t, f.log, topics.TopicBridge) {
+			if e.Type == domain.TypeMintIntent {
+				intents++
+			}
+		}
+		if intents >= 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no replacement sent")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	commitEvery(ctx, f.chain, 30*time.Millisecond)
+	out := <-done
+	if out.Status != domain.TxSucceeded {
+		t.Fatalf("outcome %+v", out)
+	}
+	outs := outcomes(t, events(t, f.log, topics.TopicBridge))
+	replaced := 0
+	for _, o := range outs {
+		if o.Status == domain.TxReplaced {
+			replaced++
+		}
+	}
+	if replaced < 1 || len(outs) != replaced+1 {
+		t.Fatalf("outcomes %+v", outs)
+	}
+	if got := f.balance(t, dep.Recipient); got != 12345 {
+		t.Fatalf("balance %d: paid more or less than once", got)
+	}
+}
+
+func TestDriveReconcilesIntentFromBeforeACrash(t *testing.T) {
+	f := newTxFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dep := f.deposit()
+	call := f.calls.Mint(dep)
+	// A previous run signed and recorded the intent, then died before the
+	// transaction reached the node.
+	_, pending, err := f.signer.WalletNonces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeCap, tip, err := f.signer.Fees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, _ := domain.NewAmount(feeCap)
+	tc, _ := domain.NewAmount(tip)
+	open := domain.TxIntent{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), ChainID: devchain.ChainID, From: f.signer.From(),
+		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
+	commitEvery(ctx, f.chain, 30*time.Millisecond)
+	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
+	out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: call, Open: []domain.TxIntent{open}})
+	if err != nil || out.Status != domain.TxSucceeded || out.TxHash != hash {
+		t.Fatalf("reconcile: %+v %v (want the recorded tx %s)", out, err, hash.Hex())
+	}
+	confirmed, _, _ := f.signer.WalletNonces(ctx)
+	if confirmed != pending+1 {
+		t.Fatalf("wallet nonce %d, want %d: a second transaction was sent", confirmed, pending+1)
+	}
+}
