@@ -50,6 +50,12 @@ func (r LogRef) DepositID() string { return "deposit:" + r.Key() }
 // WithdrawalID is the aggregate id of the withdrawal made by log r.
 func (r LogRef) WithdrawalID() string { return "withdrawal:" + r.Key() }
 
+// observationKey is the source key of a log observation: the seed's
+// chain_id:tx_hash:log_index plus the block hash. After a reorg the same
+// transaction can be mined again in another block; that second sighting
+// is a new fact, not a conflicting duplicate of the first.
+func observationKey(r LogRef, block Hash32) string { return r.Key() + "@" + block.Hex() }
+
 // DepositDetected: a DepositLocked log was seen on the source chain.
 type DepositDetected struct {
 	Ref         LogRef  `msgpack:"ref" json:"ref"`
@@ -63,7 +69,7 @@ type DepositDetected struct {
 }
 
 func (e DepositDetected) EventType() string   { return TypeDepositDetected }
-func (e DepositDetected) SourceKey() string   { return e.Ref.Key() }
+func (e DepositDetected) SourceKey() string   { return observationKey(e.Ref, e.BlockHash) }
 func (e DepositDetected) AggregateID() string { return e.Ref.DepositID() }
 
 // DepositConfirmed: the deposit's log is at least the confirmation depth
@@ -113,7 +119,7 @@ type WithdrawalDetected struct {
 }
 
 func (e WithdrawalDetected) EventType() string   { return TypeWithdrawalDetected }
-func (e WithdrawalDetected) SourceKey() string   { return e.Ref.Key() }
+func (e WithdrawalDetected) SourceKey() string   { return observationKey(e.Ref, e.BlockHash) }
 func (e WithdrawalDetected) AggregateID() string { return e.Ref.WithdrawalID() }
 
 // WithdrawalConfirmed: the burn log is deep enough and still canonical.

@@ -27,7 +27,7 @@ func TestWrapRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if topic != TopicBridge || env.SourceKey != ev.Ref.Key() || env.PartitionKey != ev.Ref.DepositID() {
+	if topic != TopicBridge || env.SourceKey != ev.SourceKey() || !strings.HasPrefix(env.SourceKey, ev.Ref.Key()+"@") || env.PartitionKey != ev.Ref.DepositID() {
 		t.Fatalf("routing: topic %s key %s partition key %s", topic, env.SourceKey, env.PartitionKey)
 	}
 	msg, err := env.Message(Limits{})

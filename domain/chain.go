@@ -1,0 +1,89 @@
+package domain
+
+import "fmt"
+
+// Event type names of the indexer.
+const (
+	TypeChainScanned      = "chain.scanned"
+	TypeChainReorged      = "chain.reorged"
+	TypeChainLogRejected  = "chain.log_rejected"
+	TypeDepositReorged    = "deposit.reorged"
+	TypeWithdrawalReorged = "withdrawal.reorged"
+)
+
+// ChainStreamID is the aggregate id of one chain's indexer cursor.
+func ChainStreamID(chainID uint64) string { return fmt.Sprintf("chain:%d", chainID) }
+
+// ChainScanned: the indexer read every bridge log of blocks [From, To]
+// while the tip was Tip. The cursor is the latest To; Tip-To is the lag.
+type ChainScanned struct {
+	ChainID uint64 `msgpack:"chain_id" json:"chainId"`
+	From    uint64 `msgpack:"from" json:"from"`
+	To      uint64 `msgpack:"to" json:"to"`
+	ToHash  Hash32 `msgpack:"to_hash" json:"toHash"`
+	Tip     uint64 `msgpack:"tip" json:"tip"`
+	Logs    int    `msgpack:"logs" json:"logs"`
+}
+
+func (e ChainScanned) EventType() string { return TypeChainScanned }
+func (e ChainScanned) SourceKey() string {
+	return fmt.Sprintf("%s/scanned/%d-%d/%s", ChainStreamID(e.ChainID), e.From, e.To, e.ToHash.Hex())
+}
+func (e ChainScanned) AggregateID() string { return ChainStreamID(e.ChainID) }
+
+// ChainReorged: the block the cursor stood on is no longer canonical. The
+// cursor moves back to RewindTo so the replaced blocks are scanned again.
+type ChainReorged struct {
+	ChainID  uint64 `msgpack:"chain_id" json:"chainId"`
+	Block    uint64 `msgpack:"block" json:"block"`
+	OldHash  Hash32 `msgpack:"old_hash" json:"oldHash"`
+	NewHash  Hash32 `msgpack:"new_hash" json:"newHash"`
+	RewindTo uint64 `msgpack:"rewind_to" json:"rewindTo"`
+}
+
+func (e ChainReorged) EventType() string { return TypeChainReorged }
+func (e ChainReorged) SourceKey() string {
+	return fmt.Sprintf("%s/reorg/%d/%s", ChainStreamID(e.ChainID), e.Block, e.OldHash.Hex())
+}
+func (e ChainReorged) AggregateID() string { return ChainStreamID(e.ChainID) }
+
+// ChainLogRejected: a log the indexer cannot turn into a bridge event
+// (malformed, or from a contract it does not watch). Nothing acts on it;
+// it is kept for the audit trail and counted for alerts.
+type ChainLogRejected struct {
+	Ref      LogRef  `msgpack:"ref" json:"ref"`
+	Contract Address `msgpack:"contract" json:"contract"`
+	Block    uint64  `msgpack:"block" json:"block"`
+	Reason   string  `msgpack:"reason" json:"reason"`
+}
+
+func (e ChainLogRejected) EventType() string   { return TypeChainLogRejected }
+func (e ChainLogRejected) SourceKey() string   { return e.Ref.Key() + "/rejected" }
+func (e ChainLogRejected) AggregateID() string { return ChainStreamID(e.Ref.ChainID) }
+
+// ObservationReorged: a deposit's or withdrawal's log was seen in a block
+// that is no longer canonical; that observation is never acted on. If the
+// transaction is mined again, a new detection (in the new block) follows.
+type ObservationReorged struct {
+	Ref       LogRef `msgpack:"ref" json:"ref"`
+	Withdraw  bool   `msgpack:"withdrawal" json:"withdrawal"`
+	Block     uint64 `msgpack:"block" json:"block"`
+	BlockHash Hash32 `msgpack:"block_hash" json:"blockHash"`
+	NewHash   Hash32 `msgpack:"new_hash" json:"newHash"`
+}
+
+func (e ObservationReorged) EventType() string {
+	if e.Withdraw {
+		return TypeWithdrawalReorged
+	}
+	return TypeDepositReorged
+}
+func (e ObservationReorged) SourceKey() string {
+	return e.AggregateID() + "/reorged/" + e.BlockHash.Hex()
+}
+func (e ObservationReorged) AggregateID() string {
+	if e.Withdraw {
+		return e.Ref.WithdrawalID()
+	}
+	return e.Ref.DepositID()
+}
