@@ -99,9 +99,13 @@ func (l *Log) createTopics(ctx context.Context, specs ...topics.TopicSpec) error
 			Topic:             s.Name,
 			NumPartitions:     int(s.Partitions),
 			ReplicationFactor: l.cfg.ReplicationFactor,
-			// Deletion, never compaction: the log is the source of truth
-			// and a compacted topic would drop superseded events.
-			ConfigEntries: []kafka.ConfigEntry{{ConfigName: "cleanup.policy", ConfigValue: "delete"}},
+			// The log is the source of truth: never compact it (that drops
+			// superseded events) and never expire it (Kafka's default
+			// retention is 7 days).
+			ConfigEntries: []kafka.ConfigEntry{
+				{ConfigName: "cleanup.policy", ConfigValue: "delete"},
+				{ConfigName: "retention.ms", ConfigValue: "-1"},
+			},
 		})
 	}
 	res, err := l.client.CreateTopics(ctx, req)

@@ -1,0 +1,84 @@
+package kafkalog_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/kafkalog"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// BenchmarkKafkaProduceConsume appends benchEvents events of ~250 bytes in
+// batches of benchBatch, then reads every one back with Read, per
+// partition in parallel, against an in-process kfake broker. events/s
+// counts each event once for its produce and consume together.
+func BenchmarkKafkaProduceConsume(b *testing.B) {
+	const (
+		benchEvents = 200_000
+		benchBatch  = 10_000
+	)
+	l := kafkatest.Open(b, kafkalog.Config{})
+	ctx := context.Background()
+	msgs := make([]topics.Message, benchEvents)
+	for i := range msgs {
+		value := make([]byte, 250-20)
+		copy(value, fmt.Sprintf("event %d", i))
+		msgs[i] = topics.Message{Key: fmt.Appendf(nil, "aggregate-%06d", i%5000), Value: value}
+	}
+	b.SetBytes(250 * benchEvents)
+	b.ResetTimer()
+	start := time.Now()
+	var produceTime, consumeTime time.Duration
+	for range b.N {
+		t0 := time.Now()
+		from, err := l.EndOffsets(ctx, topics.TopicBench)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(msgs); i += benchBatch {
+			if _, err := l.Append(ctx, topics.TopicBench, msgs[i:min(i+benchBatch, len(msgs))]...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t1 := time.Now()
+		produceTime += t1.Sub(t0)
+		var (
+			wg    sync.WaitGroup
+			mu    sync.Mutex
+			total int
+		)
+		for p := range from {
+			wg.Go(func() {
+				n := 0
+				for off := from[p]; ; {
+					recs, err := l.Read(ctx, topics.TopicBench, int32(p), off, 50_000)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if len(recs) == 0 {
+						break
+					}
+					n += len(recs)
+					off = recs[len(recs)-1].Offset + 1
+				}
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		consumeTime += time.Since(t1)
+		if total != benchEvents {
+			b.Fatalf("consumed %d of %d events", total, benchEvents)
+		}
+	}
+	events := float64(b.N * benchEvents)
+	b.ReportMetric(events/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(events/produceTime.Seconds(), "produced/s")
+	b.ReportMetric(events/consumeTime.Seconds(), "consumed/s")
+}
