@@ -1,0 +1,67 @@
+package projections
+
+import (
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// newBody returns a zero payload of an event type, or nil for a type the
+// projections do not decode up front. Adding a domain event that
+// projections fold: add its case here, then its Apply can switch on
+// ev.Body.(type).
+func newBody(typ string) domain.Event {
+	switch typ {
+	case domain.TypeDepositDetected:
+		return new(domain.DepositDetected)
+	case domain.TypeDepositConfirmed:
+		return new(domain.DepositConfirmed)
+	case domain.TypeDepositMinted:
+		return new(domain.DepositMinted)
+	case domain.TypeDepositFailed:
+		return new(domain.DepositFailed)
+	case domain.TypeWithdrawalDetected:
+		return new(domain.WithdrawalDetected)
+	case domain.TypeWithdrawalConfirmed:
+		return new(domain.WithdrawalConfirmed)
+	case domain.TypeWithdrawalExecuted:
+		return new(domain.WithdrawalExecuted)
+	case domain.TypeWithdrawalFailed:
+		return new(domain.WithdrawalFailed)
+	case domain.TypeDepositReorged, domain.TypeWithdrawalReorged:
+		return new(domain.ObservationReorged)
+	case domain.TypeChainScanned:
+		return new(domain.ChainScanned)
+	case domain.TypeChainReorged:
+		return new(domain.ChainReorged)
+	case domain.TypeChainLogRejected:
+		return new(domain.ChainLogRejected)
+	case domain.TypeBatchCreated:
+		return new(domain.BatchCreated)
+	case domain.TypeBatchAnchored:
+		return new(domain.BatchAnchored)
+	case domain.TypeBatchFailed:
+		return new(domain.BatchAnchorFailed)
+	case domain.TypeClaimRequested:
+		return new(domain.ClaimRequested)
+	case domain.TypeMintIntent, domain.TypeAnchorIntent, domain.TypeClaimIntent:
+		return new(domain.TxIntent)
+	case domain.TypeMintOutcome, domain.TypeAnchorOutcome, domain.TypeClaimOutcome:
+		return new(domain.TxOutcome)
+	}
+	return nil
+}
+
+// DecodeBody decodes an envelope's payload into its domain event (a
+// pointer), or returns nil, nil for a type it does not know.
+func DecodeBody(env *topics.Envelope) (domain.Event, error) {
+	b := newBody(env.Type)
+	if b == nil {
+		return nil, nil
+	}
+	if err := topics.DecodePayload(env.Payload, b); err != nil {
+		return nil, fmt.Errorf("event %s type %s: %w", env.ID, env.Type, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,163 @@
+// Package projections keeps bridgelog's state tables as pure folds over the
+// log. A [Projection] has a name and a version, declares its tables
+// portably (SQLite and PostgreSQL), and folds one event at a time inside a
+// store transaction; the [Runner] writes each projection's checkpoint in
+// the same transaction as its rows, so a crash never applies an event twice
+// or skips one.
+//
+// Idempotency: the built-in processed_events projection judges every event
+// by its source key, first in log order wins. Other projections only ever
+// see [First] events; [Duplicate]s are no-ops and [Conflict]s are recorded
+// in event_conflicts and never applied.
+//
+// Writing a projection (see deposits.go for a complete one):
+//
+//	type Batches struct{}
+//	func (Batches) Name() string      { return "batches" }
+//	func (Batches) Version() int      { return 1 }
+//	func (Batches) Topics() []string  { return []string{topics.TopicBatches} }
+//	func (b Batches) Tables() []Table { return []Table{{Name: Versioned("batches", b.Version()), ...}} }
+//	func (b Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
+//		switch e := ev.Body.(type) {
+//		case *domain.BatchCreated:
+//			_, err := tx.Exec(ctx, `INSERT INTO batches_v1 (...) VALUES (?, ?) ON CONFLICT DO NOTHING`, ...)
+//			return err
+//		}
+//		return nil // events a projection does not fold are ignored
+//	}
+//
+// Rules for Apply: be a pure function of the event and the projection's own
+// rows (no clocks: times come from ev.Envelope.OccurredAt/RecordedAt; no
+// randomness; no other projection's tables, whose progress differs), and
+// make status changes order-independent across partitions (use
+// [domain.Advances]), because a replay interleaves partitions differently
+// from the live run. Then a rebuild equals the live tables, digest for
+// digest.
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Projection is a versioned pure fold of events into tables.
+type Projection interface {
+	// Name is stable across versions ("deposits").
+	Name() string
+	// Version is bumped whenever Apply or Tables change meaning; a higher
+	// version is rebuilt from offset 0 beside the live one and then
+	// switched to (see [Runner]).
+	Version() int
+	// Topics lists the topics the projection folds.
+	Topics() []string
+	// Tables declares the projection's tables. Every name must end in
+	// _v<Version> (use [Versioned]) so two versions never share a table.
+	Tables() []Table
+	// Apply folds one [First] event into the tables through tx. Returning
+	// an error aborts the whole batch; nothing of it is committed.
+	Apply(ctx context.Context, tx Tx, ev *Event) error
+}
+
+// BatchApplier is an optional fast path: a projection that implements it
+// receives whole batches (First events only, in log order per partition)
+// instead of one Apply call per event. It must give exactly the rows that
+// calling Apply on each event in turn would give.
+type BatchApplier interface {
+	ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error
+}
+
+// Verdict is the idempotency judgement of an event by its source key.
+type Verdict uint8
+
+const (
+	// Unjudged is the zero value: the event has not been judged yet.
+	Unjudged Verdict = iota
+	// First: the first event in log order with its source key. Only
+	// First events reach projections.
+	First
+	// Duplicate: a later event with the same key and the same content
+	// (type and payload). A no-op downstream.
+	Duplicate
+	// Conflict: a later event with the same key and different content.
+	// Recorded in event_conflicts, never applied.
+	Conflict
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case First:
+		return "first"
+	case Duplicate:
+		return "duplicate"
+	case Conflict:
+		return "conflict"
+	}
+	return "unjudged"
+}
+
+// Event is one decoded envelope as a projection sees it.
+type Event struct {
+	Envelope topics.Envelope
+	Position topics.Position
+	Verdict  Verdict
+	// Body is the decoded payload (a pointer, e.g. *domain.DepositDetected)
+	// when the type is one [DecodeBody] knows; nil otherwise, in which
+	// case use [Event.Decode].
+	Body domain.Event
+	// ContentHash is sha256(type || 0x00 || payload): what "same content"
+	// means for duplicates.
+	ContentHash [32]byte
+}
+
+// Decode decodes the payload into v.
+func (e *Event) Decode(v any) error {
+	if err := topics.DecodePayload(e.Envelope.Payload, v); err != nil {
+		return fmt.Errorf("%s at %s: %w", e.Envelope.Type, FormatPosition(e.Position), err)
+	}
+	return nil
+}
+
+// Tx is the store transaction a projection folds through. Queries use ?
+// placeholders (rebound to $n on PostgreSQL) and the portable subset of
+// SQL shared by SQLite and PostgreSQL 15: INSERT … ON CONFLICT (cols) DO
+// UPDATE SET c = excluded.c / DO NOTHING, UPDATE, DELETE, SELECT.
+type Tx interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) *sql.Row
+	Dialect() Dialect
+}
+
+// Dialect names the SQL engine behind a [Tx].
+type Dialect int
+
+const (
+	SQLite Dialect = iota + 1
+	Postgres
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return "unknown"
+}
+
+// Versioned names a table of a projection version: Versioned("deposits", 1)
+// is "deposits_v1".
+func Versioned(base string, version int) string {
+	return fmt.Sprintf("%s_v%d", base, version)
+}
+
+// FormatPosition renders a log position as topic/partition@offset, the form
+// every error and log line uses.
+func FormatPosition(p topics.Position) string {
+	return fmt.Sprintf("%s/%d@%d", p.Topic, p.Partition, p.Offset)
+}

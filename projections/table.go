@@ -1,0 +1,129 @@
+package projections
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ColumnType is a portable column type. Integers are 64-bit everywhere;
+// amounts and times are Text (decimal strings; times from [FormatTime]) so
+// that both engines store and digest exactly the same bytes.
+type ColumnType int
+
+const (
+	Text    ColumnType = iota + 1 // TEXT (COLLATE "C" on PostgreSQL: byte order, like SQLite)
+	Integer                       // BIGINT
+)
+
+// Column is one column of a [Table].
+type Column struct {
+	Name     string
+	Type     ColumnType
+	Nullable bool // default NOT NULL
+}
+
+// Index is a secondary index of a [Table].
+type Index struct {
+	Columns []string
+	Unique  bool
+}
+
+// Table declares one table of a projection version. The store creates it
+// with the dialect's DDL; the digest reads it in primary-key order.
+type Table struct {
+	Name       string // e.g. Versioned("deposits", 1)
+	Columns    []Column
+	PrimaryKey []string
+	Indexes    []Index
+}
+
+var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Validate checks the declaration: identifiers, a primary key made of
+// declared columns, indexes on declared columns.
+func (t Table) Validate() error {
+	if !identRE.MatchString(t.Name) {
+		return fmt.Errorf("table %q: name must match %s", t.Name, identRE)
+	}
+	if len(t.Columns) == 0 || len(t.PrimaryKey) == 0 {
+		return fmt.Errorf("table %s: needs columns and a primary key", t.Name)
+	}
+	cols := map[string]Column{}
+	for _, c := range t.Columns {
+		if !identRE.MatchString(c.Name) {
+			return fmt.Errorf("table %s: column %q: name must match %s", t.Name, c.Name, identRE)
+		}
+		if c.Type != Text && c.Type != Integer {
+			return fmt.Errorf("table %s: column %s: unknown type %d", t.Name, c.Name, c.Type)
+		}
+		if _, dup := cols[c.Name]; dup {
+			return fmt.Errorf("table %s: column %s declared twice", t.Name, c.Name)
+		}
+		cols[c.Name] = c
+	}
+	check := func(what string, names []string) error {
+		for _, n := range names {
+			c, ok := cols[n]
+			if !ok {
+				return fmt.Errorf("table %s: %s names unknown column %s", t.Name, what, n)
+			}
+			if what == "primary key" && c.Nullable {
+				return fmt.Errorf("table %s: primary key column %s is nullable", t.Name, n)
+			}
+		}
+		return nil
+	}
+	if err := check("primary key", t.PrimaryKey); err != nil {
+		return err
+	}
+	for _, ix := range t.Indexes {
+		if len(ix.Columns) == 0 {
+			return fmt.Errorf("table %s: empty index", t.Name)
+		}
+		if err := check("index", ix.Columns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DDL returns the statements that create t (if absent) in dialect d.
+func (t Table) DDL(d Dialect) []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", t.Name)
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name)
+		switch {
+		case c.Type == Integer:
+			b.WriteString(" BIGINT")
+		case d == Postgres:
+			// Byte order, as SQLite's BINARY collation: primary-key order
+			// (and so the digest) is the same on both engines.
+			b.WriteString(` TEXT COLLATE "C"`)
+		default:
+			b.WriteString(" TEXT")
+		}
+		if !c.Nullable {
+			b.WriteString(" NOT NULL")
+		}
+	}
+	fmt.Fprintf(&b, ", PRIMARY KEY (%s))", strings.Join(t.PrimaryKey, ", "))
+	if d == SQLite {
+		// The primary key is the row's identity; no hidden rowid b-tree.
+		b.WriteString(" WITHOUT ROWID")
+	}
+	out := []string{b.String()}
+	for _, ix := range t.Indexes {
+		u := ""
+		if ix.Unique {
+			u = "UNIQUE "
+		}
+		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s_%s ON %s (%s)",
+			u, t.Name, strings.Join(ix.Columns, "_"), t.Name, strings.Join(ix.Columns, ", ")))
+	}
+	return out
+}
