@@ -34,7 +34,11 @@ func TestMain(m *testing.M) {
 		crashChild(dir, first)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if scanDir.dir != "" {
+		os.RemoveAll(scanDir.dir) // BenchmarkScanDecode's shared fixture
+	}
+	os.Exit(code)
 }
 
 // crashBatch is batch b's messages, a pure function of b so the parent
