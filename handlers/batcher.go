@@ -1,0 +1,214 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
+)
+
+// BatchReader reads a settlement's batch sequence and the withdrawals
+// waiting for a batch (batches and withdrawals projections).
+type BatchReader interface {
+	Sequence(ctx context.Context, s domain.Settlement) (domain.SequenceState, error)
+	Unbatched(ctx context.Context, limit int) ([]domain.PendingWithdrawal, error)
+}
+
+// Batcher cuts sequential merkle batches of confirmed withdrawals: batch
+// N+1 only after N is anchored, deterministic (same confirmed set, same
+// root), bounded by a maximum size and a maximum wait.
+type Batcher struct {
+	Settlement domain.Settlement
+	Reader     BatchReader
+	Appender   *Appender
+	Policy     domain.BatchPolicy
+	Now        func() time.Time
+	Metrics    Metrics
+	Logger     *slog.Logger
+}
+
+// SeedLeaf is seed 002's leaf for a withdrawal in a batch.
+func SeedLeaf(s domain.Settlement, batchID uint64, w domain.PendingWithdrawal) domain.Hash32 {
+	h, err := merkle.Leaf(new(big.Int).SetUint64(s.ChainID), common.Address(s.Distributor), new(big.Int).SetUint64(batchID),
+		new(big.Int).SetUint64(w.TxID), common.Address(w.Funder), common.Address(w.Recipient), w.Amount.Big())
+	if err != nil {
+		// Every input is at most 256 bits by construction (uint64 ids,
+		// Amount bounded to 78 digits is checked at parse time).
+		panic(fmt.Sprintf("seed leaf: %v", err))
+	}
+	return domain.Hash32(h)
+}
+
+// SeedRoot is the sorted-pair merkle root of leaves.
+func SeedRoot(leaves []domain.Hash32) (domain.Hash32, error) {
+	t, err := seedTree(leaves)
+	if err != nil {
+		return domain.Hash32{}, err
+	}
+	return domain.Hash32(t.Root()), nil
+}
+
+func seedTree(leaves []domain.Hash32) (*merkle.Tree, error) {
+	hs := make([]common.Hash, len(leaves))
+	for i, l := range leaves {
+		hs[i] = common.Hash(l)
+	}
+	return merkle.New(hs)
+}
+
+// Poll cuts the next batch if it is due, and returns it (nil if not).
+func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
+	seq, err := b.Reader.Sequence(ctx, b.Settlement)
+	if err != nil {
+		return nil, err
+	}
+	if seq.LastBatchID > 0 && !seq.LastAnchored {
+		return nil, nil // the sequence waits for the anchorer
+	}
+	max := b.Policy.MaxSize
+	if max <= 0 {
+		max = 256
+	}
+	pending, err := b.Reader.Unbatched(ctx, max)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := domain.PlanBatch(b.Settlement, seq, pending, b.Policy, now(), SeedLeaf, SeedRoot)
+	if errors.Is(err, domain.ErrPreviousNotAnchored) || plan == nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, *plan); err != nil {
+		return nil, err
+	}
+	m.Count("batches_created_total", nil, 1)
+	log.Info("batch created", "batch_id", plan.BatchID, "merkle_root", plan.Root.Hex(), "leaf_count", len(plan.Leaves),
+		"total_amount", plan.TotalAmount.String())
+	return plan, nil
+}
+
+// AnchorTask is the sequence's latest batch, created but not anchored.
+type AnchorTask struct {
+	Batch domain.BatchCreated
+	Open  []domain.TxIntent
+}
+
+// AnchorQueue returns the batch to anchor, if any.
+type AnchorQueue interface {
+	ToAnchor(ctx context.Context, s domain.Settlement) (*AnchorTask, error)
+}
+
+// AnchorChain is what the anchorer needs beyond the driver: the calls and
+// the root a batch id has on chain.
+type AnchorChain interface {
+	Anchor(b domain.BatchCreated) domain.ContractCall
+	AnchoredRoot(ctx context.Context, batchID uint64) (domain.Hash32, error)
+}
+
+// Anchorer stores batch roots on chain and then hands every leaf, with its
+// proof, to the claim executors.
+type Anchorer struct {
+	Settlement domain.Settlement
+	Queue      AnchorQueue
+	Chain      AnchorChain
+	Driver     *TxDriver
+	Metrics    Metrics
+	Logger     *slog.Logger
+}
+
+// Poll anchors the pending batch, if any, and reports whether it did.
+func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
+	task, err := a.Queue.ToAnchor(ctx, a.Settlement)
+	if err != nil || task == nil {
+		return false, err
+	}
+	m, log := metricsOr(a.Metrics), loggerOr(a.Logger)
+	b := task.Batch
+	cause := Cause{CorrelationID: b.SourceKey()}
+	out, err := a.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeAnchor, Subject: b.SourceKey(), Call: a.Chain.Anchor(b), Open: task.Open, Cause: cause})
+	if err != nil {
+		return false, err
+	}
+	switch out.Status {
+	case domain.TxSucceeded:
+	case domain.TxReverted, domain.TxAlreadyProcessed:
+		// Anchored before (a crash after the send, or another relayer):
+		// the chain's root for this id is the judge.
+		root, err := a.Chain.AnchoredRoot(ctx, b.BatchID)
+		if err != nil {
+			return false, err
+		}
+		if root != b.Root {
+			ev := domain.BatchAnchorFailed{Settlement: b.Settlement, BatchID: b.BatchID, Reason: out.Reason, TxHash: out.TxHash}
+			if _, err := a.Driver.Appender.Append(ctx, cause, ev); err != nil {
+				return false, err
+			}
+			m.Count("anchor_failures_total", nil, 1)
+			log.Error("merkle root anchoring failed", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "onchain_root", root.Hex(), "error", out.Reason)
+			return false, nil
+		}
+		log.Info("batch already anchored on chain", "batch_id", b.BatchID, "merkle_root", b.Root.Hex())
+	default:
+		return false, nil // dry-run, replaced, abandoned: nothing final; the next poll retries
+	}
+	// Claims first, then the anchored mark: a crash between re-runs this
+	// poll, whose claim requests are duplicates and change nothing.
+	reqs, err := ClaimRequests(b)
+	if err != nil {
+		return false, err
+	}
+	if _, err := a.Driver.Appender.Append(ctx, cause, reqs...); err != nil {
+		return false, err
+	}
+	anchored := domain.BatchAnchored{Settlement: b.Settlement, BatchID: b.BatchID, Root: b.Root, TxHash: out.TxHash,
+		GasUsed: out.GasUsed, BlockNumber: out.BlockNumber}
+	if _, err := a.Driver.Appender.Append(ctx, cause, anchored); err != nil {
+		return false, err
+	}
+	m.Count("batches_anchored_total", nil, 1)
+	m.Count("gas_used_total", map[string]string{"purpose": "anchor"}, int(out.GasUsed))
+	log.Info("batch anchored", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed)
+	return true, nil
+}
+
+// ClaimRequests builds one claim request, with its proof, per leaf.
+func ClaimRequests(b domain.BatchCreated) ([]domain.Event, error) {
+	leaves := make([]domain.Hash32, len(b.Leaves))
+	for i, l := range b.Leaves {
+		leaves[i] = l.Leaf
+	}
+	t, err := seedTree(leaves)
+	if err != nil {
+		return nil, fmt.Errorf("batch %d tree: %w", b.BatchID, err)
+	}
+	if domain.Hash32(t.Root()) != b.Root {
+		return nil, fmt.Errorf("batch %d: leaves give root %s, event says %s", b.BatchID, t.Root().Hex(), b.Root.Hex())
+	}
+	out := make([]domain.Event, len(b.Leaves))
+	for i, l := range b.Leaves {
+		p, err := t.Proof(i)
+		if err != nil {
+			return nil, err
+		}
+		proof := make([]domain.Hash32, len(p))
+		for j, h := range p {
+			proof[j] = domain.Hash32(h)
+		}
+		out[i] = domain.ClaimRequested{Settlement: b.Settlement, BatchID: b.BatchID, Root: b.Root, LeafInfo: l, Proof: proof}
+	}
+	return out, nil
+}

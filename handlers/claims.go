@@ -1,0 +1,240 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// ClaimCalls packs the distributor's claim call (evmchain.Calls).
+type ClaimCalls interface {
+	Claim(r domain.ClaimRequested) domain.ContractCall
+}
+
+// ClaimExecutor is one member of the claim swarm: a consumer-group member
+// of the claims topic, partitioned by leaf, so one worker owns a leaf at a
+// time (seed 002's swarm, without SKIP LOCKED). Each worker has its own
+// wallet (its own TxDriver). It folds the claims of its partitions from
+// the log itself, so after a restart or a rebalance it knows every intent
+// it or a previous owner left open and reconciles it before sending.
+type ClaimExecutor struct {
+	Log     topics.Log
+	Group   string // consumer group, default "bridgelog-claims"
+	Calls   ClaimCalls
+	Driver  *TxDriver
+	Metrics Metrics
+	Logger  *slog.Logger
+
+	folds map[int32]*claimFold
+	dec   *topics.Decoder
+}
+
+type claimFold struct {
+	next   int64
+	claims map[string]*claimState
+}
+
+type claimState struct {
+	req     *domain.ClaimRequested
+	open    []domain.TxIntent
+	outcome *domain.TxOutcome // final outcome, if any
+}
+
+// final reports whether a claim needs no more sends.
+func (c *claimState) final() bool {
+	if c.outcome == nil {
+		return false
+	}
+	switch c.outcome.Status {
+	case domain.TxReplaced, domain.TxDryRun:
+		return false
+	}
+	return true
+}
+
+// ErrProofInvalid: a claim's proof does not verify against its root
+// locally; nothing is sent.
+var ErrProofInvalid = errors.New("merkle proof does not verify locally")
+
+// Run processes claims until ctx ends.
+func (x *ClaimExecutor) Run(ctx context.Context) error {
+	group := x.Group
+	if group == "" {
+		group = "bridgelog-claims"
+	}
+	sub, err := x.Log.Subscribe(ctx, topics.TopicClaims, group)
+	if err != nil {
+		return fmt.Errorf("claims subscribe: %w", err)
+	}
+	defer sub.Close()
+	for {
+		rec, err := sub.Fetch(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("claims fetch: %w", err)
+		}
+		if err := x.Handle(ctx, rec); err != nil {
+			return err
+		}
+		if err := sub.Commit(ctx, rec); err != nil {
+			return fmt.Errorf("claims commit %d/%d: %w", rec.Partition, rec.Offset, err)
+		}
+	}
+}
+
+// Handle drives the claim a record belongs to, if it is not final.
+func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
+	if x.dec == nil {
+		x.dec = topics.NewDecoder(topics.Limits{})
+		x.folds = map[int32]*claimFold{}
+	}
+	var env topics.Envelope
+	if err := x.dec.Decode(rec.Value, &env); err != nil {
+		// The record's bytes are on the log for audit; nothing to drive.
+		loggerOr(x.Logger).Error("undecodable claim record skipped", "partition", rec.Partition, "offset", rec.Offset, "error", err)
+		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
+		return nil
+	}
+	fold, err := x.catchUp(ctx, rec.Partition)
+	if err != nil {
+		return err
+	}
+	st := fold.claims[env.AggregateID]
+	if st == nil || st.req == nil {
+		return nil
+	}
+	if st.final() {
+		// Re-append the withdrawal's verdict: a crash may have come
+		// between the outcome and it; a duplicate changes nothing.
+		if env.Type == domain.TypeClaimOutcome {
+			return x.settle(ctx, st.req, *st.outcome)
+		}
+		return nil
+	}
+	return x.drive(ctx, st)
+}
+
+func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
+	req := *st.req
+	l, m := loggerOr(x.Logger), metricsOr(x.Metrics)
+	cause := Cause{CorrelationID: req.LeafInfo.Withdrawal.WithdrawalID()}
+	if !verifyClaim(req) {
+		out := domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Status: domain.TxReverted,
+			Reason: fmt.Sprintf("%v: batch %d leaf %s", ErrProofInvalid, req.BatchID, req.LeafInfo.Leaf.Hex())}
+		m.Count("claim_proofs_invalid_total", nil, 1)
+		l.Error("claim proof invalid, not sent", "batch_id", req.BatchID, "leaf", req.LeafInfo.Leaf.Hex())
+		if x.Driver.DryRun {
+			return nil
+		}
+		if _, err := x.Driver.Appender.Append(ctx, cause, out); err != nil {
+			return err
+		}
+		st.outcome = &out
+		return x.settle(ctx, &req, out)
+	}
+	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
+		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.open))
+	out, err := x.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Call: x.Calls.Claim(req),
+		Open: st.open, Cause: cause})
+	if err != nil {
+		return err
+	}
+	st.open = nil
+	st.outcome = &out
+	if !st.final() {
+		return nil
+	}
+	return x.settle(ctx, &req, out)
+}
+
+// settle records the withdrawal's fate from its claim's final outcome.
+func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, out domain.TxOutcome) error {
+	ref := req.LeafInfo.Withdrawal
+	var ev domain.Event
+	switch out.Status {
+	case domain.TxSucceeded, domain.TxAlreadyProcessed:
+		ev = domain.WithdrawalExecuted{Ref: ref, BatchID: req.BatchID, ClaimTxHash: out.TxHash, GasUsed: out.GasUsed,
+			AlreadyDone: out.Status == domain.TxAlreadyProcessed}
+		metricsOr(x.Metrics).Count("withdrawals_executed_total", nil, 1)
+	default:
+		ev = domain.WithdrawalFailed{Ref: ref, Reason: string(out.Status) + ": " + out.Reason}
+		metricsOr(x.Metrics).Count("withdrawals_failed_total", nil, 1)
+	}
+	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
+	return err
+}
+
+func verifyClaim(r domain.ClaimRequested) bool {
+	proof := make([]common.Hash, len(r.Proof))
+	for i, p := range r.Proof {
+		proof[i] = common.Hash(p)
+	}
+	leaf := SeedLeaf(r.Settlement, r.BatchID, domain.PendingWithdrawal{TxID: r.LeafInfo.TxID, Funder: r.LeafInfo.Funder,
+		Recipient: r.LeafInfo.Recipient, Amount: r.LeafInfo.Amount})
+	return leaf == r.LeafInfo.Leaf && merkle.Verify(common.Hash(r.Root), common.Hash(leaf), proof)
+}
+
+// catchUp folds a claims partition up to its end.
+func (x *ClaimExecutor) catchUp(ctx context.Context, p int32) (*claimFold, error) {
+	f := x.folds[p]
+	if f == nil {
+		f = &claimFold{claims: map[string]*claimState{}}
+		x.folds[p] = f
+	}
+	for {
+		recs, err := x.Log.Read(ctx, topics.TopicClaims, p, f.next, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("claims fold partition %d at %d: %w", p, f.next, err)
+		}
+		if len(recs) == 0 {
+			return f, nil
+		}
+		for _, r := range recs {
+			f.next = r.Offset + 1
+			var env topics.Envelope
+			if err := x.dec.Decode(r.Value, &env); err != nil {
+				continue
+			}
+			st := f.claims[env.AggregateID]
+			if st == nil {
+				st = &claimState{}
+				f.claims[env.AggregateID] = st
+			}
+			switch env.Type {
+			case domain.TypeClaimRequested:
+				var req domain.ClaimRequested
+				if err := topics.DecodePayload(env.Payload, &req); err == nil && st.req == nil {
+					st.req = &req
+				}
+			case domain.TypeClaimIntent:
+				var in domain.TxIntent
+				if err := topics.DecodePayload(env.Payload, &in); err == nil {
+					st.open = append(st.open, in)
+				}
+			case domain.TypeClaimOutcome:
+				var out domain.TxOutcome
+				if err := topics.DecodePayload(env.Payload, &out); err != nil {
+					continue
+				}
+				for i, in := range st.open {
+					if in.TxHash == out.TxHash {
+						st.open = append(st.open[:i], st.open[i+1:]...)
+						break
+					}
+				}
+				if o := out; o.Status != domain.TxReplaced {
+					st.outcome = &o
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// MintTask is a confirmed deposit to mint, with its open intents.
+type MintTask struct {
+	Deposit domain.DepositDetected
+	Open    []domain.TxIntent
+}
+
+// MintQueue lists confirmed deposits not yet minted or failed.
+type MintQueue interface {
+	MintPending(ctx context.Context, limit int) ([]MintTask, error)
+}
+
+// MintCalls packs the mint call of a deposit (evmchain.Calls).
+type MintCalls interface {
+	Mint(d domain.DepositDetected) domain.ContractCall
+}
+
+// Minter mints confirmed deposits on the execution chain, seed 000's
+// state-checked processing: only CONFIRMED deposits are taken, every mint
+// goes through an intent, a mint the token already made (its per-deposit
+// guard) completes the deposit, and a revert marks it FAILED with the
+// reason: never retried blindly.
+type Minter struct {
+	Queue   MintQueue
+	Calls   MintCalls
+	Driver  *TxDriver
+	Batch   int // deposits per poll, default 50
+	Metrics Metrics
+	Logger  *slog.Logger
+}
+
+// Poll mints what is pending and returns how many deposits it finished.
+func (mn *Minter) Poll(ctx context.Context) (int, error) {
+	n := mn.Batch
+	if n <= 0 {
+		n = 50
+	}
+	tasks, err := mn.Queue.MintPending(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	m, log := metricsOr(mn.Metrics), loggerOr(mn.Logger)
+	done := 0
+	for _, t := range tasks {
+		d := t.Deposit
+		log.Info("processing deposit", "deposit_id", d.AggregateID(), "tx_hash", d.Ref.TxHash.Hex(), "block_number", d.BlockNumber,
+			"amount", d.Amount.String(), "recipient", d.Recipient.Hex())
+		out, err := mn.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: d.AggregateID(), Call: mn.Calls.Mint(d),
+			Open: t.Open, Cause: Cause{CorrelationID: d.AggregateID()}})
+		if err != nil {
+			return done, err
+		}
+		var ev domain.Event
+		switch out.Status {
+		case domain.TxSucceeded, domain.TxAlreadyProcessed:
+			ev = domain.DepositMinted{Ref: d.Ref, MintTxHash: out.TxHash, GasUsed: out.GasUsed, BlockNumber: out.BlockNumber}
+			m.Count("deposits_minted_total", nil, 1)
+			m.Count("gas_used_total", map[string]string{"purpose": "mint"}, int(out.GasUsed))
+			log.Info("deposit minted", "deposit_id", d.AggregateID(), "mint_tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed,
+				"block_number", out.BlockNumber, "already_done", out.Status == domain.TxAlreadyProcessed)
+		case domain.TxReverted, domain.TxAbandoned:
+			ev = domain.DepositFailed{Ref: d.Ref, Reason: string(out.Status) + ": " + out.Reason}
+			m.Count("deposits_failed_total", nil, 1)
+			log.Error("deposit mint failed", "deposit_id", d.AggregateID(), "error", out.Reason, "error_type", string(out.Status))
+		default:
+			// Replaced by a foreign transaction or dry-run: nothing is
+			// final for the deposit; the next poll drives it again.
+			continue
+		}
+		if _, err := mn.Driver.Appender.Append(ctx, Cause{CorrelationID: d.AggregateID()}, ev); err != nil {
+			return done, err
+		}
+		done++
+	}
+	return done, nil
+}
