@@ -1,0 +1,79 @@
+package devchain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+)
+
+// Users act on a deployed bridge the way bridge users do: lock native
+// funds for a deposit, burn bridged tokens for a withdrawal.
+type Users struct {
+	Chain  *Chain
+	Bridge Bridge
+}
+
+func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundContract, data []byte, value *big.Int) (*types.Transaction, error) {
+	auth := bind.NewKeyedTransactor(key, big.NewInt(ChainID))
+	auth.Context = ctx
+	auth.Value = value
+	tx, err := bind.Transact(c, auth, data)
+	if err != nil {
+		return nil, contracts.DecodeRevert(err)
+	}
+	return tx, nil
+}
+
+// Lock sends a deposit of amount wei for recipient and returns its
+// transaction without waiting for it.
+func (u Users) Lock(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int, recipient common.Address) (*types.Transaction, error) {
+	d := contracts.NewBatchDistributor()
+	tx, err := u.send(ctx, key, d.Instance(u.Chain.Client(), u.Bridge.Distributor), d.PackLock(recipient), amount)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s for %s: %w", amount, recipient, err)
+	}
+	return tx, nil
+}
+
+// Burn sends a withdrawal of amount bridged tokens to recipient on the
+// lock side.
+func (u Users) Burn(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int, recipient common.Address) (*types.Transaction, error) {
+	t := contracts.NewBridgeToken()
+	tx, err := u.send(ctx, key, t.Instance(u.Chain.Client(), u.Bridge.Token), t.PackBurn(amount, recipient), nil)
+	if err != nil {
+		return nil, fmt.Errorf("burn %s to %s: %w", amount, recipient, err)
+	}
+	return tx, nil
+}
+
+// TokenBalance is addr's bridged-token balance.
+func (u Users) TokenBalance(ctx context.Context, addr common.Address) (*big.Int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	t := contracts.NewBridgeToken()
+	return bind.Call(t.Instance(u.Chain.Client(), u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackBalanceOf(addr), t.UnpackBalanceOf)
+}
+
+// Processed reports whether the distributor has paid a leaf.
+func (u Users) Processed(ctx context.Context, leaf [32]byte) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d := contracts.NewBatchDistributor()
+	return bind.Call(d.Instance(u.Chain.Client(), u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackProcessedLeaves(leaf), d.UnpackProcessedLeaves)
+}
+
+// TotalLocked is the distributor's locked pool.
+func (u Users) TotalLocked(ctx context.Context) (*big.Int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d := contracts.NewBatchDistributor()
+	return bind.Call(d.Instance(u.Chain.Client(), u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackTotalLocked(), d.UnpackTotalLocked)
+}
