@@ -301,8 +301,14 @@ func mapErr(err error) error {
 	return err
 }
 
-// Read implements [topics.Log] with one Fetch request that does not wait
-// for data: at the end of the partition it returns an empty slice at once.
+// Read implements [topics.Log] with Fetch requests that do not wait for
+// data: at the end of the partition it returns an empty slice at once.
+//
+// kafka-go decodes every record batch of a fetch response into a 64 KiB
+// page, so asking for far more bytes than max records need makes a small
+// Read cost megabytes; each request asks for about what the remaining
+// records should take, by the sizes seen so far, and Read repeats until it
+// has max records, reaches the end, or has read FetchMaxBytes.
 func (l *Log) Read(ctx context.Context, topic string, partition int32, from int64, max int) ([]topics.Record, error) {
 	if l.closed.Load() {
 		return nil, topics.ErrClosed
@@ -322,50 +328,87 @@ func (l *Log) Read(ctx context.Context, topic string, partition int32, from int6
 	if max <= 0 {
 		return nil, nil
 	}
+	var out []topics.Record
+	next, budget, avg := from, l.cfg.FetchMaxBytes, 256
+	for len(out) < max && budget > 0 {
+		want := min(budget, (max-len(out))*avg)
+		recs, size, end, err := l.fetch(ctx, topic, partition, next, want, max-len(out))
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = make([]topics.Record, 0, min(max, int(max64(end-from, 0))))
+		}
+		out = append(out, recs...)
+		if len(recs) == 0 || recs[len(recs)-1].Offset+1 >= end {
+			break
+		}
+		next = recs[len(recs)-1].Offset + 1
+		budget -= size
+		avg = size/len(recs) + 1
+	}
+	if out == nil {
+		out = []topics.Record{}
+	}
+	return out, nil
+}
+
+// fetch sends one Fetch for up to maxBytes from offset from and returns
+// up to max records at or after it, their key and value bytes, and the
+// partition's high watermark.
+func (l *Log) fetch(ctx context.Context, topic string, partition int32, from int64, maxBytes, max int) ([]topics.Record, int, int64, error) {
 	res, err := l.client.Fetch(ctx, &kafka.FetchRequest{
 		Topic:     topic,
 		Partition: int(partition),
 		Offset:    from,
 		MinBytes:  0, // answer at once, even with nothing to return
-		MaxBytes:  int64(l.cfg.FetchMaxBytes),
+		MaxBytes:  int64(maxBytes),
 		MaxWait:   l.cfg.BatchTimeout,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("kafkalog: fetch %s/%d@%d: %w", topic, partition, from, mapErr(err))
-	}
-	if c, ok := res.Records.(io.Closer); ok {
-		defer c.Close()
+		return nil, 0, 0, fmt.Errorf("kafkalog: fetch %s/%d@%d: %w", topic, partition, from, mapErr(err))
 	}
 	if res.Error != nil {
-		return nil, fmt.Errorf("kafkalog: fetch %s/%d@%d (log %d..%d): %w",
+		return nil, 0, 0, fmt.Errorf("kafkalog: fetch %s/%d@%d (log %d..%d): %w",
 			topic, partition, from, res.LogStartOffset, res.HighWatermark, mapErr(res.Error))
 	}
-	out := make([]topics.Record, 0, min(max, int(max64(res.HighWatermark-from, 0))))
+	var out []topics.Record
+	size := 0
 	for len(out) < max {
 		r, err := res.Records.ReadRecord()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("kafkalog: read %s/%d@%d: %w", topic, partition, from, err)
+			return nil, 0, 0, fmt.Errorf("kafkalog: read %s/%d@%d: %w", topic, partition, from, err)
 		}
 		if r.Offset < from { // a batch may start before the offset asked for
+			closeBytes(r.Key, r.Value)
 			continue
 		}
-		key, err := kafka.ReadAll(r.Key)
-		if err != nil {
-			return nil, fmt.Errorf("kafkalog: read key %s/%d@%d: %w", topic, partition, r.Offset, err)
+		key, kerr := kafka.ReadAll(r.Key)
+		value, verr := kafka.ReadAll(r.Value)
+		closeBytes(r.Key, r.Value)
+		if err := errors.Join(kerr, verr); err != nil {
+			return nil, 0, 0, fmt.Errorf("kafkalog: read %s/%d@%d: %w", topic, partition, r.Offset, err)
 		}
-		value, err := kafka.ReadAll(r.Value)
-		if err != nil {
-			return nil, fmt.Errorf("kafkalog: read value %s/%d@%d: %w", topic, partition, r.Offset, err)
-		}
+		size += len(key) + len(value) + recordOverhead
 		out = append(out, topics.Record{
 			Topic: topic, Partition: partition, Offset: r.Offset,
 			Key: key, Value: value, Time: r.Time,
 		})
 	}
-	return out, nil
+	return out, size, res.HighWatermark, nil
+}
+
+// closeBytes hands the pages holding a record's key and value back to
+// kafka-go's pool; records left unread are reclaimed by the GC instead.
+func closeBytes(bs ...kafka.Bytes) {
+	for _, b := range bs {
+		if b != nil {
+			_ = b.Close()
+		}
+	}
 }
 
 func max64(a, b int64) int64 {

@@ -2,6 +2,8 @@ package kafkalog
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -47,40 +49,97 @@ func (l *Log) Subscribe(ctx context.Context, topic, group string) (topics.Subscr
 	if _, err := l.partitions(rctx, topic); err != nil {
 		return nil, err
 	}
-	log := l.log.With("topic", topic, "group", group)
+	// A client id of its own lets Subscribe find this member in the
+	// group's description.
+	memberClient := l.cfg.ClientID + "-" + randomSuffix()
+	log := l.log.With("topic", topic, "group", group, "member_client_id", memberClient)
+	rc := kafka.ReaderConfig{
+		Brokers: l.cfg.Brokers,
+		GroupID: group,
+		Topic:   topic,
+		Dialer: &kafka.Dialer{
+			ClientID:  memberClient,
+			Timeout:   l.cfg.DialTimeout,
+			DualStack: true,
+		},
+		MinBytes:          1,
+		MaxBytes:          l.cfg.FetchMaxBytes,
+		MaxWait:           l.cfg.BatchTimeout,
+		ReadBatchTimeout:  l.cfg.RequestTimeout,
+		ReadLagInterval:   -1,
+		HeartbeatInterval: l.cfg.HeartbeatInterval,
+		SessionTimeout:    l.cfg.SessionTimeout,
+		RebalanceTimeout:  l.cfg.RebalanceTimeout,
+		JoinGroupBackoff:  l.cfg.JoinGroupBackoff,
+		CommitInterval:    0,
+		StartOffset:       kafka.FirstOffset,
+		ReadBackoffMin:    10 * time.Millisecond,
+		ReadBackoffMax:    l.cfg.BatchTimeout,
+		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+			log.Warn("kafka-go reader", "detail", fmt.Sprintf(msg, args...))
+		}),
+	}
+	if err := rc.Validate(); err != nil { // NewReader panics on what Validate refuses
+		return nil, fmt.Errorf("%w: reader: %w", ErrConfig, err)
+	}
 	s := &subscription{
 		l: l, topic: topic, group: group, log: log,
 		committed: make(map[int]int64),
-		reader: kafka.NewReader(kafka.ReaderConfig{
-			Brokers: l.cfg.Brokers,
-			GroupID: group,
-			Topic:   topic,
-			Dialer: &kafka.Dialer{
-				ClientID:  l.cfg.ClientID,
-				Timeout:   l.cfg.DialTimeout,
-				DualStack: true,
-			},
-			MinBytes:          1,
-			MaxBytes:          l.cfg.FetchMaxBytes,
-			MaxWait:           l.cfg.BatchTimeout,
-			ReadBatchTimeout:  l.cfg.RequestTimeout,
-			ReadLagInterval:   -1,
-			HeartbeatInterval: l.cfg.HeartbeatInterval,
-			SessionTimeout:    l.cfg.SessionTimeout,
-			RebalanceTimeout:  l.cfg.RebalanceTimeout,
-			JoinGroupBackoff:  l.cfg.JoinGroupBackoff,
-			CommitInterval:    0,
-			StartOffset:       kafka.FirstOffset,
-			ReadBackoffMin:    10 * time.Millisecond,
-			ReadBackoffMax:    l.cfg.BatchTimeout,
-			ErrorLogger:       kafka.LoggerFunc(func(msg string, args ...any) { log.Warn("kafka-go reader", "detail", fmt.Sprintf(msg, args...)) }),
-		}),
+		reader:    kafka.NewReader(rc),
 	}
 	l.mu.Lock()
 	l.subs[s] = struct{}{}
 	l.mu.Unlock()
+	// The Reader joins in the background; wait until the group is stable
+	// with this member in it, so that once Subscribe returns, records
+	// appended afterwards go to the members that hold their partitions
+	// instead of a generation that is about to end.
+	wctx, wcancel := context.WithTimeout(ctx, l.cfg.RebalanceTimeout+l.cfg.SessionTimeout+l.cfg.RequestTimeout)
+	defer wcancel()
+	if err := l.waitStable(wctx, group, memberClient); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("kafkalog: join group %s on %s: %w", group, topic, err)
+	}
 	log.Info("joined consumer group")
 	return s, nil
+}
+
+// waitStable polls the group's description until it is Stable and holds
+// the member whose client id is clientID.
+func (l *Log) waitStable(ctx context.Context, group, clientID string) error {
+	last := "no description yet"
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		res, err := l.client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+		switch {
+		case err != nil:
+			last = err.Error()
+		case len(res.Groups) != 1:
+			last = fmt.Sprintf("%d groups described", len(res.Groups))
+		case res.Groups[0].Error != nil:
+			last = res.Groups[0].Error.Error()
+		default:
+			g := res.Groups[0]
+			last = fmt.Sprintf("state %s with %d members", g.GroupState, len(g.Members))
+			if g.GroupState == "Stable" {
+				for _, m := range g.Members {
+					if m.ClientID == clientID {
+						return nil
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %s)", ctx.Err(), last)
+		case <-time.After(delay):
+		}
+	}
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on Linux
+	return hex.EncodeToString(b[:])
 }
 
 // Fetch implements [topics.Subscription].
