@@ -1,0 +1,21 @@
+package contracts
+
+import (
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// DeployDistributor sends the creation transaction of a BatchDistributor whose admin may grant
+// roles and whose relayer may anchor roots. The caller waits for it to be mined
+// (bind.WaitDeployed on a live chain, Commit on a simulated one).
+func DeployDistributor(auth *bind.TransactOpts, backend bind.ContractBackend, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
+	c := NewBatchDistributor()
+	return bind.DeployContract(auth, common.FromHex(BatchDistributorMetaData.Bin), backend, c.PackConstructor(admin, relayer))
+}
+
+// DeployToken sends the creation transaction of a BridgeToken whose relayer may mint.
+func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
+	c := NewBridgeToken()
+	return bind.DeployContract(auth, common.FromHex(BridgeTokenMetaData.Bin), backend, c.PackConstructor(name, symbol, admin, relayer))
+}
