@@ -67,7 +67,7 @@ func FuzzRecover(f *testing.F) {
 		}
 		l := &Log{cfg: config{logger: quiet}}
 		l.cfg.setDefaults()
-		p := &partition{topic: single, id: 0, dir: dir}
+		p := &partition{topic: single, id: 0, dir: dir, metrics: nopMetrics{}}
 		defer p.closeFiles()
 		tl, err := l.loadPartition(p)
 		if err == nil {

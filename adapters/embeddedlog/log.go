@@ -116,7 +116,7 @@ func (l *Log) openTopic(spec topics.TopicSpec) (*topicLog, error) {
 	}
 	var tails []*tail
 	for i := range spec.Partitions {
-		p := &partition{topic: spec.Name, id: i, dir: filepath.Join(tdir, strconv.Itoa(int(i)))}
+		p := &partition{topic: spec.Name, id: i, dir: filepath.Join(tdir, strconv.Itoa(int(i))), metrics: l.cfg.metrics}
 		t.parts = append(t.parts, p)
 		if err := mkdirDurable(p.dir); err != nil {
 			return t, err

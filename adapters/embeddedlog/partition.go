@@ -30,9 +30,10 @@ type indexEntry struct{ off, pos int64 }
 
 // partition is one directory of segments.
 type partition struct {
-	topic string
-	id    int32
-	dir   string
+	topic   string
+	id      int32
+	dir     string
+	metrics Metrics
 
 	mu   sync.RWMutex
 	segs []*segment // ascending base; never empty once written
@@ -93,19 +94,19 @@ func (p *partition) span(from int64) (readSpan, bool) {
 	return readSpan{seg: s, size: s.size, next: s.next, start: s.index[j], avgFrame: avg}, true
 }
 
-// read returns up to max records from offset from. The records alias
+// read returns up to limit records from offset from. The records alias
 // buffers allocated by this call only.
-func (p *partition) read(from int64, max int) ([]topics.Record, error) {
+func (p *partition) read(from int64, limit int) ([]topics.Record, error) {
 	end := p.end()
 	if from < 0 || from > end {
 		return nil, fmt.Errorf("%w: %s/%d offset %d, end %d", topics.ErrOffsetRange, p.topic, p.id, from, end)
 	}
-	if from == end || max <= 0 {
+	if from == end || limit <= 0 {
 		return []topics.Record{}, nil
 	}
-	recs := make([]topics.Record, 0, min(int64(max), end-from, 1<<16))
+	recs := make([]topics.Record, 0, min(int64(limit), end-from, 1<<16))
 	budget := int64(maxReadBytes)
-	for len(recs) < max && budget > 0 {
+	for len(recs) < limit && budget > 0 {
 		sp, ok := p.span(from)
 		if !ok {
 			break
@@ -113,7 +114,7 @@ func (p *partition) read(from int64, max int) ([]topics.Record, error) {
 		before := from
 		var err error
 		var used int64
-		recs, from, used, err = p.readSegment(sp, from, max, recs, budget)
+		recs, from, used, err = p.readSegment(sp, from, limit, recs, budget)
 		if err != nil {
 			return nil, err
 		}
@@ -126,23 +127,21 @@ func (p *partition) read(from int64, max int) ([]topics.Record, error) {
 }
 
 // readSegment appends records of one segment, from offset from on.
-func (p *partition) readSegment(sp readSpan, from int64, max int, recs []topics.Record, budget int64) ([]topics.Record, int64, int64, error) {
+func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topics.Record, budget int64) ([]topics.Record, int64, int64, error) {
 	pos, expect := sp.start.pos, sp.start.off
 	var used int64
 	var buf []byte
-	for pos < sp.size && len(recs) < max {
+	for pos < sp.size && len(recs) < limit {
 		if len(buf) < 8 || len(buf) < frameLen(buf) {
 			// (Re)fill: everything still needed in one buffer, estimated
 			// from the segment's average frame size.
-			want := (from-expect)*sp.avgFrame + int64(max-len(recs))*sp.avgFrame + 512
-			if n := int64(frameLen(buf)); n > want {
-				want = n
-			}
-			if len(recs) > 0 && used+want > budget {
-				want = budget - used
-				if want < int64(frameLen(buf)) || want < 8 {
-					break
+			need := int64(frameLen(buf))
+			want := max((from-expect)*sp.avgFrame+int64(limit-len(recs))*sp.avgFrame+512, need)
+			if room := budget - used; want > room {
+				if len(recs) > 0 && room < need {
+					break // return what we have; the caller reads on
 				}
+				want = max(room, need)
 			}
 			want = min(want, sp.size-pos)
 			nb := make([]byte, want)
@@ -178,16 +177,9 @@ func (p *partition) readSegment(sp readSpan, from int64, max int, recs []topics.
 		buf = buf[n:]
 	}
 	if pos >= sp.size {
-		from = max64(from, sp.next)
+		from = max(from, sp.next)
 	}
 	return recs, from, used, nil
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // frameLen is the full length of the frame starting buf, as far as known.
@@ -200,6 +192,7 @@ func frameLen(buf []byte) int {
 }
 
 func (p *partition) corrupt(s *segment, pos int64, cause error) error {
+	p.metrics.CorruptionFound(p.topic, p.id)
 	return &FileError{File: s.path, Offset: pos, Err: fmt.Errorf("%w: %s/%d: %v", topics.ErrCorrupt, p.topic, p.id, cause)}
 }
 

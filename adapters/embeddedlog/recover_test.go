@@ -600,3 +600,35 @@ func TestRevokedPartitionStops(t *testing.T) {
 		}
 	}
 }
+
+// TestReadByteBudget: a Read of big records stops near maxReadBytes and
+// the next Read continues where it stopped.
+func TestReadByteBudget(t *testing.T) {
+	l := mustOpen(t, t.TempDir(), WithMaxMessageBytes(8<<20))
+	defer l.Close()
+	ctx := context.Background()
+	const big = 7 << 20
+	for i := range 4 {
+		if _, err := l.Append(ctx, single, topics.Message{Key: []byte("k"), Value: value(i, big)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []topics.Record
+	reads := 0
+	for len(got) < 4 {
+		recs, err := l.Read(ctx, single, 0, int64(len(got)), 100)
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("Read from %d: %v, %d records", len(got), err, len(recs))
+		}
+		got = append(got, recs...)
+		reads++
+	}
+	if reads < 2 {
+		t.Errorf("28 MiB came back in one Read; the %d MiB bound was ignored", maxReadBytes>>20)
+	}
+	for i, r := range got {
+		if r.Offset != int64(i) || !bytes.Equal(r.Value, value(i, big)) {
+			t.Fatalf("record %d wrong after bounded reads", i)
+		}
+	}
+}
