@@ -27,14 +27,21 @@ type Config struct {
 	RequestTimeout time.Duration
 	// WriteTimeout bounds one Append: every produce request it sends.
 	WriteTimeout time.Duration
+	// ProduceAttempts is how many times one produce request is sent when
+	// the broker answers with a retriable error (leader moved, not enough
+	// replicas, ...). A retry may duplicate records the broker wrote before
+	// failing; the Log contract lets source-key idempotency absorb that.
+	ProduceAttempts int
 
-	// BatchTimeout is how long a reader's fetch waits for data when its
-	// partitions are idle. Appends have no linger at all: Append sends its
-	// messages at once instead of going through kafka-go's Writer, whose
-	// default 1 s BatchTimeout would make every synchronous append wait a
-	// second. Keep this small too (default 100ms) so that a group member
-	// hands over a fresh record soon after it is appended.
-	BatchTimeout time.Duration
+	// FetchMaxWait is how long a group member's fetch waits on the broker
+	// when its partitions have no new record (data that arrives ends the
+	// wait at once), and the longest pause between its retries.
+	//
+	// There is deliberately no BatchTimeout (linger): Append sends its
+	// messages at once through kafka.Client.Produce rather than kafka-go's
+	// Writer, whose default 1 s BatchTimeout makes every synchronous
+	// append wait a second. An Append call is the batch.
+	FetchMaxWait time.Duration
 	// BatchSize is the most records one produce request carries; a larger
 	// Append is split into several requests per partition, sent in order.
 	BatchSize int
@@ -103,8 +110,11 @@ func (c *Config) setDefaults() {
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = 10 * time.Second
 	}
-	if c.BatchTimeout == 0 {
-		c.BatchTimeout = 100 * time.Millisecond
+	if c.ProduceAttempts == 0 {
+		c.ProduceAttempts = 5
+	}
+	if c.FetchMaxWait == 0 {
+		c.FetchMaxWait = 500 * time.Millisecond
 	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 10_000
@@ -166,13 +176,16 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"DialTimeout": c.DialTimeout, "RequestTimeout": c.RequestTimeout,
-		"WriteTimeout": c.WriteTimeout, "BatchTimeout": c.BatchTimeout,
+		"WriteTimeout": c.WriteTimeout, "FetchMaxWait": c.FetchMaxWait,
 		"HeartbeatInterval": c.HeartbeatInterval, "SessionTimeout": c.SessionTimeout,
 		"RebalanceTimeout": c.RebalanceTimeout, "JoinGroupBackoff": c.JoinGroupBackoff,
 	} {
 		if d < 0 {
 			bad("%s is negative (%s)", name, d)
 		}
+	}
+	if c.ProduceAttempts < 1 {
+		bad("ProduceAttempts %d < 1", c.ProduceAttempts)
 	}
 	if c.BatchSize < 1 || c.BatchBytes < 1 || c.MaxMessageBytes < 1 || c.FetchMaxBytes < 1 {
 		bad("BatchSize, BatchBytes, MaxMessageBytes and FetchMaxBytes must be positive")

@@ -237,20 +237,45 @@ const recordOverhead = 32
 
 func (l *Log) producePartition(ctx context.Context, topic string, p int, msgs []topics.Message, idx []int, pos []topics.Position) error {
 	now := time.Now()
-	records := make([]kafka.Record, 0, min(len(idx), l.cfg.BatchSize))
+	chunk := make([]topics.Message, 0, min(len(idx), l.cfg.BatchSize))
 	for start := 0; start < len(idx); {
-		records = records[:0]
+		chunk = chunk[:0]
 		bytes := 0
 		end := start
-		for end < len(idx) && len(records) < l.cfg.BatchSize {
+		for end < len(idx) && len(chunk) < l.cfg.BatchSize {
 			m := msgs[idx[end]]
 			size := len(m.Key) + len(m.Value) + recordOverhead
-			if len(records) > 0 && bytes+size > l.cfg.BatchBytes {
+			if len(chunk) > 0 && bytes+size > l.cfg.BatchBytes {
 				break
 			}
 			bytes += size
-			records = append(records, kafka.Record{Time: now, Key: bytesOrNil(m.Key), Value: bytesOrNil(m.Value)})
+			chunk = append(chunk, m)
 			end++
+		}
+		res, err := l.produce(ctx, topic, p, chunk, now)
+		if err != nil {
+			// Earlier chunks of this partition stay written: the Log
+			// contract allows a prefix, which source-key idempotency absorbs.
+			return fmt.Errorf("kafkalog: produce %d records to %s/%d: %w", end-start, topic, p, mapErr(err))
+		}
+		for j := start; j < end; j++ {
+			pos[idx[j]] = topics.Position{Topic: topic, Partition: int32(p), Offset: res.BaseOffset + int64(j-start)}
+		}
+		start = end
+	}
+	return nil
+}
+
+// produce sends msgs as one produce request, again on a retriable broker
+// error while attempts and ctx last.
+func (l *Log) produce(ctx context.Context, topic string, p int, msgs []topics.Message, now time.Time) (*kafka.ProduceResponse, error) {
+	delay := 50 * time.Millisecond
+	records := make([]kafka.Record, len(msgs))
+	for attempt := 1; ; attempt++ {
+		// Fresh records each attempt: kafka.Bytes are readers, and the
+		// failed attempt has read them to the end.
+		for i, m := range msgs {
+			records[i] = kafka.Record{Time: now, Key: bytesOrNil(m.Key), Value: bytesOrNil(m.Value)}
 		}
 		res, err := l.client.Produce(ctx, &kafka.ProduceRequest{
 			Topic:        topic,
@@ -267,17 +292,21 @@ func (l *Log) producePartition(ctx context.Context, topic string, p int, msgs []
 				break
 			}
 		}
-		if err != nil {
-			// Earlier chunks of this partition stay written: the Log
-			// contract allows a prefix, which source-key idempotency absorbs.
-			return fmt.Errorf("kafkalog: produce %d records to %s/%d: %w", end-start, topic, p, mapErr(err))
+		if err == nil {
+			return res, nil
 		}
-		for j := start; j < end; j++ {
-			pos[idx[j]] = topics.Position{Topic: topic, Partition: int32(p), Offset: res.BaseOffset + int64(j-start)}
+		var kerr kafka.Error
+		if attempt >= l.cfg.ProduceAttempts || !errors.As(err, &kerr) || !kerr.Temporary() {
+			return nil, err
 		}
-		start = end
+		l.log.Warn("produce failed, retrying", "topic", topic, "partition", p, "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (after %d attempts, last: %w)", ctx.Err(), attempt, err)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
 	}
-	return nil
 }
 
 func bytesOrNil(b []byte) kafka.Bytes {
@@ -363,7 +392,7 @@ func (l *Log) fetch(ctx context.Context, topic string, partition int32, from int
 		Offset:    from,
 		MinBytes:  0, // answer at once, even with nothing to return
 		MaxBytes:  int64(maxBytes),
-		MaxWait:   l.cfg.BatchTimeout,
+		MaxWait:   l.cfg.FetchMaxWait,
 	})
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("kafkalog: fetch %s/%d@%d: %w", topic, partition, from, mapErr(err))

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
@@ -509,5 +511,73 @@ func TestOpenFailsWithoutBroker(t *testing.T) {
 	_, err := kafkalog.Open(ctx, kafkalog.Config{Brokers: []string{"127.0.0.1:1"}, RequestTimeout: time.Second})
 	if err == nil {
 		t.Fatal("open against a closed port succeeded")
+	}
+}
+
+func TestAppendRetriesRetriableBrokerErrors(t *testing.T) {
+	c := kafkatest.StartCluster(t)
+	l := kafkatest.Open(t, kafkalog.Config{Brokers: c.ListenAddrs()})
+	ctx := ctxT(t)
+	// fail answers the next n produce requests with code; the control
+	// function runs on the cluster's goroutine, the test reads after Append.
+	var (
+		mu    sync.Mutex
+		n     int
+		code  int16
+		calls int
+	)
+	fail := func(times int, c int16) { mu.Lock(); n, code, calls = times, c, 0; mu.Unlock() }
+	c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		if calls >= n {
+			return nil, nil, false
+		}
+		calls++
+		preq := req.(*kmsg.ProduceRequest)
+		resp := preq.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range preq.Topics {
+			t := kmsg.NewProduceResponseTopic()
+			t.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewProduceResponseTopicPartition()
+				p.Partition = rp.Partition
+				p.ErrorCode = code
+				t.Partitions = append(t.Partitions, p)
+			}
+			resp.Topics = append(resp.Topics, t)
+		}
+		return resp, nil, true
+	})
+
+	fail(2, kerr.NotLeaderForPartition.Code) // as if the leader had moved twice
+	pos, err := l.Append(ctx, topics.TopicClaims, topics.Message{Key: []byte("leaf"), Value: []byte("v")})
+	if err != nil {
+		t.Fatalf("append across two NotLeader answers: %v", err)
+	}
+	mu.Lock()
+	if calls != 2 {
+		t.Fatalf("%d injected failures, want 2", calls)
+	}
+	mu.Unlock()
+	recs, err := l.Read(ctx, pos[0].Topic, pos[0].Partition, pos[0].Offset, 1)
+	if err != nil || len(recs) != 1 || string(recs[0].Value) != "v" {
+		t.Fatalf("read back %+v, %v", recs, err)
+	}
+
+	fail(1, kerr.TopicAuthorizationFailed.Code) // not retriable: one attempt
+	if _, err := l.Append(ctx, topics.TopicClaims, topics.Message{Key: []byte("leaf"), Value: []byte("w")}); !errors.Is(err, kafka.TopicAuthorizationFailed) {
+		t.Fatalf("append refused by the broker: %v, want TopicAuthorizationFailed", err)
+	}
+
+	fail(100, kerr.NotEnoughReplicas.Code) // retriable, but attempts run out
+	if _, err := l.Append(ctx, topics.TopicClaims, topics.Message{Key: []byte("leaf"), Value: []byte("x")}); !errors.Is(err, kafka.NotEnoughReplicas) {
+		t.Fatalf("append with replicas missing: %v, want NotEnoughReplicas", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 5 {
+		t.Fatalf("%d attempts, want ProduceAttempts (5)", calls)
 	}
 }

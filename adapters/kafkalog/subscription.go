@@ -64,7 +64,7 @@ func (l *Log) Subscribe(ctx context.Context, topic, group string) (topics.Subscr
 		},
 		MinBytes:          1,
 		MaxBytes:          l.cfg.FetchMaxBytes,
-		MaxWait:           l.cfg.BatchTimeout,
+		MaxWait:           l.cfg.FetchMaxWait,
 		ReadBatchTimeout:  l.cfg.RequestTimeout,
 		ReadLagInterval:   -1,
 		HeartbeatInterval: l.cfg.HeartbeatInterval,
@@ -74,7 +74,7 @@ func (l *Log) Subscribe(ctx context.Context, topic, group string) (topics.Subscr
 		CommitInterval:    0,
 		StartOffset:       kafka.FirstOffset,
 		ReadBackoffMin:    10 * time.Millisecond,
-		ReadBackoffMax:    l.cfg.BatchTimeout,
+		ReadBackoffMax:    l.cfg.FetchMaxWait,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
 			log.Warn("kafka-go reader", "detail", fmt.Sprintf(msg, args...))
 		}),
