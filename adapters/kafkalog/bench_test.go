@@ -95,3 +95,45 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkKafkaGroupConsume consumes benchEvents ~250-byte events through
+// one consumer-group member (Subscription.Fetch), committing every 1000th,
+// which is how handlers and projections read.
+func BenchmarkKafkaGroupConsume(b *testing.B) {
+	const benchEvents = 200_000
+	l := kafkatest.Open(b, kafkalog.Config{})
+	ctx := context.Background()
+	msgs := make([]topics.Message, 10_000)
+	for i := range msgs {
+		msgs[i] = topics.Message{Key: fmt.Appendf(nil, "aggregate-%06d", i%5000), Value: make([]byte, 230)}
+	}
+	for range b.N {
+		for i := 0; i < benchEvents; i += len(msgs) {
+			if _, err := l.Append(ctx, topics.TopicBench, msgs...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.SetBytes(250 * benchEvents)
+	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime(b)
+	sub, err := l.Subscribe(ctx, topics.TopicBench, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sub.Close()
+	for i := range b.N * benchEvents {
+		rec, err := sub.Fetch(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%1000 == 999 {
+			if err := sub.Commit(ctx, rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	events := float64(b.N * benchEvents)
+	b.ReportMetric(events/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64((cpuTime(b)-cpuStart).Nanoseconds())/events, "cpu-ns/event")
+}

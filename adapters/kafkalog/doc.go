@@ -12,9 +12,15 @@
 //     offsets it wrote and Append must return positions. Routing is
 //     [Balancer], which is [topics.PartitionFor], so a key lands in the
 //     same partition here as on the embedded engine.
-//   - Read and EndOffsets are single Fetch and ListOffsets requests.
+//   - Read is Fetch requests that never wait for data (an empty result
+//     means the end); EndOffsets is one ListOffsets request.
 //   - Subscribe is a kafka-go Reader with a GroupID (FetchMessage and
-//     synchronous CommitMessages).
+//     synchronous CommitMessages); it returns once the group is stable
+//     with the new member in it. [Log.ResetGroupOffsets] moves a stopped
+//     group back for replay.
+//   - Topics are created with the catalog's partition counts, deletion
+//     cleanup and unlimited retention; a topic whose partition count
+//     differs from the catalog is refused ([ErrPartitionMismatch]).
 //
 // Every request runs under a context deadline from [Config].
 package kafkalog
