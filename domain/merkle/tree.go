@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 
@@ -35,6 +36,8 @@ type Tree struct {
 	nodes []common.Hash
 	// pos[i] is the node index of input leaf i.
 	pos []uint32
+	// order[k] is the input index of the k-th smallest leaf, stored at node len(nodes)-1-k.
+	order []uint32
 }
 
 // New builds the tree over leaves, which are kept in input order for [Tree.Proof]. Duplicate
@@ -48,32 +51,14 @@ func New(leaves []common.Hash) (*Tree, error) {
 		return nil, fmt.Errorf("%w: %d > %d", ErrTooManyLeaves, n, MaxLeaves)
 	}
 
-	// Sort input indices by leaf hash, ties by input index: that is the JS library's stable
-	// sort. The 8-byte prefix key settles almost every comparison without touching the leaves.
-	type entry struct {
-		key uint64
-		idx uint32
-	}
-	order := make([]entry, n)
-	for i := range leaves {
-		order[i] = entry{binary.BigEndian.Uint64(leaves[i][:8]), uint32(i)}
-	}
-	slices.SortFunc(order, func(a, b entry) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		if c := bytes.Compare(leaves[a.idx][8:], leaves[b.idx][8:]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.idx, b.idx)
-	})
+	order := sortedOrder(leaves)
 
 	total := 2*n - 1
-	t := &Tree{nodes: make([]common.Hash, total), pos: make([]uint32, n)}
-	for k, e := range order {
+	t := &Tree{nodes: make([]common.Hash, total), pos: make([]uint32, n), order: order}
+	for k, idx := range order {
 		p := total - 1 - k
-		t.nodes[p] = leaves[e.idx]
-		t.pos[e.idx] = uint32(p)
+		t.nodes[p] = leaves[idx]
+		t.pos[idx] = uint32(p)
 	}
 	h := newPairHasher()
 	for i := total - 1 - n; i >= 0; i-- {
@@ -124,6 +109,23 @@ func (t *Tree) ProofFor(leaf common.Hash) ([]common.Hash, error) {
 		return nil, fmt.Errorf("%w: %s", ErrLeafNotFound, leaf)
 	}
 	return t.appendProof(make([]common.Hash, 0, t.depth()), total-1-k), nil
+}
+
+// AllProofs yields every leaf's input index and proof, in tree order rather than input
+// order: walking the tree from its leaf end keeps memory access sequential, which makes
+// proving a whole batch several times faster than calling [Tree.Proof] per index. The
+// proof slice is reused between iterations; copy it to keep it.
+func (t *Tree) AllProofs() iter.Seq2[int, []common.Hash] {
+	return func(yield func(int, []common.Hash) bool) {
+		buf := make([]common.Hash, 0, t.depth())
+		total := len(t.nodes)
+		for k, idx := range t.order {
+			buf = t.appendProof(buf[:0], total-1-k)
+			if !yield(int(idx), buf) {
+				return
+			}
+		}
+	}
 }
 
 func (t *Tree) appendProof(dst []common.Hash, p int) []common.Hash {
@@ -184,4 +186,62 @@ func (h *pairHasher) hash(a, b *common.Hash) common.Hash {
 	h.k.Write(h.buf[:])
 	h.k.Read(h.out[:])
 	return h.out
+}
+
+// radixMin is the leaf count from which sortedOrder buckets by prefix first: below it a
+// comparison sort is as fast and simpler.
+const radixMin = 1 << 12
+
+// sortedOrder returns input indices ordered by leaf hash, ties by input index: the JS
+// library's stable sort. Large inputs are bucketed by their first 16 bits (a stable counting
+// sort, so buckets keep input order) and each bucket, small for hash-like leaves, is then
+// sorted by comparison; skewed leaves only make buckets bigger, never the result different.
+func sortedOrder(leaves []common.Hash) []uint32 {
+	n := len(leaves)
+	type entry struct {
+		key uint64 // the first 8 bytes, big-endian: settles almost every comparison
+		idx uint32
+	}
+	less := func(a, b entry) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(leaves[a.idx][8:], leaves[b.idx][8:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.idx, b.idx)
+	}
+	entries := make([]entry, n)
+	for i := range leaves {
+		entries[i] = entry{binary.BigEndian.Uint64(leaves[i][:8]), uint32(i)}
+	}
+	if n < radixMin {
+		slices.SortFunc(entries, less)
+	} else {
+		var start [1<<16 + 1]int
+		for _, e := range entries {
+			start[e.key>>48+1]++
+		}
+		for b := 1; b < len(start); b++ {
+			start[b] += start[b-1]
+		}
+		bucketed := make([]entry, n)
+		next := start
+		for _, e := range entries {
+			b := e.key >> 48
+			bucketed[next[b]] = e
+			next[b]++
+		}
+		for b := 0; b < 1<<16; b++ {
+			if lo, hi := start[b], start[b+1]; hi-lo > 1 {
+				slices.SortFunc(bucketed[lo:hi], less)
+			}
+		}
+		entries = bucketed
+	}
+	order := make([]uint32, n)
+	for k, e := range entries {
+		order[k] = e.idx
+	}
+	return order
 }

@@ -203,3 +203,71 @@ func TestLeafRejectsNonUint256(t *testing.T) {
 		}
 	}
 }
+
+// refTree is the JS library's algorithm written plainly: stable sort, reversed leaves at the
+// end of a 2n-1 array, parents hashed from the back.
+func refTree(leaves []common.Hash) (nodes []common.Hash, pos []int) {
+	idx := make([]int, len(leaves))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return bytes.Compare(leaves[a][:], leaves[b][:]) })
+	nodes = make([]common.Hash, 2*len(leaves)-1)
+	pos = make([]int, len(leaves))
+	for k, i := range idx {
+		nodes[len(nodes)-1-k] = leaves[i]
+		pos[i] = len(nodes) - 1 - k
+	}
+	for i := len(nodes) - 1 - len(leaves); i >= 0; i-- {
+		nodes[i] = pair(nodes[2*i+1], nodes[2*i+2])
+	}
+	return nodes, pos
+}
+
+// TestLargeSkewedTreeMatchesReference covers the bucketed sort (n >= 4096) with leaves that
+// share prefixes and repeat, where bucketing must not change the order.
+func TestLargeSkewedTreeMatchesReference(t *testing.T) {
+	leaves := randomLeaves(9000, 5)
+	for i := range leaves {
+		switch i % 5 {
+		case 0: // same first 16 bits: one big bucket
+			leaves[i][0], leaves[i][1] = 0xab, 0xcd
+		case 1: // same first 8 bytes: the prefix key ties
+			copy(leaves[i][:8], []byte{1, 2, 3, 4, 5, 6, 7, 8})
+		case 2: // duplicates
+			leaves[i] = leaves[i%17]
+		}
+	}
+	nodes, pos := refTree(leaves)
+	tr, err := merkle.New(leaves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Root() != nodes[0] {
+		t.Fatalf("root %s, reference %s", tr.Root(), nodes[0])
+	}
+	seen := make([]bool, len(leaves))
+	for i, p := range tr.AllProofs() {
+		if seen[i] {
+			t.Fatalf("AllProofs yielded %d twice", i)
+		}
+		seen[i] = true
+		var want []common.Hash
+		for q := pos[i]; q > 0; q = (q - 1) / 2 {
+			if q%2 == 1 {
+				want = append(want, nodes[q+1])
+			} else {
+				want = append(want, nodes[q-1])
+			}
+		}
+		if !slices.Equal(p, want) {
+			t.Fatalf("AllProofs proof %d = %v, reference %v", i, p, want)
+		}
+		if byIndex, _ := tr.Proof(i); !slices.Equal(byIndex, want) {
+			t.Fatalf("Proof(%d) = %v, reference %v", i, byIndex, want)
+		}
+	}
+	if slices.Contains(seen, false) {
+		t.Fatal("AllProofs skipped a leaf")
+	}
+}
