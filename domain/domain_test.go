@@ -177,3 +177,16 @@ func TestValueParsing(t *testing.T) {
 		t.Fatal("status ranks")
 	}
 }
+
+func TestLogRefRoundTrip(t *testing.T) {
+	r := LogRef{ChainID: 338, TxHash: Hash32{0xab, 0xcd}, LogIndex: 7}
+	got, err := ParseLogRef(r.Key())
+	if err != nil || got != r {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	for _, bad := range []string{"", "evm:1:0x00:1", "btc:1:" + r.TxHash.Hex() + ":1", "evm:x:" + r.TxHash.Hex() + ":1"} {
+		if _, err := ParseLogRef(bad); !errors.Is(err, ErrInvalidValue) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package domain
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Event is implemented by every domain event. The three methods are what
@@ -156,3 +158,21 @@ type WithdrawalFailed struct {
 func (e WithdrawalFailed) EventType() string   { return TypeWithdrawalFailed }
 func (e WithdrawalFailed) SourceKey() string   { return e.Ref.WithdrawalID() + "/failed" }
 func (e WithdrawalFailed) AggregateID() string { return e.Ref.WithdrawalID() }
+
+// ParseLogRef parses the form [LogRef.Key] writes: evm:<chain>:<tx>:<index>.
+func ParseLogRef(s string) (LogRef, error) {
+	var r LogRef
+	var tx string
+	parts := strings.Split(s, ":")
+	if len(parts) != 4 || parts[0] != "evm" {
+		return r, fmt.Errorf("%w: log reference %q: want evm:<chain>:<tx>:<index>", ErrInvalidValue, s)
+	}
+	chain, err1 := strconv.ParseUint(parts[1], 10, 64)
+	idx, err2 := strconv.ParseUint(parts[3], 10, 32)
+	tx = parts[2]
+	h, err3 := ParseHash32(tx)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return r, fmt.Errorf("%w: log reference %q", ErrInvalidValue, s)
+	}
+	return LogRef{ChainID: chain, TxHash: h, LogIndex: uint32(idx)}, nil
+}
