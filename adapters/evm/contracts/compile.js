@@ -7,7 +7,9 @@ const solc = require('solc');
 
 const root = __dirname;
 const srcDir = path.join(root, 'src');
-const outDir = path.join(root, 'build');
+// --out DIR writes elsewhere (the Go test compares a fresh build with the committed one).
+const outArg = process.argv.indexOf('--out');
+const outDir = outArg >= 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'build');
 
 const sources = {};
 for (const f of fs.readdirSync(srcDir).filter((f) => f.endsWith('.sol')).sort()) {
