@@ -101,15 +101,9 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	return plan, nil
 }
 
-// AnchorTask is the sequence's latest batch, created but not anchored.
-type AnchorTask struct {
-	Batch domain.BatchCreated
-	Open  []domain.TxIntent
-}
-
 // AnchorQueue returns the batch to anchor, if any.
 type AnchorQueue interface {
-	ToAnchor(ctx context.Context, s domain.Settlement) (*AnchorTask, error)
+	ToAnchor(ctx context.Context, s domain.Settlement) (*domain.AnchorTask, error)
 }
 
 // AnchorChain is what the anchorer needs beyond the driver: the calls and

@@ -8,18 +8,10 @@ import (
 	"github.com/bridgelog/bridgelog/domain"
 )
 
-// Observed is a detected deposit or withdrawal not yet confirmed.
-type Observed struct {
-	Ref         domain.LogRef
-	Withdrawal  bool
-	BlockNumber uint64
-	BlockHash   domain.Hash32
-}
-
 // ObservationReader lists a chain's detected, unconfirmed observations
 // (deposits and withdrawals projections, status DETECTED).
 type ObservationReader interface {
-	Unconfirmed(ctx context.Context, chainID uint64) ([]Observed, error)
+	Unconfirmed(ctx context.Context, chainID uint64) ([]domain.Observed, error)
 }
 
 // Confirmer applies seed 000's confirmation depth: an observation becomes

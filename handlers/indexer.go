@@ -26,17 +26,9 @@ type LogDecoder interface {
 	Decode(l *types.Log) (domain.Event, error)
 }
 
-// Cursor is where an indexer stands on one chain.
-type Cursor struct {
-	ScannedTo uint64        // last block whose logs are on the log
-	ToHash    domain.Hash32 // its hash when scanned
-	Tip       uint64        // the tip at that scan
-	Found     bool          // false before the first scan
-}
-
 // CursorReader reads an indexer's cursor (the chain_cursors projection).
 type CursorReader interface {
-	Cursor(ctx context.Context, chainID uint64) (Cursor, error)
+	Cursor(ctx context.Context, chainID uint64) (domain.Cursor, error)
 }
 
 // IndexerConfig configures an [Indexer].

@@ -7,15 +7,9 @@ import (
 	"github.com/bridgelog/bridgelog/domain"
 )
 
-// MintTask is a confirmed deposit to mint, with its open intents.
-type MintTask struct {
-	Deposit domain.DepositDetected
-	Open    []domain.TxIntent
-}
-
 // MintQueue lists confirmed deposits not yet minted or failed.
 type MintQueue interface {
-	MintPending(ctx context.Context, limit int) ([]MintTask, error)
+	MintPending(ctx context.Context, limit int) ([]domain.MintTask, error)
 }
 
 // MintCalls packs the mint call of a deposit (evmchain.Calls).
