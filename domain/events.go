@@ -28,6 +28,7 @@ const (
 	TypeDepositFailed       = "deposit.failed"
 	TypeWithdrawalDetected  = "withdrawal.detected"
 	TypeWithdrawalConfirmed = "withdrawal.confirmed"
+	TypeWithdrawalBatched   = "withdrawal.batched"
 	TypeWithdrawalExecuted  = "withdrawal.executed"
 	TypeWithdrawalFailed    = "withdrawal.failed"
 )
@@ -134,6 +135,24 @@ type WithdrawalConfirmed struct {
 func (e WithdrawalConfirmed) EventType() string   { return TypeWithdrawalConfirmed }
 func (e WithdrawalConfirmed) SourceKey() string   { return e.Ref.WithdrawalID() + "/confirmed" }
 func (e WithdrawalConfirmed) AggregateID() string { return e.Ref.WithdrawalID() }
+
+// WithdrawalBatched: the withdrawal is leaf LeafIndex of batch BatchID.
+// It lives in the withdrawal's own partition (the batch itself is on the
+// batches topic), so every status change of a withdrawal is ordered.
+type WithdrawalBatched struct {
+	Ref         LogRef   `msgpack:"ref" json:"ref"`
+	SequenceID  string   `msgpack:"sequence_id" json:"sequenceId"`
+	BatchID     uint64   `msgpack:"batch_id" json:"batchId"`
+	LeafIndex   uint32   `msgpack:"leaf_index" json:"leafIndex"`
+	Leaf        Hash32   `msgpack:"leaf" json:"leaf"`
+	MerkleProof []Hash32 `msgpack:"proof" json:"merkleProof"`
+}
+
+func (e WithdrawalBatched) EventType() string { return TypeWithdrawalBatched }
+func (e WithdrawalBatched) SourceKey() string {
+	return fmt.Sprintf("%s/batched/%s/%d", e.Ref.WithdrawalID(), e.SequenceID, e.BatchID)
+}
+func (e WithdrawalBatched) AggregateID() string { return e.Ref.WithdrawalID() }
 
 // WithdrawalExecuted: the withdrawal's leaf was claimed on chain (by us, or
 // found already processed: self-healing).

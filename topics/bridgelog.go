@@ -17,6 +17,7 @@ var bridgelogTypes = []EventType{
 	{domain.TypeDepositFailed, TopicBridge, 1},
 	{domain.TypeWithdrawalDetected, TopicBridge, 1},
 	{domain.TypeWithdrawalConfirmed, TopicBridge, 1},
+	{domain.TypeWithdrawalBatched, TopicBridge, 1},
 	{domain.TypeWithdrawalExecuted, TopicBridge, 1},
 	{domain.TypeWithdrawalFailed, TopicBridge, 1},
 	{domain.TypeDepositReorged, TopicBridge, 1},
