@@ -95,6 +95,15 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, *plan); err != nil {
 		return nil, err
 	}
+	// Mark each withdrawal in its own partition. A crash before this is
+	// healed by the anchorer, which appends the same marks again.
+	marks, err := BatchedMarks(*plan)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, marks...); err != nil {
+		return nil, err
+	}
 	m.Count("batches_created_total", nil, 1)
 	log.Info("batch created", "batch_id", plan.BatchID, "merkle_root", plan.Root.Hex(), "leaf_count", len(plan.Leaves),
 		"total_amount", plan.TotalAmount.String())
@@ -133,6 +142,13 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	m, log := metricsOr(a.Metrics), loggerOr(a.Logger)
 	b := task.Batch
 	cause := Cause{CorrelationID: b.SourceKey()}
+	marks, err := BatchedMarks(b)
+	if err != nil {
+		return false, err
+	}
+	if _, err := a.Driver.Appender.Append(ctx, cause, marks...); err != nil {
+		return false, err
+	}
 	out, err := a.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeAnchor, Subject: b.SourceKey(), Call: a.Chain.Anchor(b), Open: task.Open, Cause: cause})
 	if err != nil {
 		return false, err
@@ -179,8 +195,9 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// ClaimRequests builds one claim request, with its proof, per leaf.
-func ClaimRequests(b domain.BatchCreated) ([]domain.Event, error) {
+// leafProofs rebuilds a batch's tree, checks it gives the batch's root,
+// and returns every leaf's proof in leaf order.
+func leafProofs(b domain.BatchCreated) ([][]domain.Hash32, error) {
 	leaves := make([]domain.Hash32, len(b.Leaves))
 	for i, l := range b.Leaves {
 		leaves[i] = l.Leaf
@@ -192,17 +209,43 @@ func ClaimRequests(b domain.BatchCreated) ([]domain.Event, error) {
 	if domain.Hash32(t.Root()) != b.Root {
 		return nil, fmt.Errorf("batch %d: leaves give root %s, event says %s", b.BatchID, t.Root().Hex(), b.Root.Hex())
 	}
-	out := make([]domain.Event, len(b.Leaves))
-	for i, l := range b.Leaves {
+	out := make([][]domain.Hash32, len(b.Leaves))
+	for i := range b.Leaves {
 		p, err := t.Proof(i)
 		if err != nil {
 			return nil, err
 		}
-		proof := make([]domain.Hash32, len(p))
+		out[i] = make([]domain.Hash32, len(p))
 		for j, h := range p {
-			proof[j] = domain.Hash32(h)
+			out[i][j] = domain.Hash32(h)
 		}
-		out[i] = domain.ClaimRequested{Settlement: b.Settlement, BatchID: b.BatchID, Root: b.Root, LeafInfo: l, Proof: proof}
+	}
+	return out, nil
+}
+
+// BatchedMarks builds each withdrawal's batched event, with its proof.
+func BatchedMarks(b domain.BatchCreated) ([]domain.Event, error) {
+	proofs, err := leafProofs(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Event, len(b.Leaves))
+	for i, l := range b.Leaves {
+		out[i] = domain.WithdrawalBatched{Ref: l.Withdrawal, SequenceID: b.Settlement.SequenceID(), BatchID: b.BatchID,
+			LeafIndex: l.Index, Leaf: l.Leaf, MerkleProof: proofs[i]}
+	}
+	return out, nil
+}
+
+// ClaimRequests builds one claim request, with its proof, per leaf.
+func ClaimRequests(b domain.BatchCreated) ([]domain.Event, error) {
+	proofs, err := leafProofs(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Event, len(b.Leaves))
+	for i, l := range b.Leaves {
+		out[i] = domain.ClaimRequested{Settlement: b.Settlement, BatchID: b.BatchID, Root: b.Root, LeafInfo: l, Proof: proofs[i]}
 	}
 	return out, nil
 }
