@@ -636,3 +636,52 @@ func TestReadByteBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestScan(t *testing.T) {
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(4096), WithIndexInterval(300), WithMaxMessageBytes(3<<20))
+	defer l.Close()
+	ctx := context.Background()
+	const n = 200
+	size := func(i int) int {
+		if i == 150 {
+			return scanChunk + 1000 // bigger than the reused buffer
+		}
+		return 20 + i%90
+	}
+	for i := range n {
+		if _, err := l.Append(ctx, single, topics.Message{Key: []byte("k"), Value: value(i, size(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, from := range []int64{0, 1, 77, 150, 199, 200} {
+		var got []int64
+		next, err := l.Scan(ctx, single, 0, from, func(r topics.Record) error {
+			if !bytes.Equal(r.Value, value(int(r.Offset), size(int(r.Offset)))) {
+				return fmt.Errorf("offset %d: wrong value", r.Offset)
+			}
+			got = append(got, r.Offset)
+			return nil
+		})
+		if err != nil || next != n || len(got) != int(n-from) || (len(got) > 0 && got[0] != from) {
+			t.Fatalf("Scan from %d: next %d, err %v, %d records", from, next, err, len(got))
+		}
+	}
+	stop := errors.New("stop")
+	next, err := l.Scan(ctx, single, 0, 10, func(r topics.Record) error {
+		if r.Offset == 12 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || next != 12 {
+		t.Fatalf("Scan stopped by fn: next %d err %v", next, err)
+	}
+	if _, err := l.Scan(ctx, single, 0, n+1, nil); !errors.Is(err, topics.ErrOffsetRange) {
+		t.Fatalf("Scan past end: %v", err)
+	}
+	l.Close()
+	if _, err := l.Scan(ctx, single, 0, 0, nil); !errors.Is(err, topics.ErrClosed) {
+		t.Fatalf("Scan after Close: %v", err)
+	}
+}
