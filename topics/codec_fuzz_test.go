@@ -53,6 +53,13 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if enc2, _ := EncodeEnvelope(&again, Limits{MaxEnvelopeBytes: 1 << 20}); !bytes.Equal(enc, enc2) {
 			t.Fatalf("encoding is not stable")
 		}
+		// The zero-copy mode decodes exactly the same envelope.
+		alias := NewDecoder(Limits{MaxEnvelopeBytes: 4096})
+		alias.AliasInput = true
+		var aliased Envelope
+		if err := alias.Decode(b, &aliased); err != nil || !sameEnvelope(e, aliased) {
+			t.Fatalf("aliasing decode differs: %v\n%+v\n%+v", err, e, aliased)
+		}
 	})
 }
 
