@@ -46,13 +46,13 @@ func (s Settlement) SequenceID() string {
 // BatchPolicy bounds batches by size and by how long the oldest confirmed
 // withdrawal may wait.
 type BatchPolicy struct {
-	MaxSize int           // 0 means 256
+	MaxSize int           // 0 means 128: claims stay under 65k gas up to 128-leaf trees
 	MaxWait time.Duration // 0 means 30s
 }
 
 func (p BatchPolicy) withDefaults() BatchPolicy {
 	if p.MaxSize <= 0 {
-		p.MaxSize = 256
+		p.MaxSize = 128
 	}
 	if p.MaxWait <= 0 {
 		p.MaxWait = 30 * time.Second

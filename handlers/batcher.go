@@ -79,7 +79,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	}
 	max := b.Policy.MaxSize
 	if max <= 0 {
-		max = 256
+		max = 128
 	}
 	pending, err := b.Reader.Unbatched(ctx, max)
 	if err != nil {
