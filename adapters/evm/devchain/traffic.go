@@ -15,10 +15,11 @@ import (
 )
 
 // Users act on a deployed bridge the way bridge users do: lock native
-// funds for a deposit, burn bridged tokens for a withdrawal.
+// funds for a deposit, burn bridged tokens for a withdrawal. Backend is
+// the chain's in-process client or an ethclient dialled to it.
 type Users struct {
-	Chain  *Chain
-	Bridge Bridge
+	Backend bind.ContractBackend
+	Bridge  Bridge
 }
 
 func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundContract, data []byte, value *big.Int) (*types.Transaction, error) {
@@ -36,7 +37,7 @@ func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundCon
 // transaction without waiting for it.
 func (u Users) Lock(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int, recipient common.Address) (*types.Transaction, error) {
 	d := contracts.NewBatchDistributor()
-	tx, err := u.send(ctx, key, d.Instance(u.Chain.Client(), u.Bridge.Distributor), d.PackLock(recipient), amount)
+	tx, err := u.send(ctx, key, d.Instance(u.Backend, u.Bridge.Distributor), d.PackLock(recipient), amount)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s for %s: %w", amount, recipient, err)
 	}
@@ -47,7 +48,7 @@ func (u Users) Lock(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int,
 // lock side.
 func (u Users) Burn(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int, recipient common.Address) (*types.Transaction, error) {
 	t := contracts.NewBridgeToken()
-	tx, err := u.send(ctx, key, t.Instance(u.Chain.Client(), u.Bridge.Token), t.PackBurn(amount, recipient), nil)
+	tx, err := u.send(ctx, key, t.Instance(u.Backend, u.Bridge.Token), t.PackBurn(amount, recipient), nil)
 	if err != nil {
 		return nil, fmt.Errorf("burn %s to %s: %w", amount, recipient, err)
 	}
@@ -59,7 +60,7 @@ func (u Users) TokenBalance(ctx context.Context, addr common.Address) (*big.Int,
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	t := contracts.NewBridgeToken()
-	return bind.Call(t.Instance(u.Chain.Client(), u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackBalanceOf(addr), t.UnpackBalanceOf)
+	return bind.Call(t.Instance(u.Backend, u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackBalanceOf(addr), t.UnpackBalanceOf)
 }
 
 // Processed reports whether the distributor has paid a leaf.
@@ -67,7 +68,7 @@ func (u Users) Processed(ctx context.Context, leaf [32]byte) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	d := contracts.NewBatchDistributor()
-	return bind.Call(d.Instance(u.Chain.Client(), u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackProcessedLeaves(leaf), d.UnpackProcessedLeaves)
+	return bind.Call(d.Instance(u.Backend, u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackProcessedLeaves(leaf), d.UnpackProcessedLeaves)
 }
 
 // TotalLocked is the distributor's locked pool.
@@ -75,5 +76,5 @@ func (u Users) TotalLocked(ctx context.Context) (*big.Int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	d := contracts.NewBatchDistributor()
-	return bind.Call(d.Instance(u.Chain.Client(), u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackTotalLocked(), d.UnpackTotalLocked)
+	return bind.Call(d.Instance(u.Backend, u.Bridge.Distributor), &bind.CallOpts{Context: ctx}, d.PackTotalLocked(), d.UnpackTotalLocked)
 }

@@ -1,6 +1,7 @@
 package evmchain
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 
@@ -81,4 +82,22 @@ func (c *Calls) UnpackBool(out []byte) (bool, error) {
 		return false, fmt.Errorf("bool view: %w", err)
 	}
 	return v, nil
+}
+
+// Anchors reads and packs anchoring on one distributor (handlers.AnchorChain).
+type Anchors struct {
+	Client *Client
+	Calls  *Calls
+}
+
+// Anchor packs the anchoring of a batch.
+func (a Anchors) Anchor(b domain.BatchCreated) Call { return a.Calls.Anchor(b) }
+
+// AnchoredRoot is the root stored on chain for a batch id (zero if none).
+func (a Anchors) AnchoredRoot(ctx context.Context, batchID uint64) (domain.Hash32, error) {
+	out, err := a.Client.CallView(ctx, a.Calls.Root(batchID))
+	if err != nil {
+		return domain.Hash32{}, err
+	}
+	return a.Calls.UnpackRoot(out)
 }
