@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 )
 
 // ErrReverted is returned by [Chain.Send] for a transaction mined with status 0.
@@ -30,14 +31,9 @@ var ErrReverted = errors.New("transaction reverted")
 // Ether is 10^18 wei.
 var Ether = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 
-// MainnetGas is a simulated.NewBackend option that prices gas like mainnet today. The
-// simulated chain's default config schedules every fork, including ones not live anywhere
-// (Bogota), which makes storage and calls far dearer (a merkle claim ~148k instead of ~60k).
-func MainnetGas(_ *node.Config, ec *ethconfig.Config) {
-	cfg := *ec.Genesis.Config
-	cfg.BogotaTime = nil
-	ec.Genesis.Config = &cfg
-}
+// MainnetGas is a simulated.NewBackend option that prices gas like mainnet today; it is
+// devchain's, so tests and the dev chain price gas the same way.
+var MainnetGas = devchain.MainnetLikeGas
 
 // Account is a key and its address.
 type Account struct {
