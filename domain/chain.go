@@ -87,3 +87,23 @@ func (e ObservationReorged) AggregateID() string {
 	}
 	return e.Ref.DepositID()
 }
+
+// TypeChainRescanRequested names an operator's request to scan again.
+const TypeChainRescanRequested = "chain.rescan_requested"
+
+// ChainRescanRequested: an operator asks the indexer to scan a chain again
+// from block From. Everything it finds again is a duplicate and changes
+// nothing; what it missed (a lost RPC response, a deep reorg) is found.
+type ChainRescanRequested struct {
+	ChainID     uint64 `msgpack:"chain_id" json:"chainId"`
+	From        uint64 `msgpack:"from" json:"from"`
+	Reason      string `msgpack:"reason" json:"reason"`
+	RequestedBy string `msgpack:"requested_by" json:"requestedBy"`
+	RequestID   string `msgpack:"request_id" json:"requestId"` // makes each request a new fact
+}
+
+func (e ChainRescanRequested) EventType() string { return TypeChainRescanRequested }
+func (e ChainRescanRequested) SourceKey() string {
+	return fmt.Sprintf("%s/rescan/%s", ChainStreamID(e.ChainID), e.RequestID)
+}
+func (e ChainRescanRequested) AggregateID() string { return ChainStreamID(e.ChainID) }

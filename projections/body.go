@@ -25,6 +25,8 @@ func newBody(typ string) domain.Event {
 		return new(domain.WithdrawalDetected)
 	case domain.TypeWithdrawalConfirmed:
 		return new(domain.WithdrawalConfirmed)
+	case domain.TypeWithdrawalBatched:
+		return new(domain.WithdrawalBatched)
 	case domain.TypeWithdrawalExecuted:
 		return new(domain.WithdrawalExecuted)
 	case domain.TypeWithdrawalFailed:
@@ -37,6 +39,8 @@ func newBody(typ string) domain.Event {
 		return new(domain.ChainReorged)
 	case domain.TypeChainLogRejected:
 		return new(domain.ChainLogRejected)
+	case domain.TypeChainRescanRequested:
+		return new(domain.ChainRescanRequested)
 	case domain.TypeBatchCreated:
 		return new(domain.BatchCreated)
 	case domain.TypeBatchAnchored:

@@ -25,6 +25,7 @@ var bridgelogTypes = []EventType{
 	{domain.TypeChainScanned, TopicChain, 1},
 	{domain.TypeChainReorged, TopicChain, 1},
 	{domain.TypeChainLogRejected, TopicChain, 1},
+	{domain.TypeChainRescanRequested, TopicChain, 1},
 	{domain.TypeMintIntent, TopicBridge, 1},
 	{domain.TypeMintOutcome, TopicBridge, 1},
 	{domain.TypeBatchCreated, TopicBatches, 1},
