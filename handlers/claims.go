@@ -82,10 +82,19 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("claims fetch: %w", err)
 		}
+		// Stopped mid-claim or mid-commit is a clean stop, as in Fetch:
+		// the record stays uncommitted and its next owner reconciles the
+		// intents left open.
 		if err := x.Handle(ctx, rec); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		if err := sub.Commit(ctx, rec); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return fmt.Errorf("claims commit %d/%d: %w", rec.Partition, rec.Offset, err)
 		}
 	}
