@@ -1,0 +1,42 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// OpenPostgres opens the PostgreSQL store at dsn (a URL or key=value
+// string, as pgx accepts). Errors name the DSN without its password.
+func OpenPostgres(ctx context.Context, dsn string) (projections.Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store postgres: parse dsn: %w", err)
+	}
+	where := fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(4)
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
+	if _, err := checkFormat(pctx, db, projections.Postgres, where); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &store{db: db, dialect: projections.Postgres, where: where, rebound: map[string]string{}}
+	if err := s.initMeta(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}

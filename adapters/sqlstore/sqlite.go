@@ -1,0 +1,91 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/bridgelog/bridgelog/projections"
+
+	_ "modernc.org/sqlite" // registers "sqlite"
+)
+
+// SQLiteOption configures [OpenSQLite].
+type SQLiteOption func(*sqliteConfig)
+
+type sqliteConfig struct {
+	cacheKiB int
+	sync     string
+}
+
+func (c *sqliteConfig) setDefaults() {
+	if c.cacheKiB <= 0 {
+		c.cacheKiB = 64 << 10
+	}
+	if c.sync == "" {
+		c.sync = "NORMAL"
+	}
+}
+
+// WithCacheKiB sets SQLite's page cache (default 64 MiB).
+func WithCacheKiB(n int) SQLiteOption { return func(c *sqliteConfig) { c.cacheKiB = n } }
+
+// WithSynchronous sets PRAGMA synchronous (default NORMAL: in WAL mode a
+// commit survives a process crash; a power loss may drop the last
+// commits, which the checkpoints make the runner re-apply from the log).
+func WithSynchronous(mode string) SQLiteOption { return func(c *sqliteConfig) { c.sync = mode } }
+
+// OpenSQLite opens (creating if absent) the SQLite store at path.
+func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (projections.Store, error) {
+	var cfg sqliteConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cfg.setDefaults()
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+	}
+	// First a plain connection that only reads: a store of a newer format
+	// must be refused before any pragma or DDL touches it.
+	probe, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	_, err = checkFormat(ctx, probe, projections.SQLite, path)
+	probe.Close()
+	if err != nil {
+		return nil, err
+	}
+
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+cfg.sync+")")
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cfg.cacheKiB))
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	// One writer connection: SQLite serialises writers anyway, and one
+	// connection keeps every prepared statement on the same handle.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	s := &store{db: db, dialect: projections.SQLite, where: path, rebound: map[string]string{}}
+	if err := s.initMeta(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func escapePath(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
+}

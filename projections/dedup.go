@@ -1,0 +1,310 @@
+package projections
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"strings"
+)
+
+// ProcessedEvents is seed 000's global dedup table as a projection: one
+// row per source key, holding the first event with that key in log order,
+// and event_conflicts, one row per later event with the same key and
+// different content. The runner always runs it first: its verdict decides
+// which events the other projections see.
+//
+// The seed's SERIAL id is replaced by the first event's log position,
+// which is the row's primary key: it is deterministic (a rebuild gives the
+// same ids) and keeps inserts in append order. Lookups by key go through a
+// 64-bit hash of the key (source_hash) and compare the full key, because
+// an index of full keys in random order is what makes a million-key
+// rebuild slow.
+type ProcessedEvents struct{}
+
+// ProcessedEventsName is the dedup projection's name.
+const ProcessedEventsName = "processed_events"
+
+func (ProcessedEvents) Name() string     { return ProcessedEventsName }
+func (ProcessedEvents) Version() int     { return 1 }
+func (ProcessedEvents) Topics() []string { return nil } // every topic the runner reads
+
+func (p ProcessedEvents) table() string     { return Versioned("processed_events", p.Version()) }
+func (p ProcessedEvents) conflicts() string { return Versioned("event_conflicts", p.Version()) }
+
+var processedCols = []string{
+	"first_topic", "first_partition", "first_offset", "event_source", "source_hash",
+	"event_type", "first_event_id", "content_hash", "processed_at", "duplicates",
+}
+
+var conflictCols = []string{
+	"conflict_topic", "conflict_partition", "conflict_offset", "event_source",
+	"conflict_event_id", "conflict_type", "conflict_hash", "recorded_at",
+	"first_topic", "first_partition", "first_offset", "first_event_id", "first_type", "first_hash",
+}
+
+func (p ProcessedEvents) Tables() []Table {
+	return []Table{
+		{
+			Name: p.table(),
+			Columns: []Column{
+				{Name: "first_topic", Type: Text},
+				{Name: "first_partition", Type: Integer},
+				{Name: "first_offset", Type: Integer},
+				{Name: "event_source", Type: Text},
+				{Name: "source_hash", Type: Integer},
+				{Name: "event_type", Type: Text},
+				{Name: "first_event_id", Type: Text},
+				{Name: "content_hash", Type: Text},
+				{Name: "processed_at", Type: Text, Nullable: true},
+				{Name: "duplicates", Type: Integer},
+			},
+			PrimaryKey: []string{"first_topic", "first_partition", "first_offset"},
+			Indexes:    []Index{{Columns: []string{"source_hash"}}},
+		},
+		{
+			Name: p.conflicts(),
+			Columns: []Column{
+				{Name: "conflict_topic", Type: Text},
+				{Name: "conflict_partition", Type: Integer},
+				{Name: "conflict_offset", Type: Integer},
+				{Name: "event_source", Type: Text},
+				{Name: "conflict_event_id", Type: Text},
+				{Name: "conflict_type", Type: Text},
+				{Name: "conflict_hash", Type: Text},
+				{Name: "recorded_at", Type: Text, Nullable: true},
+				{Name: "first_topic", Type: Text},
+				{Name: "first_partition", Type: Integer},
+				{Name: "first_offset", Type: Integer},
+				{Name: "first_event_id", Type: Text},
+				{Name: "first_type", Type: Text},
+				{Name: "first_hash", Type: Text},
+			},
+			PrimaryKey: []string{"conflict_topic", "conflict_partition", "conflict_offset"},
+			Indexes:    []Index{{Columns: []string{"event_source"}}},
+		},
+	}
+}
+
+// Apply judges one event as if it were the next one after the table's
+// checkpoint. The runner calls [ProcessedEvents.judge] on whole batches.
+func (p ProcessedEvents) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	_, err := p.judge(ctx, tx, []*Event{ev}, nil, nil)
+	return err
+}
+
+// SourceHash is the 64-bit FNV-1a of a source key, as stored in
+// processed_events.source_hash.
+func SourceHash(key string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return int64(h.Sum64())
+}
+
+// firstSeen is what the dedup table knows about a source key.
+type firstSeen struct {
+	topic   string
+	part    int32
+	off     int64
+	id      string
+	typ     string
+	content [32]byte
+}
+
+func (f *firstSeen) is(ev *Event) bool {
+	return f.off == ev.Position.Offset && f.part == ev.Position.Partition && f.topic == ev.Position.Topic
+}
+
+// judgeStats counts one batch's verdicts.
+type judgeStats struct {
+	first, duplicates, conflicts int
+}
+
+// judge sets ev.Verdict on every event. Events before the dedup table's
+// checkpoint cp were judged by an earlier batch (another projection is
+// being rebuilt): their verdict is read back. The others are judged now
+// and recorded. cache, when not nil, holds keys seen earlier in this
+// process and whether it knows every key in the table.
+func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp checkpoint, cache *dedupCache) (judgeStats, error) {
+	var st judgeStats
+	known, err := p.lookup(ctx, tx, evs, cache)
+	if err != nil {
+		return st, err
+	}
+	var inserts []any
+	var conflicts []any
+	dups := map[*firstSeen]int{}
+	for _, ev := range evs {
+		key := ev.Envelope.SourceKey
+		f := known[key]
+		judged := cp != nil && ev.Position.Offset < cp[tp{ev.Position.Topic, ev.Position.Partition}]
+		switch {
+		case f == nil && judged:
+			return st, fmt.Errorf("%s: event %s at %s was judged but has no row (source key %q): the store is damaged; rebuild it",
+				p.table(), ev.Envelope.ID, FormatPosition(ev.Position), key)
+		case f == nil:
+			f = &firstSeen{topic: ev.Position.Topic, part: ev.Position.Partition, off: ev.Position.Offset,
+				id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash}
+			known[key] = f
+			cache.add(key)
+			inserts = append(inserts, f.topic, f.part, f.off, key, SourceHash(key), f.typ, f.id,
+				hex.EncodeToString(f.content[:]), FormatTime(ev.Envelope.RecordedAt), 0)
+			ev.Verdict = First
+		case f.is(ev):
+			ev.Verdict = First // judged before (a rebuild of another projection)
+		case f.content == ev.ContentHash:
+			ev.Verdict = Duplicate
+			if !judged {
+				dups[f]++
+			}
+		default:
+			ev.Verdict = Conflict
+			if !judged {
+				conflicts = append(conflicts, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
+					ev.Envelope.ID, ev.Envelope.Type, hex.EncodeToString(ev.ContentHash[:]), FormatTime(ev.Envelope.RecordedAt),
+					f.topic, f.part, f.off, f.id, f.typ, hex.EncodeToString(f.content[:]))
+			}
+		}
+		switch ev.Verdict {
+		case First:
+			st.first++
+		case Duplicate:
+			st.duplicates++
+		case Conflict:
+			st.conflicts++
+		}
+	}
+	ins := Bulk{Table: p.table(), Columns: processedCols,
+		Tail: "ON CONFLICT (first_topic, first_partition, first_offset) DO NOTHING"}
+	if err := ins.Exec(ctx, tx, inserts); err != nil {
+		return st, err
+	}
+	con := Bulk{Table: p.conflicts(), Columns: conflictCols,
+		Tail: "ON CONFLICT (conflict_topic, conflict_partition, conflict_offset) DO NOTHING"}
+	if err := con.Exec(ctx, tx, conflicts); err != nil {
+		return st, err
+	}
+	for f, n := range dups {
+		if _, err := tx.Exec(ctx, `UPDATE `+p.table()+` SET duplicates = duplicates + ?
+			WHERE first_topic = ? AND first_partition = ? AND first_offset = ?`, n, f.topic, f.part, f.off); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+const lookupChunk = 256
+
+// lookup returns what the table (or the cache) knows about the batch's keys.
+func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache *dedupCache) (map[string]*firstSeen, error) {
+	known := make(map[string]*firstSeen, len(evs))
+	var hashes []any
+	want := map[string]bool{}
+	for _, ev := range evs {
+		key := ev.Envelope.SourceKey
+		if _, ok := known[key]; ok || want[key] {
+			continue
+		}
+		if cache.absent(key) {
+			known[key] = nil // the cache knows the key is new
+			continue
+		}
+		want[key] = true
+		hashes = append(hashes, SourceHash(key))
+	}
+	for len(hashes) > 0 {
+		n := min(lookupChunk, len(hashes))
+		// Pad the IN list to a power of two with a repeated hash: a few
+		// statement shapes instead of one per batch size.
+		k := 1
+		for k < n {
+			k *= 2
+		}
+		args := hashes[:n:n]
+		for len(args) < k {
+			args = append(args, hashes[0])
+		}
+		q := `SELECT event_source, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` +
+			p.table() + ` WHERE source_hash IN (` + strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var key, ch string
+			f := &firstSeen{}
+			if err := rows.Scan(&key, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !want[key] {
+				continue // a hash collision with another key
+			}
+			if b, err := hex.DecodeString(ch); err != nil || len(b) != 32 {
+				rows.Close()
+				return nil, fmt.Errorf("%s: key %q: bad content_hash %q", p.table(), key, ch)
+			} else {
+				copy(f.content[:], b)
+			}
+			known[key] = f
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		hashes = hashes[n:]
+	}
+	for k, f := range known {
+		if f == nil {
+			delete(known, k)
+		}
+	}
+	return known, nil
+}
+
+// dedupCache remembers the source hashes this process wrote. When the
+// table was empty as the process started (a rebuild), a key whose hash is
+// absent is new, and the batch needs no lookup for it. Present hashes
+// (duplicates, or a collision) are always looked up in the table.
+type dedupCache struct {
+	complete bool
+	seen     map[int64]struct{}
+	max      int
+}
+
+// newDedupCache returns a cache; complete says the table is empty now.
+func newDedupCache(complete bool, max int) *dedupCache {
+	if !complete {
+		return nil
+	}
+	return &dedupCache{complete: true, seen: make(map[int64]struct{}, 1<<16), max: max}
+}
+
+func (c *dedupCache) absent(key string) bool {
+	if c == nil || !c.complete {
+		return false
+	}
+	_, ok := c.seen[SourceHash(key)]
+	return !ok
+}
+
+func (c *dedupCache) add(key string) {
+	if c == nil || !c.complete {
+		return
+	}
+	if len(c.seen) >= c.max {
+		c.drop()
+		return
+	}
+	c.seen[SourceHash(key)] = struct{}{}
+}
+
+// drop forgets everything: after a rolled-back batch the cache may hold
+// keys the table does not, and past its bound it is not worth its memory.
+func (c *dedupCache) drop() {
+	if c == nil {
+		return
+	}
+	c.complete = false
+	c.seen = nil
+}

@@ -1,0 +1,210 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Deposits is seed 000's deposits table: one row per DepositLocked log,
+// DETECTED → CONFIRMED → MINTED (or FAILED with its reason). Times are
+// the events' own times (OccurredAt), never the wall clock.
+type Deposits struct{}
+
+func (Deposits) Name() string     { return "deposits" }
+func (Deposits) Version() int     { return 1 }
+func (Deposits) Topics() []string { return []string{topics.TopicBridge} }
+
+func (d Deposits) table() string { return Versioned("deposits", d.Version()) }
+
+var depositCols = append(append([]string{}, lifecycleKeyCols...),
+	"status", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id",
+	"detected_at", "confirmed_at", "confirmed_block", "minted_at", "mint_tx_hash", "gas_used",
+	"mint_block_number", "failed_at", "error_reason", "reorged_block_hash")
+
+func (d Deposits) Tables() []Table {
+	cols := append(lifecycleKeyColumns(),
+		Column{Name: "status", Type: Text},
+		Column{Name: "contract", Type: Text, Nullable: true},
+		Column{Name: "depositor", Type: Text, Nullable: true},
+		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
+		Column{Name: "recipient", Type: Text, Nullable: true},
+		Column{Name: "block_number", Type: Integer, Nullable: true},
+		Column{Name: "block_hash", Type: Text, Nullable: true},
+		Column{Name: "onchain_id", Type: Integer, Nullable: true},
+		Column{Name: "detected_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
+		Column{Name: "minted_at", Type: Text, Nullable: true},
+		Column{Name: "mint_tx_hash", Type: Text, Nullable: true},
+		Column{Name: "gas_used", Type: Integer, Nullable: true},
+		Column{Name: "mint_block_number", Type: Integer, Nullable: true},
+		Column{Name: "failed_at", Type: Text, Nullable: true},
+		Column{Name: "error_reason", Type: Text, Nullable: true},
+		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
+	)
+	return []Table{{
+		Name:       d.table(),
+		Columns:    cols,
+		PrimaryKey: []string{"first_partition", "first_offset"},
+		Indexes:    append(lifecycleIndexes(), Index{Columns: []string{"confirmed_at"}}),
+	}}
+}
+
+type depositRow struct {
+	id                                      rowID
+	ref                                     domain.LogRef
+	status                                  string
+	contract, depositor, amount, recipient  sql.NullString
+	blockNumber                             sql.NullInt64
+	blockHash                               sql.NullString
+	onchainID                               sql.NullInt64
+	detectedAt, confirmedAt                 sql.NullString
+	confirmedBlock                          sql.NullInt64
+	mintedAt, mintTxHash                    sql.NullString
+	gasUsed, mintBlock                      sql.NullInt64
+	failedAt, errorReason, reorgedBlockHash sql.NullString
+	dirty                                   bool
+}
+
+func (r *depositRow) args(dst []any) []any {
+	return append(dst, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
+		r.status, r.contract, r.depositor, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
+		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.mintedAt, r.mintTxHash, r.gasUsed,
+		r.mintBlock, r.failedAt, r.errorReason, r.reorgedBlockHash)
+}
+
+func (r *depositRow) scan(sr *sql.Rows) (domain.LogRef, error) {
+	var chainID, logIndex int64
+	var txHash string
+	if err := sr.Scan(&r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
+		&r.status, &r.contract, &r.depositor, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
+		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.mintedAt, &r.mintTxHash, &r.gasUsed,
+		&r.mintBlock, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
+		return domain.LogRef{}, err
+	}
+	ref, err := refOf(chainID, txHash, logIndex)
+	r.ref = ref
+	return ref, err
+}
+
+// depositRef returns the deposit an event is about, if it is one.
+func depositRef(ev *Event) (domain.LogRef, bool) {
+	switch e := ev.Body.(type) {
+	case *domain.DepositDetected:
+		return e.Ref, true
+	case *domain.DepositConfirmed:
+		return e.Ref, true
+	case *domain.DepositMinted:
+		return e.Ref, true
+	case *domain.DepositFailed:
+		return e.Ref, true
+	case *domain.ObservationReorged:
+		return e.Ref, !e.Withdraw
+	}
+	return domain.LogRef{}, false
+}
+
+func (d Deposits) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	return d.ApplyBatch(ctx, tx, []*Event{ev})
+}
+
+func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	refs := map[domain.LogRef]bool{}
+	for _, ev := range evs {
+		if ref, ok := depositRef(ev); ok {
+			refs[ref] = true
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	rows := make(map[domain.LogRef]*depositRow, len(refs))
+	err := loadByRef(ctx, tx, d.table(), depositCols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
+		r := &depositRow{}
+		ref, err := r.scan(sr)
+		if err == nil && refs[ref] {
+			rows[ref] = r
+		}
+		return ref, err
+	})
+	if err != nil {
+		return err
+	}
+	var order []*depositRow // write order: first touch in the batch
+	for _, ev := range evs {
+		ref, ok := depositRef(ev)
+		if !ok {
+			continue
+		}
+		r := rows[ref]
+		if r == nil {
+			r = &depositRow{id: rowID{ev.Position.Partition, ev.Position.Offset}, ref: ref}
+			rows[ref] = r
+		}
+		if err := r.fold(ev); err != nil {
+			return err
+		}
+		if !r.dirty {
+			r.dirty = true
+			order = append(order, r)
+		}
+	}
+	args := make([]any, 0, len(order)*len(depositCols))
+	for _, r := range order {
+		args = r.args(args)
+	}
+	b := Bulk{Table: d.table(), Columns: depositCols, Tail: UpsertTail([]string{"first_partition", "first_offset"}, depositCols)}
+	return b.Exec(ctx, tx, args)
+}
+
+// fold applies one event to the row. Every event sets only its own
+// columns and status only moves forward, so the result does not depend on
+// the order of events.
+func (r *depositRow) fold(ev *Event) error {
+	var err error
+	switch e := ev.Body.(type) {
+	case *domain.DepositDetected:
+		r.contract = nullText(e.Contract.Hex())
+		r.depositor = nullText(e.Depositor.Hex())
+		r.amount = nullText(e.Amount.String())
+		r.recipient = nullText(e.Recipient.Hex())
+		r.blockHash = nullText(e.BlockHash.Hex())
+		r.detectedAt = eventTime(ev)
+		if r.blockNumber, err = nullUint(e.BlockNumber, "block_number", ev); err != nil {
+			return err
+		}
+		if r.onchainID, err = nullUint(e.OnChainID, "onchain_id", ev); err != nil {
+			return err
+		}
+		advance(&r.status, domain.StatusDetected)
+	case *domain.DepositConfirmed:
+		r.confirmedAt = eventTime(ev)
+		if r.confirmedBlock, err = nullUint(e.AtBlock, "at_block", ev); err != nil {
+			return err
+		}
+		advance(&r.status, domain.StatusConfirmed)
+	case *domain.DepositMinted:
+		r.mintedAt = eventTime(ev)
+		r.mintTxHash = nullText(e.MintTxHash.Hex())
+		if r.gasUsed, err = nullUint(e.GasUsed, "gas_used", ev); err != nil {
+			return err
+		}
+		if r.mintBlock, err = nullUint(e.BlockNumber, "block_number", ev); err != nil {
+			return err
+		}
+		advance(&r.status, domain.StatusMinted)
+	case *domain.DepositFailed:
+		r.failedAt = eventTime(ev)
+		r.errorReason = nullText(e.Reason)
+		advance(&r.status, domain.StatusFailed)
+	case *domain.ObservationReorged:
+		r.reorgedBlockHash = nullText(e.BlockHash.Hex())
+	default:
+		return fmt.Errorf("deposits: unexpected %T", ev.Body)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// Helpers shared by the deposit and withdrawal projections: both keep one
+// row per chain log (the seed's UNIQUE(chain_id, tx_hash, log_index)),
+// keyed by the log position of the first event that created it, and fold
+// a batch in memory: load the touched rows, apply the events, write the
+// changed rows back in bulk.
+
+// rowID is a lifecycle row's primary key: the position, on the bridge
+// topic, of the first event that created the row. Unlike the seed's SERIAL
+// it is the same on every rebuild.
+type rowID struct {
+	part int32
+	off  int64
+}
+
+// lifecycleCols are the leading columns of both tables.
+var lifecycleKeyCols = []string{"first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
+
+func lifecycleKeyColumns() []Column {
+	return []Column{
+		{Name: "first_partition", Type: Integer},
+		{Name: "first_offset", Type: Integer},
+		{Name: "chain_id", Type: Integer},
+		{Name: "tx_hash", Type: Text},
+		{Name: "log_index", Type: Integer},
+	}
+}
+
+// lifecycleIndexes: the seed's uniqueness of a chain log (tx_hash first, as
+// lookups go by it) and its status index.
+func lifecycleIndexes() []Index {
+	return []Index{
+		{Columns: []string{"tx_hash", "log_index", "chain_id"}, Unique: true},
+		{Columns: []string{"status"}},
+	}
+}
+
+// loadByRef reads the rows of refs from table: cols must start with
+// lifecycleKeyCols; scan receives each row.
+func loadByRef(ctx context.Context, tx Tx, table string, cols []string, refs map[domain.LogRef]bool,
+	scan func(rows *sql.Rows) (domain.LogRef, error)) error {
+	hashes := make([]any, 0, len(refs))
+	seen := map[string]bool{}
+	for r := range refs {
+		h := r.TxHash.Hex()
+		if !seen[h] {
+			seen[h] = true
+			hashes = append(hashes, h)
+		}
+	}
+	for len(hashes) > 0 {
+		n := min(lookupChunk, len(hashes))
+		k := 1
+		for k < n {
+			k *= 2
+		}
+		args := hashes[:n:n]
+		for len(args) < k {
+			args = append(args, hashes[0])
+		}
+		q := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table + ` WHERE tx_hash IN (` +
+			strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if _, err := scan(rows); err != nil {
+				rows.Close()
+				return fmt.Errorf("%s: %w", table, err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		hashes = hashes[n:]
+	}
+	return nil
+}
+
+// refOf builds a LogRef from scanned key columns.
+func refOf(chainID int64, txHash string, logIndex int64) (domain.LogRef, error) {
+	h, err := domain.ParseHash32(txHash)
+	if err != nil {
+		return domain.LogRef{}, err
+	}
+	return domain.LogRef{ChainID: uint64(chainID), TxHash: h, LogIndex: uint32(logIndex)}, nil
+}
+
+// eventTime is when the event happened: OccurredAt (chain or sender time),
+// or RecordedAt when the producer did not know. Never the wall clock.
+func eventTime(ev *Event) sql.NullString {
+	t := ev.Envelope.OccurredAt
+	if t.IsZero() {
+		t = ev.Envelope.RecordedAt
+	}
+	return nullTime(t)
+}
+
+func nullTime(t time.Time) sql.NullString {
+	if t.IsZero() {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: t.UTC().Format(timeLayout), Valid: true}
+}
+
+func nullText(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
+
+// nullUint stores a uint64 in a BIGINT column; values past int64 are a
+// malformed event, not something to wrap silently.
+func nullUint(v uint64, what string, ev *Event) (sql.NullInt64, error) {
+	if v > math.MaxInt64 {
+		return sql.NullInt64{}, fmt.Errorf("event %s at %s: %s %d overflows BIGINT", ev.Envelope.ID, FormatPosition(ev.Position), what, v)
+	}
+	return sql.NullInt64{Int64: int64(v), Valid: true}, nil
+}
+
+// advance moves status forward only (see [domain.Advances]), which makes
+// the fold independent of how partitions interleave.
+func advance(cur *string, next domain.Status) {
+	if domain.Advances(domain.Status(*cur), next) {
+		*cur = string(next)
+	}
+}

@@ -1,0 +1,872 @@
+package projections
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bridgelog/bridgelog/topics"
+	"golang.org/x/sync/errgroup"
+)
+
+// Option configures a [Runner].
+type Option func(*config)
+
+type config struct {
+	catalog   *topics.Catalog
+	policy    topics.Policy
+	metrics   Metrics
+	logger    *slog.Logger
+	limits    topics.Limits
+	batchSize int
+	readChunk int
+	poll      time.Duration
+	progress  func(Progress)
+	stopAt    map[tp]int64
+	cacheMax  int
+}
+
+func (c *config) setDefaults() {
+	if c.catalog == nil {
+		c.catalog = topics.DefaultCatalog()
+	}
+	if c.metrics == nil {
+		c.metrics = NopMetrics{}
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if c.batchSize <= 0 {
+		c.batchSize = 20000
+	}
+	if c.readChunk <= 0 {
+		c.readChunk = 4096
+	}
+	if c.poll <= 0 {
+		c.poll = 200 * time.Millisecond
+	}
+	if c.cacheMax <= 0 {
+		c.cacheMax = 4 << 20
+	}
+}
+
+// WithCatalog sets the catalog envelopes are checked against (default
+// [topics.DefaultCatalog]).
+func WithCatalog(c *topics.Catalog) Option { return func(cfg *config) { cfg.catalog = c } }
+
+// WithPolicy sets what to do with an envelope the catalog refuses or that
+// does not decode: [topics.Reject] (default) stops with an error naming its
+// position; [topics.Skip] passes over it and counts it.
+func WithPolicy(p topics.Policy) Option { return func(cfg *config) { cfg.policy = p } }
+
+// WithMetrics sets the metrics sink (default [NopMetrics]).
+func WithMetrics(m Metrics) Option { return func(cfg *config) { cfg.metrics = m } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger = l } }
+
+// WithBatchSize sets how many events one transaction folds (default 20000).
+func WithBatchSize(n int) Option { return func(cfg *config) { cfg.batchSize = n } }
+
+// WithPollInterval sets how often [Runner.Follow] looks for new events
+// when it is caught up (default 200ms).
+func WithPollInterval(d time.Duration) Option { return func(cfg *config) { cfg.poll = d } }
+
+// WithProgress receives progress after every committed batch.
+func WithProgress(f func(Progress)) Option { return func(cfg *config) { cfg.progress = f } }
+
+// WithStopAt makes catch-ups stop at the given offsets (per topic, one per
+// partition) instead of the log's end: verify rebuilds to exactly the
+// point the live store had reached.
+func WithStopAt(ends map[string][]int64) Option {
+	return func(cfg *config) {
+		cfg.stopAt = map[tp]int64{}
+		for topic, offs := range ends {
+			for p, off := range offs {
+				cfg.stopAt[tp{topic, int32(p)}] = off
+			}
+		}
+	}
+}
+
+// Progress reports a catch-up's advance.
+type Progress struct {
+	Done  int64 // records consumed in this catch-up
+	Total int64 // records between the start checkpoints and the end
+}
+
+// Summary is what one catch-up did.
+type Summary struct {
+	Records    int64            // records read
+	Skipped    int64            // envelopes passed over (Skip policy)
+	First      int64            // events judged First
+	Duplicates int64            // identical repeats of a source key
+	Conflicts  int64            // different content under a known source key
+	Applied    map[string]int64 // First events folded, per projection@version
+	Switched   []string         // versions that went live in this catch-up
+}
+
+// state is one projection version the runner drives.
+type state struct {
+	p       Projection
+	topics  map[string]bool // nil: every topic (the dedup projection)
+	status  string
+	cp      checkpoint
+	batcher BatchApplier
+}
+
+func (s *state) label() string { return fmt.Sprintf("%s@v%d", s.p.Name(), s.p.Version()) }
+
+func (s *state) reads(topic string) bool { return s.topics == nil || s.topics[topic] }
+
+// Runner catches projections up with the log, one transaction per batch
+// with the checkpoints inside it, and switches versions. It is not safe for
+// concurrent use; run one Runner per store.
+type Runner struct {
+	log    topics.Log
+	store  Store
+	cfg    config
+	dedup  ProcessedEvents
+	judge  *state
+	states []*state // the other projections, in registration order
+	read   []string // topics read, sorted
+	cache  *dedupCache
+}
+
+// Errors of runner set-up.
+var (
+	ErrBadProjection = errors.New("invalid projection")
+	ErrStoreNewer    = errors.New("store has a newer projection version than this binary")
+)
+
+// NewRunner prepares the store for ps (plus the built-in processed_events
+// projection, which must not be in ps): it creates missing tables,
+// registers versions and loads checkpoints. A projection whose Version is
+// higher than the store's live one is created beside it in state
+// "building" and goes live when a catch-up has brought it level; if the
+// old version is in ps too, it keeps being updated until then.
+func NewRunner(ctx context.Context, lg topics.Log, st Store, ps []Projection, opts ...Option) (*Runner, error) {
+	r := &Runner{log: lg, store: st}
+	for _, o := range opts {
+		o(&r.cfg)
+	}
+	r.cfg.setDefaults()
+	if err := validate(ps); err != nil {
+		return nil, err
+	}
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	recorded, err := Versions(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: read %s: %w", st.Where(), versionsTable, err)
+	}
+	all := append([]Projection{r.dedup}, ps...)
+	running, err := r.plan(ctx, tx, all, recorded)
+	if err != nil {
+		return nil, err
+	}
+	readSet := map[string]bool{}
+	for _, s := range running {
+		if s.cp, err = loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version()); err != nil {
+			return nil, fmt.Errorf("store %s: load checkpoint of %s: %w", st.Where(), s.label(), err)
+		}
+		if s.p.Name() == ProcessedEventsName {
+			r.judge = s
+			continue
+		}
+		r.states = append(r.states, s)
+		for t := range s.topics {
+			readSet[t] = true
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	for t := range readSet {
+		if _, err := topics.Spec(t); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadProjection, err)
+		}
+		r.read = append(r.read, t)
+	}
+	sort.Strings(r.read)
+	// A judge starting from nothing knows every key it will ever see, so a
+	// rebuild needs no lookup for new keys.
+	r.cache = newDedupCache(len(r.judge.cp) == 0, r.cfg.cacheMax)
+	return r, nil
+}
+
+func validate(ps []Projection) error {
+	seen := map[string]bool{}
+	tables := map[string]string{}
+	for _, p := range ps {
+		if p == nil || p.Name() == "" || p.Version() < 1 {
+			return fmt.Errorf("%w: %T needs a name and a version >= 1", ErrBadProjection, p)
+		}
+		if p.Name() == ProcessedEventsName {
+			return fmt.Errorf("%w: %s is built in; do not register it", ErrBadProjection, ProcessedEventsName)
+		}
+		id := fmt.Sprintf("%s@v%d", p.Name(), p.Version())
+		if seen[id] {
+			return fmt.Errorf("%w: %s registered twice", ErrBadProjection, id)
+		}
+		seen[id] = true
+		if len(p.Topics()) == 0 {
+			return fmt.Errorf("%w: %s reads no topic", ErrBadProjection, id)
+		}
+		suffix := fmt.Sprintf("_v%d", p.Version())
+		for _, t := range p.Tables() {
+			if err := t.Validate(); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrBadProjection, id, err)
+			}
+			if !strings.HasSuffix(t.Name, suffix) {
+				return fmt.Errorf("%w: %s: table %s must end in %s (use Versioned)", ErrBadProjection, id, t.Name, suffix)
+			}
+			if other, dup := tables[t.Name]; dup {
+				return fmt.Errorf("%w: table %s declared by %s and %s", ErrBadProjection, t.Name, other, id)
+			}
+			tables[t.Name] = id
+		}
+	}
+	return nil
+}
+
+// plan decides which versions run, creating tables and registering
+// versions as needed.
+func (r *Runner) plan(ctx context.Context, tx Tx, all []Projection, recorded []VersionState) ([]*state, error) {
+	live := map[string]int{}
+	known := map[string]string{} // name@v → state
+	for _, v := range recorded {
+		known[fmt.Sprintf("%s@v%d", v.Projection, v.Version)] = v.State
+		if v.State == StateLive {
+			live[v.Projection] = v.Version
+		}
+	}
+	target := map[string]int{}
+	for _, p := range all {
+		target[p.Name()] = max(target[p.Name()], p.Version())
+	}
+	var out []*state
+	for _, p := range all {
+		name, v := p.Name(), p.Version()
+		L, T := live[name], target[name]
+		if L > T {
+			return nil, fmt.Errorf("%w: %s is live at v%d in %s, this binary has up to v%d",
+				ErrStoreNewer, name, L, r.store.Where(), T)
+		}
+		s := &state{p: p}
+		if ts := p.Topics(); ts != nil {
+			s.topics = map[string]bool{}
+			for _, t := range ts {
+				s.topics[t] = true
+			}
+		}
+		if b, ok := p.(BatchApplier); ok {
+			s.batcher = b
+		}
+		switch {
+		case v == T && (L == 0 || L == v):
+			s.status = StateLive
+		case v == T:
+			s.status = StateBuilding
+		case v == L:
+			s.status = StateLive // the old version keeps serving until the new one is level
+		default:
+			continue // an older, retired version: its code is not run
+		}
+		if err := createTables(ctx, tx, p); err != nil {
+			return nil, fmt.Errorf("store %s: create tables of %s: %w", r.store.Where(), s.label(), err)
+		}
+		id := s.label()
+		if known[id] != s.status {
+			if err := setVersionState(ctx, tx, name, v, s.status); err != nil {
+				return nil, err
+			}
+			if s.status == StateBuilding {
+				r.cfg.logger.Info("projection version building beside the live one",
+					"projection", name, "version", v, "live_version", L)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func createTables(ctx context.Context, tx Tx, p Projection) error {
+	for _, t := range p.Tables() {
+		for _, q := range t.DDL(tx.Dialect()) {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func dropTables(ctx context.Context, tx Tx, p Projection) error {
+	for _, t := range p.Tables() {
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+t.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Projections lists the projection versions the runner drives, the
+// built-in processed_events first.
+func (r *Runner) Projections() []Projection {
+	out := []Projection{r.judge.p}
+	for _, s := range r.states {
+		out = append(out, s.p)
+	}
+	return out
+}
+
+// Rebuild empties the named projections (every one, with processed_events,
+// when names is empty) so that the next catch-up rebuilds them from offset
+// 0. Only the versions this binary runs are touched.
+func (r *Runner) Rebuild(ctx context.Context, names ...string) error {
+	targets, err := r.select_(names, true)
+	if err != nil {
+		return err
+	}
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range targets {
+		if err := dropTables(ctx, tx, s.p); err != nil {
+			return err
+		}
+		if err := createTables(ctx, tx, s.p); err != nil {
+			return err
+		}
+		if err := deleteCheckpoint(ctx, tx, s.p.Name(), s.p.Version()); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, s := range targets {
+		s.cp = checkpoint{}
+		if s == r.judge {
+			r.cache = newDedupCache(true, r.cfg.cacheMax)
+		}
+		r.cfg.logger.Info("projection emptied for rebuild", "projection", s.p.Name(), "version", s.p.Version())
+	}
+	return nil
+}
+
+// Rewind moves the named projections' checkpoints back to offset (in every
+// partition), so the next catch-up folds those events again over the
+// existing rows. Only projections whose Apply is idempotent for a repeated
+// First event may be rewound (all built-in ones are); processed_events
+// cannot be (use Rebuild), as its duplicate counts would be counted twice.
+func (r *Runner) Rewind(ctx context.Context, offset int64, names ...string) error {
+	targets, err := r.select_(names, false)
+	if err != nil {
+		return err
+	}
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	next := map[*state]checkpoint{}
+	for _, s := range targets {
+		cp := s.cp.clone()
+		for _, t := range r.read {
+			if !s.reads(t) {
+				continue
+			}
+			ends, err := r.log.EndOffsets(ctx, t)
+			if err != nil {
+				return err
+			}
+			for p := range ends {
+				k := tp{t, int32(p)}
+				if cur, ok := cp[k]; !ok || cur > offset {
+					cp[k] = offset
+					if err := saveCheckpoint(ctx, tx, s.p.Name(), s.p.Version(), k, offset); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		next[s] = cp
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for s, cp := range next {
+		s.cp = cp
+		r.cfg.logger.Info("projection rewound", "projection", s.p.Name(), "version", s.p.Version(), "offset", offset)
+	}
+	return nil
+}
+
+// select_ resolves projection names; empty means all (with the judge only
+// when withJudge).
+func (r *Runner) select_(names []string, withJudge bool) ([]*state, error) {
+	if len(names) == 0 {
+		out := append([]*state{}, r.states...)
+		if withJudge {
+			out = append([]*state{r.judge}, out...)
+		}
+		return out, nil
+	}
+	var out []*state
+	for _, n := range names {
+		found := false
+		if n == ProcessedEventsName {
+			if !withJudge {
+				return nil, fmt.Errorf("%w: %s cannot be rewound, only rebuilt", ErrBadProjection, n)
+			}
+			out = append(out, r.judge)
+			continue
+		}
+		for _, s := range r.states {
+			if s.p.Name() == n {
+				out = append(out, s)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: no projection named %q (have %s)", ErrBadProjection, n, strings.Join(r.names(), ", "))
+		}
+	}
+	return out, nil
+}
+
+func (r *Runner) names() []string {
+	out := []string{ProcessedEventsName}
+	for _, s := range r.states {
+		out = append(out, s.p.Name())
+	}
+	return out
+}
+
+// batch is a run of decoded events with the offsets it brings each
+// partition to.
+type batch struct {
+	evs     []*Event
+	next    map[tp]int64
+	records int64
+	skipped int64
+}
+
+// CatchUp folds every event between the checkpoints and the log's end (as
+// it was when CatchUp started), then switches building versions that are
+// level to live.
+func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
+	sum := Summary{Applied: map[string]int64{}}
+	from, end, total, err := r.bounds(ctx)
+	if err != nil {
+		return sum, err
+	}
+	if total > 0 {
+		g, gctx := errgroup.WithContext(ctx)
+		batches := make(chan *batch, 2)
+		g.Go(func() error {
+			defer close(batches)
+			return r.readLog(gctx, from, end, batches)
+		})
+		g.Go(func() error {
+			var done int64
+			for b := range batches {
+				if err := r.apply(gctx, b, &sum); err != nil {
+					return err
+				}
+				done += b.records
+				if r.cfg.progress != nil {
+					r.cfg.progress(Progress{Done: done, Total: total})
+				}
+			}
+			return nil
+		})
+		if err := g.Wait(); err != nil {
+			return sum, err
+		}
+	}
+	if err := r.switchLevel(ctx, end, &sum); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// bounds computes, per partition, where reading starts (the lowest
+// checkpoint of any projection reading it) and ends.
+func (r *Runner) bounds(ctx context.Context) (from, end map[tp]int64, total int64, err error) {
+	from, end = map[tp]int64{}, map[tp]int64{}
+	for _, t := range r.read {
+		ends, err := r.log.EndOffsets(ctx, t)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("end offsets of %s: %w", t, err)
+		}
+		for p, e := range ends {
+			k := tp{t, int32(p)}
+			if r.cfg.stopAt != nil {
+				e = r.cfg.stopAt[k]
+			}
+			start := e
+			for _, s := range append([]*state{r.judge}, r.states...) {
+				if s.reads(t) {
+					start = min(start, s.cp[k])
+				}
+			}
+			end[k], from[k] = e, start
+			if e > start {
+				total += e - start
+			}
+		}
+	}
+	return from, end, total, nil
+}
+
+// readLog reads and decodes [from, end) of every partition, round-robin,
+// into batches. It runs beside apply so decoding overlaps the store's work.
+func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<- *batch) error {
+	keys := make([]tp, 0, len(from))
+	for k := range from {
+		if end[k] > from[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].topic < keys[j].topic || keys[i].topic == keys[j].topic && keys[i].part < keys[j].part
+	})
+	cursor := map[tp]int64{}
+	for _, k := range keys {
+		cursor[k] = from[k]
+	}
+	dec := topics.NewDecoder(r.cfg.limits)
+	var hashBuf []byte
+	b := &batch{next: map[tp]int64{}}
+	send := func() error {
+		if b.records == 0 {
+			return nil
+		}
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		b = &batch{next: map[tp]int64{}, evs: make([]*Event, 0, r.cfg.batchSize)}
+		return nil
+	}
+	for len(keys) > 0 {
+		live := keys[:0]
+		for _, k := range keys {
+			recs, err := r.log.Read(ctx, k.topic, k.part, cursor[k], min(r.cfg.readChunk, int(end[k]-cursor[k])))
+			if err != nil {
+				return fmt.Errorf("read %s: %w", pos(k.topic, k.part, cursor[k]), err)
+			}
+			for i := range recs {
+				rec := &recs[i]
+				if rec.Offset >= end[k] {
+					break
+				}
+				ev, err := r.decode(dec, rec, &hashBuf)
+				if err != nil {
+					return err
+				}
+				b.records++
+				if ev == nil {
+					b.skipped++
+				} else {
+					b.evs = append(b.evs, ev)
+				}
+				cursor[k] = rec.Offset + 1
+				b.next[k] = cursor[k]
+			}
+			// An empty read before end: Kafka offsets may end in a gap.
+			if len(recs) > 0 && cursor[k] < end[k] {
+				live = append(live, k)
+			}
+			if len(b.evs)+int(b.skipped) >= r.cfg.batchSize {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+		}
+		keys = live
+	}
+	return send()
+}
+
+// decode turns a record into an event, or nil for one skipped by policy.
+func (r *Runner) decode(dec *topics.Decoder, rec *topics.Record, hashBuf *[]byte) (*Event, error) {
+	ev := &Event{Position: rec.Position()}
+	err := dec.Decode(rec.Value, &ev.Envelope)
+	reason := "malformed"
+	if err == nil && ev.Envelope.SourceKey == "" {
+		err = fmt.Errorf("%w: event %s has no source key", topics.ErrMalformed, ev.Envelope.ID)
+	}
+	if err == nil {
+		if err = r.cfg.catalog.Check(&ev.Envelope); err != nil {
+			reason = "unknown_type"
+			if errors.Is(err, topics.ErrSchemaTooNew) {
+				reason = "schema_too_new"
+			}
+		}
+	}
+	if err == nil {
+		ev.Body, err = DecodeBody(&ev.Envelope)
+	}
+	if err != nil {
+		if r.cfg.policy == topics.Skip {
+			r.cfg.metrics.Skipped(reason, 1)
+			r.cfg.logger.Warn("envelope skipped", "position", FormatPosition(ev.Position), "reason", reason, "err", err)
+			return nil, nil
+		}
+		return nil, &DecodeError{Position: ev.Position, Err: err}
+	}
+	buf := append((*hashBuf)[:0], ev.Envelope.Type...)
+	buf = append(buf, 0)
+	buf = append(buf, ev.Envelope.Payload...)
+	ev.ContentHash = sha256.Sum256(buf)
+	*hashBuf = buf
+	return ev, nil
+}
+
+// DecodeError names the record an envelope could not be read from.
+type DecodeError struct {
+	Position topics.Position
+	Err      error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("record %s (topic %s, partition %d, offset %d): %v",
+		FormatPosition(e.Position), e.Position.Topic, e.Position.Partition, e.Position.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// apply folds one batch in one transaction, checkpoints included.
+func (r *Runner) apply(ctx context.Context, b *batch, sum *Summary) (err error) {
+	// Events every projection has already folded (a lower checkpoint of
+	// another one made the reader start earlier) are dropped here.
+	all := append([]*state{r.judge}, r.states...)
+	evs := b.evs[:0:0]
+	for _, ev := range b.evs {
+		k := tp{ev.Position.Topic, ev.Position.Partition}
+		for _, s := range all {
+			if s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
+				evs = append(evs, ev)
+				break
+			}
+		}
+	}
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+			r.cache.drop()
+		}
+	}()
+	js, err := r.dedup.judge(ctx, tx, evs, r.judge.cp, r.cache)
+	if err != nil {
+		r.cfg.metrics.Error(r.judge.label())
+		return fmt.Errorf("%s: %w", r.judge.label(), err)
+	}
+	applied := map[*state]int{}
+	var mine []*Event
+	for _, s := range r.states {
+		mine = mine[:0]
+		for _, ev := range evs {
+			k := tp{ev.Position.Topic, ev.Position.Partition}
+			if ev.Verdict == First && s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
+				mine = append(mine, ev)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		if s.batcher != nil {
+			err = s.batcher.ApplyBatch(ctx, tx, mine)
+		} else {
+			for _, ev := range mine {
+				if err = s.p.Apply(ctx, tx, ev); err != nil {
+					err = fmt.Errorf("event %s (%s) at %s: %w", ev.Envelope.ID, ev.Envelope.Type, FormatPosition(ev.Position), err)
+					break
+				}
+			}
+		}
+		if err != nil {
+			r.cfg.metrics.Error(s.label())
+			return fmt.Errorf("projection %s: %w", s.label(), err)
+		}
+		applied[s] = len(mine)
+	}
+	moved := map[*state]checkpoint{}
+	for _, s := range all {
+		for k, next := range b.next {
+			if !s.reads(k.topic) || next <= s.cp[k] {
+				continue
+			}
+			if err = saveCheckpoint(ctx, tx, s.p.Name(), s.p.Version(), k, next); err != nil {
+				return fmt.Errorf("checkpoint %s: %w", s.label(), err)
+			}
+			if moved[s] == nil {
+				moved[s] = checkpoint{}
+			}
+			moved[s][k] = next
+		}
+	}
+	if err = tx.Commit(); err != nil {
+		return err
+	}
+	for s, cp := range moved {
+		for k, v := range cp {
+			s.cp[k] = v
+		}
+	}
+	sum.Records += b.records
+	sum.Skipped += b.skipped
+	sum.First += int64(js.first)
+	sum.Duplicates += int64(js.duplicates)
+	sum.Conflicts += int64(js.conflicts)
+	for s, n := range applied {
+		sum.Applied[s.label()] += int64(n)
+		r.cfg.metrics.Applied(s.p.Name(), n)
+	}
+	r.cfg.metrics.Duplicate(js.duplicates)
+	r.cfg.metrics.Conflict(js.conflicts)
+	r.cfg.logger.Debug("batch committed", "records", b.records, "first", js.first,
+		"duplicates", js.duplicates, "conflicts", js.conflicts, "skipped", b.skipped)
+	return nil
+}
+
+// switchLevel makes every building version whose checkpoints reached end
+// live, retiring the version it replaces.
+func (r *Runner) switchLevel(ctx context.Context, end map[tp]int64, sum *Summary) error {
+	for _, s := range append([]*state{r.judge}, r.states...) {
+		if s.status != StateBuilding {
+			continue
+		}
+		level := true
+		for k, e := range end {
+			if s.reads(k.topic) && s.cp[k] < e {
+				level = false
+			}
+		}
+		if !level {
+			continue
+		}
+		tx, err := r.store.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		old, err := LiveVersion(ctx, tx, s.p.Name())
+		if err != nil && !errors.Is(err, ErrNoLiveVersion) {
+			tx.Rollback()
+			return err
+		}
+		if old != 0 {
+			if err := setVersionState(ctx, tx, s.p.Name(), old, StateRetired); err != nil {
+				tx.Rollback()
+				return err
+			}
+		}
+		if err := setVersionState(ctx, tx, s.p.Name(), s.p.Version(), StateLive); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		s.status = StateLive
+		// The replaced version stops here: its code may still be
+		// registered, but readers have moved on.
+		kept := r.states[:0]
+		for _, o := range r.states {
+			if !(o.p.Name() == s.p.Name() && o.p.Version() == old) {
+				kept = append(kept, o)
+			}
+		}
+		r.states = kept
+		sum.Switched = append(sum.Switched, s.label())
+		r.cfg.logger.Info("projection version switched", "projection", s.p.Name(),
+			"version", s.p.Version(), "retired_version", old)
+	}
+	return nil
+}
+
+// Follow keeps the projections caught up until ctx ends (live mode).
+func (r *Runner) Follow(ctx context.Context, each func(Summary)) error {
+	for {
+		sum, err := r.CatchUp(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if each != nil && sum.Records > 0 {
+			each(sum)
+		}
+		if sum.Records > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(r.cfg.poll):
+		}
+	}
+}
+
+// Digests computes the digest of every projection the runner drives.
+func (r *Runner) Digests(ctx context.Context) ([]Digest, error) {
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var out []Digest
+	for _, p := range r.Projections() {
+		d, err := DigestOf(ctx, tx, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Checkpoints returns, per topic, the next offset per partition that every
+// projection the runner drives has reached (the lowest of them).
+func (r *Runner) Checkpoints(ctx context.Context) (map[string][]int64, error) {
+	out := map[string][]int64{}
+	for _, t := range r.read {
+		ends, err := r.log.EndOffsets(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		offs := make([]int64, len(ends))
+		for p := range ends {
+			k := tp{t, int32(p)}
+			low := int64(-1)
+			for _, s := range append([]*state{r.judge}, r.states...) {
+				if s.reads(t) && (low < 0 || s.cp[k] < low) {
+					low = s.cp[k]
+				}
+			}
+			offs[p] = max(low, 0)
+		}
+		out[t] = offs
+	}
+	return out, nil
+}

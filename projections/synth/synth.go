@@ -1,0 +1,282 @@
+// Package synth writes realistic synthetic bridge logs: deposits and
+// withdrawals going detected → confirmed → minted / executed (a few
+// failed), interleaved as they would be on a busy bridge, with some exact
+// duplicates (a relayer restarted and re-sent) and a few conflicting ones
+// (same source key, different content). Demos, tests and the rebuild
+// benchmark use it. The output is a pure function of the Config.
+package synth
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Config says what to generate. The zero value (plus Events) is a
+// reasonable demo.
+type Config struct {
+	Events        int       // envelopes to append
+	Seed          uint64    // same seed, same log
+	DuplicateRate float64   // share of events re-sent identically (default 0.02)
+	ConflictRate  float64   // share re-sent with different content (default 0.002)
+	FailRate      float64   // share of lifecycles that fail (default 0.03)
+	InFlight      int       // lifecycles open at once (default 1000)
+	ChainID       uint64    // source chain (default 338, Cronos testnet)
+	Start         time.Time // time of block 0 (default 2026-01-01 UTC)
+	AppendBatch   int       // messages per Append (default 2000)
+	Catalog       *topics.Catalog
+}
+
+func (c *Config) setDefaults() {
+	if c.DuplicateRate == 0 {
+		c.DuplicateRate = 0.02
+	}
+	if c.ConflictRate == 0 {
+		c.ConflictRate = 0.002
+	}
+	if c.FailRate == 0 {
+		c.FailRate = 0.03
+	}
+	if c.InFlight <= 0 {
+		c.InFlight = 1000
+	}
+	if c.ChainID == 0 {
+		c.ChainID = 338
+	}
+	if c.Start.IsZero() {
+		c.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if c.AppendBatch <= 0 {
+		c.AppendBatch = 2000
+	}
+	if c.Catalog == nil {
+		c.Catalog = topics.DefaultCatalog()
+	}
+}
+
+// Stats counts what was written.
+type Stats struct {
+	Events      int
+	Deposits    int // lifecycles started
+	Withdrawals int
+	Duplicates  int // identical re-sends
+	Conflicts   int // conflicting re-sends
+}
+
+// flow is one deposit or withdrawal in flight.
+type flow struct {
+	withdrawal bool
+	ref        domain.LogRef
+	step       int // 0 detected, 1 confirmed, 2 done
+	fail       bool
+	block      uint64
+}
+
+type gen struct {
+	cfg    Config
+	rng    *rand.Rand
+	block  uint64
+	seq    uint64
+	stats  Stats
+	out    []topics.Message
+	topic  string
+	recent []domain.Event // for re-sends
+}
+
+// Generate appends cfg.Events envelopes to lg. progress, if not nil, is
+// called after every Append with the count so far.
+func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done int)) (Stats, error) {
+	cfg.setDefaults()
+	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	flows := make([]*flow, 0, cfg.InFlight)
+	for g.stats.Events < cfg.Events {
+		var ev domain.Event
+		r := g.rng.Float64()
+		switch {
+		case len(g.recent) > 0 && r < cfg.DuplicateRate:
+			ev = g.recent[g.rng.IntN(len(g.recent))]
+			g.stats.Duplicates++
+		case len(g.recent) > 0 && r < cfg.DuplicateRate+cfg.ConflictRate:
+			ev = g.conflicting(g.recent[g.rng.IntN(len(g.recent))])
+			if ev == nil {
+				continue
+			}
+			g.stats.Conflicts++
+		case len(flows) < cfg.InFlight && (len(flows) == 0 || g.rng.IntN(3) == 0):
+			f := g.newFlow()
+			flows = append(flows, f)
+			ev = g.next(f)
+		default:
+			i := g.rng.IntN(len(flows))
+			f := flows[i]
+			ev = g.next(f)
+			if f.step >= 2 {
+				flows[i] = flows[len(flows)-1]
+				flows = flows[:len(flows)-1]
+			}
+		}
+		if err := g.emit(ctx, lg, ev, progress); err != nil {
+			return g.stats, err
+		}
+	}
+	if err := g.flush(ctx, lg, progress); err != nil {
+		return g.stats, err
+	}
+	return g.stats, nil
+}
+
+func (g *gen) hash() domain.Hash32 {
+	var h domain.Hash32
+	for i := 0; i < 32; i += 8 {
+		v := g.rng.Uint64()
+		for j := 0; j < 8; j++ {
+			h[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return h
+}
+
+func (g *gen) addr() domain.Address {
+	var a domain.Address
+	h := g.hash()
+	copy(a[:], h[:20])
+	return a
+}
+
+func blockHash(n uint64) domain.Hash32 {
+	var h domain.Hash32
+	for i := 0; i < 8; i++ {
+		h[i] = byte(n >> (8 * i))
+	}
+	h[31] = 0xb1
+	return h
+}
+
+func (g *gen) newFlow() *flow {
+	g.block += uint64(g.rng.IntN(2))
+	f := &flow{
+		withdrawal: g.rng.IntN(2) == 0,
+		ref:        domain.LogRef{ChainID: g.cfg.ChainID, TxHash: g.hash(), LogIndex: uint32(g.rng.IntN(4))},
+		fail:       g.rng.Float64() < g.cfg.FailRate,
+		block:      g.block,
+	}
+	if f.withdrawal {
+		g.stats.Withdrawals++
+	} else {
+		g.stats.Deposits++
+	}
+	return f
+}
+
+// next returns the flow's next lifecycle event.
+func (g *gen) next(f *flow) domain.Event {
+	defer func() { f.step++ }()
+	amount := domain.AmountFromUint64(g.rng.Uint64N(1_000_000) * 1_000_000_000_000)
+	switch {
+	case f.step == 0 && !f.withdrawal:
+		return domain.DepositDetected{Ref: f.ref, Contract: domain.Address{0xde, 0x90}, BlockNumber: f.block,
+			BlockHash: blockHash(f.block), OnChainID: g.seq, Depositor: g.addr(), Amount: amount, Recipient: g.addr()}
+	case f.step == 0:
+		return domain.WithdrawalDetected{Ref: f.ref, Contract: domain.Address{0x3d, 0x70}, BlockNumber: f.block,
+			BlockHash: blockHash(f.block), OnChainID: g.seq, Withdrawer: g.addr(), Amount: amount, Recipient: g.addr()}
+	case f.step == 1 && !f.withdrawal:
+		return domain.DepositConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
+	case f.step == 1:
+		return domain.WithdrawalConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
+	case f.fail && !f.withdrawal:
+		return domain.DepositFailed{Ref: f.ref, Reason: "mint reverted: insufficient allowance"}
+	case f.fail:
+		return domain.WithdrawalFailed{Ref: f.ref, Reason: "claim reverted: invalid proof"}
+	case !f.withdrawal:
+		return domain.DepositMinted{Ref: f.ref, MintTxHash: g.hash(), GasUsed: 60000 + g.rng.Uint64N(20000), BlockNumber: f.block + 7}
+	default:
+		return domain.WithdrawalExecuted{Ref: f.ref, BatchID: f.block / 100, ClaimTxHash: g.hash(),
+			GasUsed: 55000 + g.rng.Uint64N(20000), AlreadyDone: g.rng.IntN(50) == 0}
+	}
+}
+
+// conflicting returns an event with ev's source key and other content.
+func (g *gen) conflicting(ev domain.Event) domain.Event {
+	switch e := ev.(type) {
+	case domain.DepositDetected:
+		e.Amount = e.Amount.Add(domain.AmountFromUint64(1))
+		return e
+	case domain.WithdrawalDetected:
+		e.Recipient = g.addr()
+		return e
+	case domain.DepositMinted:
+		e.MintTxHash = g.hash()
+		return e
+	case domain.WithdrawalExecuted:
+		e.ClaimTxHash = g.hash()
+		return e
+	case domain.DepositConfirmed:
+		e.AtBlock++
+		return e
+	case domain.WithdrawalConfirmed:
+		e.AtBlock++
+		return e
+	}
+	return nil
+}
+
+func (g *gen) emit(ctx context.Context, lg topics.Log, ev domain.Event, progress func(int)) error {
+	g.seq++
+	g.block += uint64(g.rng.IntN(2))
+	var id [16]byte
+	for i := 0; i < 16; i += 8 {
+		v := g.rng.Uint64()
+		for j := 0; j < 8; j++ {
+			id[i+j] = byte(v >> (8 * j))
+		}
+	}
+	occurred := g.cfg.Start.Add(time.Duration(g.block) * 2 * time.Second)
+	env, topic, err := g.cfg.Catalog.Wrap(ev, topics.Meta{
+		ID:         hex.EncodeToString(id[:]),
+		OccurredAt: occurred,
+		RecordedAt: occurred.Add(time.Duration(300+g.rng.IntN(700)) * time.Millisecond),
+	})
+	if err != nil {
+		return err
+	}
+	msg, err := env.Message(topics.Limits{})
+	if err != nil {
+		return err
+	}
+	if g.topic != "" && topic != g.topic {
+		if err := g.flush(ctx, lg, progress); err != nil {
+			return err
+		}
+	}
+	g.topic = topic
+	g.out = append(g.out, msg)
+	g.stats.Events++
+	if len(g.recent) < 256 {
+		g.recent = append(g.recent, ev)
+	} else {
+		g.recent[g.rng.IntN(len(g.recent))] = ev
+	}
+	if len(g.out) >= g.cfg.AppendBatch {
+		return g.flush(ctx, lg, progress)
+	}
+	return nil
+}
+
+func (g *gen) flush(ctx context.Context, lg topics.Log, progress func(int)) error {
+	if len(g.out) == 0 {
+		return nil
+	}
+	if _, err := lg.Append(ctx, g.topic, g.out...); err != nil {
+		return fmt.Errorf("synth: append %d messages to %s: %w", len(g.out), g.topic, err)
+	}
+	g.out = g.out[:0]
+	if progress != nil {
+		progress(g.stats.Events)
+	}
+	return nil
+}

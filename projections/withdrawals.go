@@ -1,0 +1,216 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Withdrawals is seed 000's withdrawals table: one row per
+// WithdrawalBurned log, DETECTED → CONFIRMED → (BATCHED) → EXECUTED, or
+// FAILED with its reason. batch_id and merkle_proof come with the batch
+// flow (a later version); batched_at is kept NULL until then.
+//
+// Extending it: add the column to withdrawalCols and Tables, the field to
+// withdrawalRow (and to args and the scan in ApplyBatch), a case to fold
+// (and to withdrawalRef), then bump Version so the new table is rebuilt
+// beside the old one.
+type Withdrawals struct{}
+
+func (Withdrawals) Name() string     { return "withdrawals" }
+func (Withdrawals) Version() int     { return 1 }
+func (Withdrawals) Topics() []string { return []string{topics.TopicBridge} }
+
+func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version()) }
+
+var withdrawalCols = append(append([]string{}, lifecycleKeyCols...),
+	"status", "contract", "withdrawer", "amount", "recipient", "block_number", "block_hash", "onchain_id",
+	"detected_at", "confirmed_at", "confirmed_block", "batched_at", "executed_at", "claim_tx_hash", "gas_used",
+	"already_done", "failed_at", "error_reason", "reorged_block_hash")
+
+func (w Withdrawals) Tables() []Table {
+	cols := append(lifecycleKeyColumns(),
+		Column{Name: "status", Type: Text},
+		Column{Name: "contract", Type: Text, Nullable: true},
+		Column{Name: "withdrawer", Type: Text, Nullable: true},
+		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
+		Column{Name: "recipient", Type: Text, Nullable: true},
+		Column{Name: "block_number", Type: Integer, Nullable: true},
+		Column{Name: "block_hash", Type: Text, Nullable: true},
+		Column{Name: "onchain_id", Type: Integer, Nullable: true},
+		Column{Name: "detected_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
+		Column{Name: "batched_at", Type: Text, Nullable: true},
+		Column{Name: "executed_at", Type: Text, Nullable: true},
+		Column{Name: "claim_tx_hash", Type: Text, Nullable: true},
+		Column{Name: "gas_used", Type: Integer, Nullable: true},
+		Column{Name: "already_done", Type: Integer, Nullable: true},
+		Column{Name: "failed_at", Type: Text, Nullable: true},
+		Column{Name: "error_reason", Type: Text, Nullable: true},
+		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
+	)
+	return []Table{{
+		Name:       w.table(),
+		Columns:    cols,
+		PrimaryKey: []string{"first_partition", "first_offset"},
+		Indexes:    lifecycleIndexes(),
+	}}
+}
+
+type withdrawalRow struct {
+	id                                      rowID
+	ref                                     domain.LogRef
+	status                                  string
+	contract, withdrawer, amount, recipient sql.NullString
+	blockNumber                             sql.NullInt64
+	blockHash                               sql.NullString
+	onchainID                               sql.NullInt64
+	detectedAt, confirmedAt                 sql.NullString
+	confirmedBlock                          sql.NullInt64
+	batchedAt, executedAt, claimTxHash      sql.NullString
+	gasUsed, alreadyDone                    sql.NullInt64
+	failedAt, errorReason, reorgedBlockHash sql.NullString
+	dirty                                   bool
+}
+
+func (r *withdrawalRow) args(dst []any) []any {
+	return append(dst, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
+		r.status, r.contract, r.withdrawer, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
+		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed,
+		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash)
+}
+
+func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
+	var chainID, logIndex int64
+	var txHash string
+	if err := sr.Scan(&r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
+		&r.status, &r.contract, &r.withdrawer, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
+		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed,
+		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
+		return domain.LogRef{}, err
+	}
+	ref, err := refOf(chainID, txHash, logIndex)
+	r.ref = ref
+	return ref, err
+}
+
+// withdrawalRef returns the withdrawal an event is about, if it is one.
+func withdrawalRef(ev *Event) (domain.LogRef, bool) {
+	switch e := ev.Body.(type) {
+	case *domain.WithdrawalDetected:
+		return e.Ref, true
+	case *domain.WithdrawalConfirmed:
+		return e.Ref, true
+	case *domain.WithdrawalExecuted:
+		return e.Ref, true
+	case *domain.WithdrawalFailed:
+		return e.Ref, true
+	case *domain.ObservationReorged:
+		return e.Ref, e.Withdraw
+	}
+	return domain.LogRef{}, false
+}
+
+func (w Withdrawals) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	return w.ApplyBatch(ctx, tx, []*Event{ev})
+}
+
+func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	refs := map[domain.LogRef]bool{}
+	for _, ev := range evs {
+		if ref, ok := withdrawalRef(ev); ok {
+			refs[ref] = true
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	rows := make(map[domain.LogRef]*withdrawalRow, len(refs))
+	err := loadByRef(ctx, tx, w.table(), withdrawalCols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
+		r := &withdrawalRow{}
+		ref, err := r.scan(sr)
+		if err == nil && refs[ref] {
+			rows[ref] = r
+		}
+		return ref, err
+	})
+	if err != nil {
+		return err
+	}
+	var order []*withdrawalRow
+	for _, ev := range evs {
+		ref, ok := withdrawalRef(ev)
+		if !ok {
+			continue
+		}
+		r := rows[ref]
+		if r == nil {
+			r = &withdrawalRow{id: rowID{ev.Position.Partition, ev.Position.Offset}, ref: ref}
+			rows[ref] = r
+		}
+		if err := r.fold(ev); err != nil {
+			return err
+		}
+		if !r.dirty {
+			r.dirty = true
+			order = append(order, r)
+		}
+	}
+	args := make([]any, 0, len(order)*len(withdrawalCols))
+	for _, r := range order {
+		args = r.args(args)
+	}
+	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: UpsertTail([]string{"first_partition", "first_offset"}, withdrawalCols)}
+	return b.Exec(ctx, tx, args)
+}
+
+// fold applies one event; see [depositRow.fold] for why order does not matter.
+func (r *withdrawalRow) fold(ev *Event) error {
+	var err error
+	switch e := ev.Body.(type) {
+	case *domain.WithdrawalDetected:
+		r.contract = nullText(e.Contract.Hex())
+		r.withdrawer = nullText(e.Withdrawer.Hex())
+		r.amount = nullText(e.Amount.String())
+		r.recipient = nullText(e.Recipient.Hex())
+		r.blockHash = nullText(e.BlockHash.Hex())
+		r.detectedAt = eventTime(ev)
+		if r.blockNumber, err = nullUint(e.BlockNumber, "block_number", ev); err != nil {
+			return err
+		}
+		if r.onchainID, err = nullUint(e.OnChainID, "onchain_id", ev); err != nil {
+			return err
+		}
+		advance(&r.status, domain.StatusDetected)
+	case *domain.WithdrawalConfirmed:
+		r.confirmedAt = eventTime(ev)
+		if r.confirmedBlock, err = nullUint(e.AtBlock, "at_block", ev); err != nil {
+			return err
+		}
+		advance(&r.status, domain.StatusConfirmed)
+	case *domain.WithdrawalExecuted:
+		r.executedAt = eventTime(ev)
+		r.claimTxHash = nullText(e.ClaimTxHash.Hex())
+		if r.gasUsed, err = nullUint(e.GasUsed, "gas_used", ev); err != nil {
+			return err
+		}
+		r.alreadyDone = sql.NullInt64{Valid: true}
+		if e.AlreadyDone {
+			r.alreadyDone.Int64 = 1
+		}
+		advance(&r.status, domain.StatusExecuted)
+	case *domain.WithdrawalFailed:
+		r.failedAt = eventTime(ev)
+		r.errorReason = nullText(e.Reason)
+		advance(&r.status, domain.StatusFailed)
+	case *domain.ObservationReorged:
+		r.reorgedBlockHash = nullText(e.BlockHash.Hex())
+	default:
+		return fmt.Errorf("withdrawals: unexpected %T", ev.Body)
+	}
+	return nil
+}
