@@ -95,7 +95,16 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("claims commit %d/%d: %w", rec.Partition, rec.Offset, err)
+			if errors.Is(err, topics.ErrClosed) {
+				return fmt.Errorf("claims commit %d/%d: %w", rec.Partition, rec.Offset, err)
+			}
+			// A rebalance moved the partition away while its claim was
+			// driven (the embedded engine refuses such a commit). The new
+			// owner gets the record again and finds the claim final: no
+			// reason for this member to stop.
+			loggerOr(x.Logger).Warn("claim commit failed, the partition's owner will see the record again",
+				"partition", rec.Partition, "offset", rec.Offset, "error", err)
+			metricsOr(x.Metrics).Count("claim_commits_failed_total", nil, 1)
 		}
 	}
 }
