@@ -42,7 +42,7 @@ func (r *Relay) Round(ctx context.Context) error {
 			errs = append(errs, err)
 			return
 		}
-		if err := f(); err != nil {
+		if err := f(); err != nil && ctx.Err() == nil {
 			loggerOr(r.Logger).Warn("relay step failed", "step", name, "error", err)
 			errs = append(errs, err)
 		}

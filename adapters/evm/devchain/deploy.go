@@ -31,6 +31,14 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 	auth := bind.NewKeyedTransactor(admin, big.NewInt(ChainID))
 	auth.Context = ctx
 	adminAddr := crypto.PubkeyToAddress(admin.PublicKey)
+	// Number the deployer's transactions ourselves: the pool's pending
+	// nonce can lag behind transactions sent a moment ago.
+	nonce, err := cl.PendingNonceAt(ctx, adminAddr)
+	if err != nil {
+		return Bridge{}, fmt.Errorf("deployer nonce: %w", err)
+	}
+	next := func() *big.Int { n := new(big.Int).SetUint64(nonce); nonce++; return n }
+	auth.Nonce = next()
 	if len(relayers) == 0 {
 		relayers = []common.Address{adminAddr}
 	}
@@ -38,11 +46,19 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 	if err != nil {
 		return Bridge{}, fmt.Errorf("deploy distributor: %w", err)
 	}
+	auth.Nonce = next()
 	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0])
 	if err != nil {
 		return Bridge{}, fmt.Errorf("deploy token: %w", err)
 	}
-	txs := []*types.Transaction{dTx, tTx}
+	// Roles are granted once the contracts exist: a call estimated
+	// against a contract still in the pool runs out of gas when mined.
+	for _, tx := range []*types.Transaction{dTx, tTx} {
+		if _, err := c.WaitMined(ctx, tx.Hash()); err != nil {
+			return Bridge{}, err
+		}
+	}
+	var txs []*types.Transaction
 	// Further relayers (a claim swarm has one wallet each) get the role too.
 	for _, r := range relayers[1:] {
 		d, t := contracts.NewBatchDistributor(), contracts.NewBridgeToken()
@@ -53,6 +69,7 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 			{d.Instance(cl, dAddr), d.PackGrantRole(relayerRole(), r)},
 			{t.Instance(cl, tAddr), t.PackGrantRole(relayerRole(), r)},
 		} {
+			auth.Nonce = next()
 			tx, err := bind.Transact(target.c, auth, target.data)
 			if err != nil {
 				return Bridge{}, fmt.Errorf("grant relayer role to %s: %w", r, err)
