@@ -1,0 +1,191 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// ChainCursors is each chain indexer's cursor: the last scanned block,
+// its hash, the tip seen then (lag = tip - scanned_to) and how many reorgs
+// moved it back. All its events share the chain's partition, so plain log
+// order applies.
+type ChainCursors struct{}
+
+func (ChainCursors) Name() string     { return "chain_cursors" }
+func (ChainCursors) Version() int     { return 1 }
+func (ChainCursors) Topics() []string { return []string{topics.TopicChain} }
+func (p ChainCursors) Tables() []Table {
+	return []Table{{
+		Name: Versioned("chain_cursors", p.Version()),
+		Columns: []Column{
+			{Name: "chain_id", Type: Integer}, {Name: "scanned_to", Type: Integer}, {Name: "to_hash", Type: Text},
+			{Name: "tip", Type: Integer}, {Name: "reorgs", Type: Integer}, {Name: "rejected_logs", Type: Integer},
+			{Name: "updated_at", Type: Text, Nullable: true},
+		},
+		PrimaryKey: []string{"chain_id"},
+	}}
+}
+
+func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	at := FormatTime(ev.Envelope.RecordedAt)
+	switch e := ev.Body.(type) {
+	case *domain.ChainScanned:
+		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+			VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
+			to_hash = excluded.to_hash, tip = excluded.tip, updated_at = excluded.updated_at`,
+			int64(e.ChainID), int64(e.To), e.ToHash.Hex(), int64(e.Tip), at)
+		return err
+	case *domain.ChainReorged:
+		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+			VALUES (?, ?, '', 0, 1, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
+			to_hash = '', reorgs = chain_cursors_v1.reorgs + 1, updated_at = excluded.updated_at`,
+			int64(e.ChainID), int64(e.RewindTo), at)
+		return err
+	case *domain.ChainRescanRequested:
+		rewind := int64(0)
+		if e.From > 0 {
+			rewind = int64(e.From - 1)
+		}
+		_, err := tx.Exec(ctx, `UPDATE chain_cursors_v1 SET scanned_to = ?, to_hash = '', updated_at = ? WHERE chain_id = ? AND scanned_to > ?`,
+			rewind, at, int64(e.ChainID), rewind)
+		return err
+	case *domain.ChainLogRejected:
+		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+			VALUES (?, 0, '', 0, 0, 1, ?) ON CONFLICT (chain_id) DO UPDATE SET rejected_logs = chain_cursors_v1.rejected_logs + 1`,
+			int64(e.Ref.ChainID), at)
+		return err
+	}
+	return nil
+}
+
+// Batches is seed 000's batches and batch_leaves tables for every
+// settlement sequence. A batch is CREATED, then ANCHORED (or
+// ANCHOR_FAILED). Whether all its leaves were claimed is read by joining
+// batch_leaves with the withdrawals' status, not stored here: claims come
+// from other partitions, and a stored count would depend on replay order.
+type Batches struct{}
+
+func (Batches) Name() string     { return "batches" }
+func (Batches) Version() int     { return 1 }
+func (Batches) Topics() []string { return []string{topics.TopicBatches} }
+func (p Batches) Tables() []Table {
+	return []Table{{
+		Name: Versioned("batches", p.Version()),
+		Columns: []Column{
+			{Name: "sequence_id", Type: Text}, {Name: "id", Type: Integer}, {Name: "merkle_root", Type: Text},
+			{Name: "total_amount", Type: Text}, {Name: "leaf_count", Type: Integer}, {Name: "created_at", Type: Text, Nullable: true},
+			{Name: "anchored_at", Type: Text, Nullable: true}, {Name: "status", Type: Text},
+			{Name: "anchor_tx_hash", Type: Text, Nullable: true}, {Name: "anchor_gas_used", Type: Integer, Nullable: true},
+			{Name: "error_reason", Type: Text, Nullable: true},
+		},
+		PrimaryKey: []string{"sequence_id", "id"},
+		Indexes:    []Index{{Columns: []string{"merkle_root"}, Unique: true}, {Columns: []string{"status"}}},
+	}, {
+		Name: Versioned("batch_leaves", p.Version()),
+		Columns: []Column{
+			{Name: "sequence_id", Type: Text}, {Name: "batch_id", Type: Integer}, {Name: "leaf_index", Type: Integer},
+			{Name: "withdrawal_key", Type: Text}, {Name: "w_tx_hash", Type: Text}, {Name: "w_log_index", Type: Integer},
+			{Name: "tx_id", Type: Integer}, {Name: "funder", Type: Text},
+			{Name: "recipient", Type: Text}, {Name: "amount", Type: Text}, {Name: "leaf_hash", Type: Text},
+		},
+		PrimaryKey: []string{"sequence_id", "batch_id", "leaf_index"},
+		Indexes:    []Index{{Columns: []string{"sequence_id", "batch_id", "withdrawal_key"}, Unique: true}, {Columns: []string{"w_tx_hash", "w_log_index"}}},
+	}}
+}
+
+func (p Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	at := FormatTime(ev.Envelope.RecordedAt)
+	switch e := ev.Body.(type) {
+	case *domain.BatchCreated:
+		seq := e.Settlement.SequenceID()
+		if _, err := tx.Exec(ctx, `INSERT INTO batches_v1 (sequence_id, id, merkle_root, total_amount, leaf_count, created_at, status)
+			VALUES (?, ?, ?, ?, ?, ?, 'CREATED') ON CONFLICT (sequence_id, id) DO NOTHING`,
+			seq, int64(e.BatchID), e.Root.Hex(), e.TotalAmount.String(), len(e.Leaves), at); err != nil {
+			return err
+		}
+		for _, l := range e.Leaves {
+			if _, err := tx.Exec(ctx, `INSERT INTO batch_leaves_v1 (sequence_id, batch_id, leaf_index, withdrawal_key, w_tx_hash, w_log_index,
+				tx_id, funder, recipient, amount, leaf_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sequence_id, batch_id, leaf_index) DO NOTHING`,
+				seq, int64(e.BatchID), int64(l.Index), l.Withdrawal.Key(), l.Withdrawal.TxHash.Hex(), int64(l.Withdrawal.LogIndex), int64(l.TxID), l.Funder.Hex(), l.Recipient.Hex(),
+				l.Amount.String(), l.Leaf.Hex()); err != nil {
+				return err
+			}
+		}
+	case *domain.BatchAnchored:
+		_, err := tx.Exec(ctx, `UPDATE batches_v1 SET status = 'ANCHORED', anchored_at = ?, anchor_tx_hash = ?, anchor_gas_used = ?
+			WHERE sequence_id = ? AND id = ?`, at, e.TxHash.Hex(), int64(e.GasUsed), e.Settlement.SequenceID(), int64(e.BatchID))
+		return err
+	case *domain.BatchAnchorFailed:
+		_, err := tx.Exec(ctx, `UPDATE batches_v1 SET status = 'ANCHOR_FAILED', error_reason = ? WHERE sequence_id = ? AND id = ? AND status = 'CREATED'`,
+			e.Reason, e.Settlement.SequenceID(), int64(e.BatchID))
+		return err
+	}
+	return nil
+}
+
+// TxIntents records every transaction the relayer signed and how it
+// ended: the audit trail of side effects, and the open intents a handler
+// must reconcile before sending anything new. Intents and outcomes of one
+// subject share its partition.
+type TxIntents struct{}
+
+func (TxIntents) Name() string { return "tx_intents" }
+func (TxIntents) Version() int { return 1 }
+func (TxIntents) Topics() []string {
+	return []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims}
+}
+func (p TxIntents) Tables() []Table {
+	return []Table{{
+		Name: Versioned("tx_intents", p.Version()),
+		Columns: []Column{
+			{Name: "subject", Type: Text}, {Name: "tx_hash", Type: Text}, {Name: "purpose", Type: Text},
+			{Name: "chain_id", Type: Integer}, {Name: "sender", Type: Text}, {Name: "nonce", Type: Integer},
+			{Name: "attempt", Type: Integer}, {Name: "intent_json", Type: Text}, {Name: "status", Type: Text},
+			{Name: "reason", Type: Text}, {Name: "gas_used", Type: Integer}, {Name: "block_number", Type: Integer},
+			{Name: "sent_at", Type: Text, Nullable: true}, {Name: "settled_at", Type: Text, Nullable: true},
+		},
+		PrimaryKey: []string{"subject", "tx_hash"},
+		Indexes:    []Index{{Columns: []string{"status"}}},
+	}}
+}
+
+// TxOpen is the status of an intent without an outcome.
+const TxOpen = "OPEN"
+
+func (p TxIntents) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	at := FormatTime(ev.Envelope.RecordedAt)
+	switch e := ev.Body.(type) {
+	case *domain.TxIntent:
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO tx_intents_v1 (subject, tx_hash, purpose, chain_id, sender, nonce, attempt, intent_json,
+			status, reason, gas_used, block_number, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 0, 0, ?)
+			ON CONFLICT (subject, tx_hash) DO NOTHING`,
+			e.Subject, e.TxHash.Hex(), string(e.Purpose), int64(e.ChainID), e.From.Hex(), int64(e.Nonce), e.Attempt,
+			string(raw), TxOpen, at)
+		return err
+	case *domain.TxOutcome:
+		// Decisions taken without a send (a call that would revert) have
+		// no intent: their outcome is its own row, with a zero hash.
+		_, err := tx.Exec(ctx, `INSERT INTO tx_intents_v1 (subject, tx_hash, purpose, chain_id, sender, nonce, attempt, intent_json,
+			status, reason, gas_used, block_number, sent_at, settled_at) VALUES (?, ?, ?, 0, '', ?, 0, '', ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (subject, tx_hash) DO UPDATE SET status = excluded.status, reason = excluded.reason,
+			gas_used = excluded.gas_used, block_number = excluded.block_number, settled_at = excluded.settled_at`,
+			e.Subject, e.TxHash.Hex(), string(e.Purpose), int64(e.Nonce), string(e.Status), e.Reason, int64(e.GasUsed),
+			int64(e.BlockNumber), at, at)
+		return err
+	}
+	return nil
+}
+
+// decodeIntent reads an intent back from its row.
+func decodeIntent(js string) (domain.TxIntent, error) {
+	var in domain.TxIntent
+	err := json.Unmarshal([]byte(js), &in)
+	return in, err
+}

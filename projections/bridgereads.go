@@ -1,0 +1,437 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// BridgeReader answers the relay handlers' questions from the live
+// versions of the bridge projections. Each call reads in its own
+// transaction, so it sees a committed state.
+type BridgeReader struct {
+	Store Store
+}
+
+// read runs f in a transaction that is rolled back afterwards.
+func (r BridgeReader) read(ctx context.Context, f func(tx Tx) error) error {
+	tx, err := r.Store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return f(tx)
+}
+
+// table is the live table of a projection, or "" when the projection was
+// never built (nothing to read yet).
+func table(ctx context.Context, tx Tx, projection, base string) (string, error) {
+	v, err := LiveVersion(ctx, tx, projection)
+	if errors.Is(err, ErrNoLiveVersion) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return Versioned(base, v), nil
+}
+
+// Cursor reads chain chainID's cursor.
+func (r BridgeReader) Cursor(ctx context.Context, chainID uint64) (domain.Cursor, error) {
+	var c domain.Cursor
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, ChainCursors{}.Name(), "chain_cursors")
+		if err != nil || t == "" {
+			return err
+		}
+		var scanned, tip int64
+		var hash string
+		err = tx.QueryRow(ctx, `SELECT scanned_to, to_hash, tip, reorgs, rejected_logs FROM `+t+` WHERE chain_id = ?`, int64(chainID)).
+			Scan(&scanned, &hash, &tip, &c.Reorgs, &c.RejectedLogs)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c.ScannedTo, c.Tip = uint64(scanned), uint64(tip)
+		if hash != "" {
+			if c.ToHash, err = domain.ParseHash32(hash); err != nil {
+				return fmt.Errorf("chain_cursors %d: %w", chainID, err)
+			}
+		}
+		// Only a scan sets a tip; a cursor made only by rejected logs or a
+		// rewind before any scan is no cursor.
+		c.Found = tip > 0 || scanned > 0
+		return nil
+	})
+	return c, err
+}
+
+// Sequence reads a settlement's last batch and whether it is anchored.
+func (r BridgeReader) Sequence(ctx context.Context, s domain.Settlement) (domain.SequenceState, error) {
+	var st domain.SequenceState
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, Batches{}.Name(), "batches")
+		if err != nil || t == "" {
+			return err
+		}
+		var id int64
+		var status string
+		err = tx.QueryRow(ctx, `SELECT id, status FROM `+t+` WHERE sequence_id = ? ORDER BY id DESC LIMIT 1`, s.SequenceID()).Scan(&id, &status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		st.LastBatchID, st.LastAnchored = uint64(id), status == "ANCHORED"
+		return nil
+	})
+	return st, err
+}
+
+// OpenIntents lists a subject's intents without an outcome, oldest first.
+func (r BridgeReader) OpenIntents(ctx context.Context, subject string) ([]domain.TxIntent, error) {
+	var out []domain.TxIntent
+	err := r.read(ctx, func(tx Tx) error {
+		var err error
+		out, err = openIntents(ctx, tx, subject)
+		return err
+	})
+	return out, err
+}
+
+func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent, error) {
+	t, err := table(ctx, tx, TxIntents{}.Name(), "tx_intents")
+	if err != nil || t == "" {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, `SELECT intent_json FROM `+t+` WHERE subject = ? AND status = ? ORDER BY nonce, attempt`, subject, TxOpen)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []domain.TxIntent
+	for rows.Next() {
+		var js string
+		if err := rows.Scan(&js); err != nil {
+			return nil, err
+		}
+		in, err := decodeIntent(js)
+		if err != nil {
+			return nil, fmt.Errorf("tx_intents %s: %w", subject, err)
+		}
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
+// ToAnchor returns the sequence's last batch if it is created but not yet
+// anchored, rebuilt from batches and batch_leaves, with its open anchor
+// intents.
+func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domain.AnchorTask, error) {
+	var task *domain.AnchorTask
+	err := r.read(ctx, func(tx Tx) error {
+		bt, err := table(ctx, tx, Batches{}.Name(), "batches")
+		if err != nil || bt == "" {
+			return err
+		}
+		lt := "batch_leaves" + bt[len("batches"):]
+		var id int64
+		var root, total string
+		err = tx.QueryRow(ctx, `SELECT id, merkle_root, total_amount FROM `+bt+` WHERE sequence_id = ? AND status = 'CREATED'
+			ORDER BY id DESC LIMIT 1`, s.SequenceID()).Scan(&id, &root, &total)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b := domain.BatchCreated{Settlement: s, BatchID: uint64(id)}
+		if b.Root, err = domain.ParseHash32(root); err != nil {
+			return err
+		}
+		if b.TotalAmount, err = domain.ParseAmount(total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT leaf_index, withdrawal_key, tx_id, funder, recipient, amount, leaf_hash FROM `+lt+`
+			WHERE sequence_id = ? AND batch_id = ? ORDER BY leaf_index`, s.SequenceID(), id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var idx, txID int64
+			var key, funder, recipient, amount, leaf string
+			if err := rows.Scan(&idx, &key, &txID, &funder, &recipient, &amount, &leaf); err != nil {
+				return err
+			}
+			l := domain.BatchLeaf{Index: uint32(idx), TxID: uint64(txID)}
+			var errs [5]error
+			l.Withdrawal, errs[0] = domain.ParseLogRef(key)
+			l.Funder, errs[1] = domain.ParseAddress(funder)
+			l.Recipient, errs[2] = domain.ParseAddress(recipient)
+			l.Amount, errs[3] = domain.ParseAmount(amount)
+			l.Leaf, errs[4] = domain.ParseHash32(leaf)
+			if err := errors.Join(errs[:]...); err != nil {
+				return fmt.Errorf("batch %d leaf %d: %w", id, idx, err)
+			}
+			b.Leaves = append(b.Leaves, l)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		open, err := openIntents(ctx, tx, b.SourceKey())
+		if err != nil {
+			return err
+		}
+		task = &domain.AnchorTask{Batch: b, Open: open}
+		return nil
+	})
+	return task, err
+}
+
+// Unconfirmed lists chain chainID's detected deposits and withdrawals that
+// are neither confirmed nor known to be reorged out.
+func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain.Observed, error) {
+	var out []domain.Observed
+	err := r.read(ctx, func(tx Tx) error {
+		for _, src := range []struct {
+			projection string
+			withdrawal bool
+		}{{Deposits{}.Name(), false}, {Withdrawals{}.Name(), true}} {
+			t, err := table(ctx, tx, src.projection, src.projection)
+			if err != nil {
+				return err
+			}
+			if t == "" {
+				continue
+			}
+			rows, err := tx.Query(ctx, `SELECT tx_hash, log_index, block_number, block_hash FROM `+t+`
+				WHERE chain_id = ? AND status = ? AND block_hash IS NOT NULL
+				AND (reorged_block_hash IS NULL OR reorged_block_hash <> block_hash)
+				ORDER BY block_number, tx_hash, log_index`, int64(chainID), string(domain.StatusDetected))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var txHash, blockHash string
+				var logIndex, block int64
+				if err := rows.Scan(&txHash, &logIndex, &block, &blockHash); err != nil {
+					rows.Close()
+					return err
+				}
+				o := domain.Observed{Withdrawal: src.withdrawal, BlockNumber: uint64(block)}
+				var e1, e2 error
+				o.Ref.TxHash, e1 = domain.ParseHash32(txHash)
+				o.BlockHash, e2 = domain.ParseHash32(blockHash)
+				if err := errors.Join(e1, e2); err != nil {
+					rows.Close()
+					return fmt.Errorf("%s: %w", t, err)
+				}
+				o.Ref.ChainID, o.Ref.LogIndex = chainID, uint32(logIndex)
+				out = append(out, o)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MintPending lists confirmed deposits not yet minted or failed, oldest
+// first, with their open mint intents.
+func (r BridgeReader) MintPending(ctx context.Context, limit int) ([]domain.MintTask, error) {
+	var out []domain.MintTask
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, Deposits{}.Name(), "deposits")
+		if err != nil || t == "" {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT chain_id, tx_hash, log_index, contract, depositor, amount, recipient,
+			block_number, block_hash, onchain_id FROM `+t+` WHERE status = ? ORDER BY first_partition, first_offset LIMIT ?`,
+			string(domain.StatusConfirmed), limit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var chainID, logIndex, block, onchain int64
+			var txHash, contract, depositor, amount, recipient, blockHash string
+			if err := rows.Scan(&chainID, &txHash, &logIndex, &contract, &depositor, &amount, &recipient, &block, &blockHash, &onchain); err != nil {
+				rows.Close()
+				return err
+			}
+			d := domain.DepositDetected{BlockNumber: uint64(block), OnChainID: uint64(onchain)}
+			var errs [7]error
+			d.Ref, errs[0] = refOf(chainID, txHash, logIndex)
+			d.Contract, errs[1] = domain.ParseAddress(contract)
+			d.Depositor, errs[2] = domain.ParseAddress(depositor)
+			d.Amount, errs[3] = domain.ParseAmount(amount)
+			d.Recipient, errs[4] = domain.ParseAddress(recipient)
+			d.BlockHash, errs[5] = domain.ParseHash32(blockHash)
+			if err := errors.Join(errs[:]...); err != nil {
+				rows.Close()
+				return fmt.Errorf("%s %s:%d: %w", t, txHash, logIndex, err)
+			}
+			out = append(out, domain.MintTask{Deposit: d})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			if out[i].Open, err = openIntents(ctx, tx, out[i].Deposit.AggregateID()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Unbatched lists confirmed withdrawals that are in no batch yet, lowest
+// on-chain id first.
+func (r BridgeReader) Unbatched(ctx context.Context, limit int) ([]domain.PendingWithdrawal, error) {
+	var out []domain.PendingWithdrawal
+	err := r.read(ctx, func(tx Tx) error {
+		wt, err := table(ctx, tx, Withdrawals{}.Name(), "withdrawals")
+		if err != nil || wt == "" {
+			return err
+		}
+		bt, err := table(ctx, tx, Batches{}.Name(), "batch_leaves")
+		if err != nil {
+			return err
+		}
+		notBatched := ""
+		if bt != "" {
+			// A batch created but not yet marked on its withdrawals (a
+			// crash in between) still owns them.
+			notBatched = ` AND NOT EXISTS (SELECT 1 FROM ` + bt + ` l WHERE l.w_tx_hash = w.tx_hash AND l.w_log_index = w.log_index)`
+		}
+		rows, err := tx.Query(ctx, `SELECT w.chain_id, w.tx_hash, w.log_index, w.onchain_id, w.withdrawer, w.recipient, w.amount, w.confirmed_at
+			FROM `+wt+` w WHERE w.status = ?`+notBatched+` ORDER BY w.onchain_id, w.tx_hash, w.log_index LIMIT ?`,
+			string(domain.StatusConfirmed), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var chainID, logIndex, onchain int64
+			var txHash, withdrawer, recipient, amount string
+			var confirmedAt sql.NullString
+			if err := rows.Scan(&chainID, &txHash, &logIndex, &onchain, &withdrawer, &recipient, &amount, &confirmedAt); err != nil {
+				return err
+			}
+			w := domain.PendingWithdrawal{TxID: uint64(onchain)}
+			var errs [5]error
+			w.Ref, errs[0] = refOf(chainID, txHash, logIndex)
+			w.Funder, errs[1] = domain.ParseAddress(withdrawer)
+			w.Recipient, errs[2] = domain.ParseAddress(recipient)
+			w.Amount, errs[3] = domain.ParseAmount(amount)
+			if confirmedAt.Valid {
+				w.ConfirmedAt, errs[4] = ParseTime(confirmedAt.String)
+			}
+			if err := errors.Join(errs[:]...); err != nil {
+				return fmt.Errorf("%s %s:%d: %w", wt, txHash, logIndex, err)
+			}
+			out = append(out, w)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// BridgeStats summarises the bridge for operators and the devnet summary.
+type BridgeStats struct {
+	Deposits    map[string]int64 // by status
+	Withdrawals map[string]int64 // by status
+	Batches     map[string]int64 // by status
+	Conflicts   int64            // events recorded as conflicting duplicates
+	// Gas used by settled transactions, per purpose (mint, anchor, claim):
+	// what each costs, from the relay's own outcomes.
+	Gas map[string]GasStats
+}
+
+// GasStats are the gas figures of one kind of transaction.
+type GasStats struct {
+	Count  int64
+	Total  int64
+	Median int64
+	Max    int64
+}
+
+// Stats reads the bridge's counters.
+func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
+	s := BridgeStats{Deposits: map[string]int64{}, Withdrawals: map[string]int64{}, Batches: map[string]int64{}, Gas: map[string]GasStats{}}
+	err := r.read(ctx, func(tx Tx) error {
+		count := func(projection, base, col string, into map[string]int64) error {
+			t, err := table(ctx, tx, projection, base)
+			if err != nil || t == "" {
+				return err
+			}
+			rows, err := tx.Query(ctx, `SELECT `+col+`, COUNT(*) FROM `+t+` GROUP BY `+col)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k string
+				var n int64
+				if err := rows.Scan(&k, &n); err != nil {
+					return err
+				}
+				into[k] = n
+			}
+			return rows.Err()
+		}
+		if err := errors.Join(
+			count(Deposits{}.Name(), "deposits", "status", s.Deposits),
+			count(Withdrawals{}.Name(), "withdrawals", "status", s.Withdrawals),
+			count(Batches{}.Name(), "batches", "status", s.Batches),
+		); err != nil {
+			return err
+		}
+		if t, err := table(ctx, tx, ProcessedEventsName, "event_conflicts"); err != nil {
+			return err
+		} else if t != "" {
+			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+t).Scan(&s.Conflicts); err != nil {
+				return err
+			}
+		}
+		t, err := table(ctx, tx, TxIntents{}.Name(), "tx_intents")
+		if err != nil || t == "" {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT purpose, gas_used FROM `+t+` WHERE status = ? AND gas_used > 0 ORDER BY purpose, gas_used`,
+			string(domain.TxSucceeded))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		all := map[string][]int64{}
+		for rows.Next() {
+			var p string
+			var g int64
+			if err := rows.Scan(&p, &g); err != nil {
+				return err
+			}
+			all[p] = append(all[p], g)
+		}
+		for p, gs := range all {
+			st := GasStats{Count: int64(len(gs)), Median: gs[len(gs)/2], Max: gs[len(gs)-1]}
+			for _, g := range gs {
+				st.Total += g
+			}
+			s.Gas[p] = st
+		}
+		return rows.Err()
+	})
+	return s, err
+}
