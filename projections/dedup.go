@@ -14,9 +14,9 @@ import (
 // different content. The runner always runs it first: its verdict decides
 // which events the other projections see.
 //
-// The seed's SERIAL id is replaced by the first event's log position,
-// which is the row's primary key: it is deterministic (a rebuild gives the
-// same ids) and keeps inserts in append order. Lookups by key go through a
+// The seed's SERIAL id is the first event's log position ([PositionID]):
+// deterministic (a rebuild gives the same ids) and in append order, so
+// inserts go to the end of the table. Lookups by key go through a
 // 64-bit hash of the key (source_hash) and compare the full key, because
 // an index of full keys in random order is what makes a million-key
 // rebuild slow.
@@ -33,12 +33,12 @@ func (p ProcessedEvents) table() string     { return Versioned("processed_events
 func (p ProcessedEvents) conflicts() string { return Versioned("event_conflicts", p.Version()) }
 
 var processedCols = []string{
-	"first_topic", "first_partition", "first_offset", "event_source", "source_hash",
+	"id", "first_topic", "first_partition", "first_offset", "event_source", "source_hash",
 	"event_type", "first_event_id", "content_hash", "processed_at", "duplicates",
 }
 
 var conflictCols = []string{
-	"conflict_topic", "conflict_partition", "conflict_offset", "event_source",
+	"id", "conflict_topic", "conflict_partition", "conflict_offset", "event_source",
 	"conflict_event_id", "conflict_type", "conflict_hash", "recorded_at",
 	"first_topic", "first_partition", "first_offset", "first_event_id", "first_type", "first_hash",
 }
@@ -48,6 +48,7 @@ func (p ProcessedEvents) Tables() []Table {
 		{
 			Name: p.table(),
 			Columns: []Column{
+				{Name: "id", Type: Integer}, // PositionID of the first event
 				{Name: "first_topic", Type: Text},
 				{Name: "first_partition", Type: Integer},
 				{Name: "first_offset", Type: Integer},
@@ -59,12 +60,13 @@ func (p ProcessedEvents) Tables() []Table {
 				{Name: "processed_at", Type: Text, Nullable: true},
 				{Name: "duplicates", Type: Integer},
 			},
-			PrimaryKey: []string{"first_topic", "first_partition", "first_offset"},
+			PrimaryKey: []string{"id"},
 			Indexes:    []Index{{Columns: []string{"source_hash"}}},
 		},
 		{
 			Name: p.conflicts(),
 			Columns: []Column{
+				{Name: "id", Type: Integer}, // PositionID of the conflicting event
 				{Name: "conflict_topic", Type: Text},
 				{Name: "conflict_partition", Type: Integer},
 				{Name: "conflict_offset", Type: Integer},
@@ -80,7 +82,7 @@ func (p ProcessedEvents) Tables() []Table {
 				{Name: "first_type", Type: Text},
 				{Name: "first_hash", Type: Text},
 			},
-			PrimaryKey: []string{"conflict_topic", "conflict_partition", "conflict_offset"},
+			PrimaryKey: []string{"id"},
 			Indexes:    []Index{{Columns: []string{"event_source"}}},
 		},
 	}
@@ -103,6 +105,7 @@ func SourceHash(key string) int64 {
 
 // firstSeen is what the dedup table knows about a source key.
 type firstSeen struct {
+	rowid   int64
 	topic   string
 	part    int32
 	off     int64
@@ -145,9 +148,12 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 		case f == nil:
 			f = &firstSeen{topic: ev.Position.Topic, part: ev.Position.Partition, off: ev.Position.Offset,
 				id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash}
+			if f.rowid, err = PositionID(ev.Position); err != nil {
+				return st, err
+			}
 			known[key] = f
 			cache.add(key)
-			inserts = append(inserts, f.topic, f.part, f.off, key, SourceHash(key), f.typ, f.id,
+			inserts = append(inserts, f.rowid, f.topic, f.part, f.off, key, SourceHash(key), f.typ, f.id,
 				hex.EncodeToString(f.content[:]), FormatTime(ev.Envelope.RecordedAt), 0)
 			ev.Verdict = First
 		case f.is(ev):
@@ -160,7 +166,11 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 		default:
 			ev.Verdict = Conflict
 			if !judged {
-				conflicts = append(conflicts, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
+				cid, err := PositionID(ev.Position)
+				if err != nil {
+					return st, err
+				}
+				conflicts = append(conflicts, cid, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
 					ev.Envelope.ID, ev.Envelope.Type, hex.EncodeToString(ev.ContentHash[:]), FormatTime(ev.Envelope.RecordedAt),
 					f.topic, f.part, f.off, f.id, f.typ, hex.EncodeToString(f.content[:]))
 			}
@@ -175,18 +185,17 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 		}
 	}
 	ins := Bulk{Table: p.table(), Columns: processedCols,
-		Tail: "ON CONFLICT (first_topic, first_partition, first_offset) DO NOTHING"}
+		Tail: "ON CONFLICT (id) DO NOTHING"}
 	if err := ins.Exec(ctx, tx, inserts); err != nil {
 		return st, err
 	}
 	con := Bulk{Table: p.conflicts(), Columns: conflictCols,
-		Tail: "ON CONFLICT (conflict_topic, conflict_partition, conflict_offset) DO NOTHING"}
+		Tail: "ON CONFLICT (id) DO NOTHING"}
 	if err := con.Exec(ctx, tx, conflicts); err != nil {
 		return st, err
 	}
 	for f, n := range dups {
-		if _, err := tx.Exec(ctx, `UPDATE `+p.table()+` SET duplicates = duplicates + ?
-			WHERE first_topic = ? AND first_partition = ? AND first_offset = ?`, n, f.topic, f.part, f.off); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE `+p.table()+` SET duplicates = duplicates + ? WHERE id = ?`, n, f.rowid); err != nil {
 			return st, err
 		}
 	}
@@ -224,7 +233,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		for len(args) < k {
 			args = append(args, hashes[0])
 		}
-		q := `SELECT event_source, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` +
+		q := `SELECT event_source, id, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` +
 			p.table() + ` WHERE source_hash IN (` + strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
@@ -233,7 +242,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		for rows.Next() {
 			var key, ch string
 			f := &firstSeen{}
-			if err := rows.Scan(&key, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
+			if err := rows.Scan(&key, &f.rowid, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
 				rows.Close()
 				return nil, err
 			}

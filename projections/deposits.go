@@ -49,8 +49,8 @@ func (d Deposits) Tables() []Table {
 	return []Table{{
 		Name:       d.table(),
 		Columns:    cols,
-		PrimaryKey: []string{"first_partition", "first_offset"},
-		Indexes:    append(lifecycleIndexes(), Index{Columns: []string{"confirmed_at"}}),
+		PrimaryKey: []string{"id"},
+		Indexes:    lifecycleIndexes(),
 	}}
 }
 
@@ -71,7 +71,7 @@ type depositRow struct {
 }
 
 func (r *depositRow) args(dst []any) []any {
-	return append(dst, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
+	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
 		r.status, r.contract, r.depositor, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.mintedAt, r.mintTxHash, r.gasUsed,
 		r.mintBlock, r.failedAt, r.errorReason, r.reorgedBlockHash)
@@ -80,7 +80,7 @@ func (r *depositRow) args(dst []any) []any {
 func (r *depositRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
-	if err := sr.Scan(&r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
+	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
 		&r.status, &r.contract, &r.depositor, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
 		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.mintedAt, &r.mintTxHash, &r.gasUsed,
 		&r.mintBlock, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
@@ -142,7 +142,11 @@ func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
 		}
 		r := rows[ref]
 		if r == nil {
-			r = &depositRow{id: rowID{ev.Position.Partition, ev.Position.Offset}, ref: ref}
+			id, err := newRowID(ev)
+			if err != nil {
+				return err
+			}
+			r = &depositRow{id: id, ref: ref}
 			rows[ref] = r
 		}
 		if err := r.fold(ev); err != nil {
@@ -157,7 +161,7 @@ func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
 	for _, r := range order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: d.table(), Columns: depositCols, Tail: UpsertTail([]string{"first_partition", "first_offset"}, depositCols)}
+	b := Bulk{Table: d.table(), Columns: depositCols, Tail: UpsertTail([]string{"id"}, depositCols)}
 	return b.Exec(ctx, tx, args)
 }
 

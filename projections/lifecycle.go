@@ -17,19 +17,26 @@ import (
 // a batch in memory: load the touched rows, apply the events, write the
 // changed rows back in bulk.
 
-// rowID is a lifecycle row's primary key: the position, on the bridge
-// topic, of the first event that created the row. Unlike the seed's SERIAL
-// it is the same on every rebuild.
+// rowID is a lifecycle row's identity: the position of the first event
+// that created the row, packed by [PositionID] into the primary key.
+// Unlike the seed's SERIAL it is the same on every rebuild.
 type rowID struct {
+	id   int64
 	part int32
 	off  int64
 }
 
-// lifecycleCols are the leading columns of both tables.
-var lifecycleKeyCols = []string{"first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
+func newRowID(ev *Event) (rowID, error) {
+	id, err := PositionID(ev.Position)
+	return rowID{id: id, part: ev.Position.Partition, off: ev.Position.Offset}, err
+}
+
+// lifecycleKeyCols are the leading columns of both tables.
+var lifecycleKeyCols = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
 
 func lifecycleKeyColumns() []Column {
 	return []Column{
+		{Name: "id", Type: Integer},
 		{Name: "first_partition", Type: Integer},
 		{Name: "first_offset", Type: Integer},
 		{Name: "chain_id", Type: Integer},

@@ -42,7 +42,7 @@ func (c *config) setDefaults() {
 		c.logger = slog.Default()
 	}
 	if c.batchSize <= 0 {
-		c.batchSize = 20000
+		c.batchSize = 5000
 	}
 	if c.readChunk <= 0 {
 		c.readChunk = 4096
@@ -70,7 +70,8 @@ func WithMetrics(m Metrics) Option { return func(cfg *config) { cfg.metrics = m 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger = l } }
 
-// WithBatchSize sets how many events one transaction folds (default 20000).
+// WithBatchSize sets how many events one transaction folds (default 5000;
+// larger batches are a little faster and hold more memory).
 func WithBatchSize(n int) Option { return func(cfg *config) { cfg.batchSize = n } }
 
 // WithPollInterval sets how often [Runner.Follow] looks for new events
@@ -549,6 +550,9 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 		cursor[k] = from[k]
 	}
 	dec := topics.NewDecoder(r.cfg.limits)
+	// Read returns a fresh buffer per record, kept with its event until
+	// the batch is applied: strings may alias it.
+	dec.AliasInput = true
 	var hashBuf []byte
 	b := &batch{next: map[tp]int64{}}
 	send := func() error {

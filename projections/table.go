@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // ColumnType is a portable column type. Integers are 64-bit everywhere;
@@ -90,6 +92,10 @@ func (t Table) Validate() error {
 
 // DDL returns the statements that create t (if absent) in dialect d.
 func (t Table) DDL(d Dialect) []string {
+	// A single integer key is SQLite's rowid: one b-tree instead of a
+	// WITHOUT ROWID table keyed by several columns, which is much slower
+	// to insert into.
+	rowid := len(t.PrimaryKey) == 1 && t.column(t.PrimaryKey[0]).Type == Integer
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", t.Name)
 	for i, c := range t.Columns {
@@ -98,6 +104,8 @@ func (t Table) DDL(d Dialect) []string {
 		}
 		b.WriteString(c.Name)
 		switch {
+		case rowid && c.Name == t.PrimaryKey[0] && d == SQLite:
+			b.WriteString(" INTEGER") // exactly INTEGER: an alias of the rowid
 		case c.Type == Integer:
 			b.WriteString(" BIGINT")
 		case d == Postgres:
@@ -112,7 +120,7 @@ func (t Table) DDL(d Dialect) []string {
 		}
 	}
 	fmt.Fprintf(&b, ", PRIMARY KEY (%s))", strings.Join(t.PrimaryKey, ", "))
-	if d == SQLite {
+	if d == SQLite && !rowid {
 		// The primary key is the row's identity; no hidden rowid b-tree.
 		b.WriteString(" WITHOUT ROWID")
 	}
@@ -127,3 +135,40 @@ func (t Table) DDL(d Dialect) []string {
 	}
 	return out
 }
+
+func (t Table) column(name string) Column {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return Column{}
+}
+
+// Bounds of [PositionID].
+const (
+	maxIDOffset    = 1<<40 - 1
+	maxIDPartition = 1<<12 - 1
+	maxIDTopic     = 1<<11 - 1
+)
+
+// PositionID packs a log position into one non-negative integer: topic
+// (its index in [topics.Topics]) in the top 11 bits, partition in the next
+// 12, offset in the low 40. Rows keyed by the position of the event that
+// created them get a compact, deterministic primary key, the same on every
+// rebuild (a SERIAL would depend on how partitions interleave).
+func PositionID(p topics.Position) (int64, error) {
+	ti, ok := topicIndex[p.Topic]
+	if !ok || ti > maxIDTopic || p.Partition < 0 || p.Partition > maxIDPartition || p.Offset < 0 || p.Offset > maxIDOffset {
+		return 0, fmt.Errorf("position %s cannot be packed into an id (known topic, partition < 4096, offset < 2^40)", FormatPosition(p))
+	}
+	return int64(ti)<<52 | int64(p.Partition)<<40 | p.Offset, nil
+}
+
+var topicIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range topics.Topics() {
+		m[s.Name] = i
+	}
+	return m
+}()

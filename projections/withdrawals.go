@@ -56,7 +56,7 @@ func (w Withdrawals) Tables() []Table {
 	return []Table{{
 		Name:       w.table(),
 		Columns:    cols,
-		PrimaryKey: []string{"first_partition", "first_offset"},
+		PrimaryKey: []string{"id"},
 		Indexes:    lifecycleIndexes(),
 	}}
 }
@@ -78,7 +78,7 @@ type withdrawalRow struct {
 }
 
 func (r *withdrawalRow) args(dst []any) []any {
-	return append(dst, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
+	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
 		r.status, r.contract, r.withdrawer, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed,
 		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash)
@@ -87,7 +87,7 @@ func (r *withdrawalRow) args(dst []any) []any {
 func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
-	if err := sr.Scan(&r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
+	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
 		&r.status, &r.contract, &r.withdrawer, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
 		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed,
 		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
@@ -149,7 +149,11 @@ func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error 
 		}
 		r := rows[ref]
 		if r == nil {
-			r = &withdrawalRow{id: rowID{ev.Position.Partition, ev.Position.Offset}, ref: ref}
+			id, err := newRowID(ev)
+			if err != nil {
+				return err
+			}
+			r = &withdrawalRow{id: id, ref: ref}
 			rows[ref] = r
 		}
 		if err := r.fold(ev); err != nil {
@@ -164,7 +168,7 @@ func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error 
 	for _, r := range order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: UpsertTail([]string{"first_partition", "first_offset"}, withdrawalCols)}
+	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: UpsertTail([]string{"id"}, withdrawalCols)}
 	return b.Exec(ctx, tx, args)
 }
 

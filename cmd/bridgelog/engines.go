@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// engineFlags choose the log and the projection store; every subcommand
+// shares them. The defaults are the embedded engines in ./bridgelog-data,
+// so a newcomer needs no server.
+var engineFlags struct {
+	data    string
+	log     string
+	brokers []string
+	store   string
+	pgDSN   string
+}
+
+func init() {
+	f := rootCmd.PersistentFlags()
+	f.StringVar(&engineFlags.data, "data", "./bridgelog-data", "data directory: the embedded log (DATA/log) and the SQLite store (DATA/projections.db)")
+	f.StringVar(&engineFlags.log, "log", "embedded", "log engine: embedded (files in --data) or kafka (--brokers)")
+	f.StringSliceVar(&engineFlags.brokers, "brokers", []string{"127.0.0.1:9092"}, "Kafka bootstrap brokers, host:port (with --log kafka)")
+	f.StringVar(&engineFlags.store, "store", "sqlite", "projection store: sqlite (DATA/projections.db) or postgres (--pg-dsn)")
+	f.StringVar(&engineFlags.pgDSN, "pg-dsn", os.Getenv("BRIDGELOG_PG_DSN"), "PostgreSQL DSN with --store postgres, e.g. postgres://user@host:5432/db (default $BRIDGELOG_PG_DSN)")
+}
+
+// engines are the opened log and store.
+type engines struct {
+	Log   topics.Log
+	Store projections.Store
+}
+
+// Close closes both engines, logging (not returning) failures: it runs on
+// the way out.
+func (e *engines) Close() {
+	if e.Store != nil {
+		if err := e.Store.Close(); err != nil {
+			slog.Warn("close store", "err", err)
+		}
+	}
+	if e.Log != nil {
+		if err := e.Log.Close(); err != nil {
+			slog.Warn("close log", "err", err)
+		}
+	}
+}
+
+// openEngines opens the log and the store the flags name.
+func openEngines(ctx context.Context) (*engines, error) {
+	lg, err := openLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx)
+	if err != nil {
+		lg.Close()
+		return nil, err
+	}
+	return &engines{Log: lg, Store: st}, nil
+}
+
+// openLog opens the log engine the flags name.
+func openLog(ctx context.Context) (topics.Log, error) {
+	switch engineFlags.log {
+	case "embedded":
+		dir := filepath.Join(engineFlags.data, "log")
+		lg, err := embeddedlog.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("open embedded log %s: %w", dir, err)
+		}
+		return lg, nil
+	case "kafka":
+		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		lg, err := kafkalog.Open(octx, kafkalog.Config{Brokers: engineFlags.brokers, ClientID: "bridgelog"})
+		if err != nil {
+			return nil, fmt.Errorf("open kafka log on %v: %w", engineFlags.brokers, err)
+		}
+		return lg, nil
+	}
+	return nil, fmt.Errorf("--log %q: want embedded or kafka", engineFlags.log)
+}
+
+// openStore opens the projection store the flags name.
+func openStore(ctx context.Context) (projections.Store, error) {
+	switch engineFlags.store {
+	case "sqlite":
+		return sqlstore.OpenSQLite(ctx, filepath.Join(engineFlags.data, "projections.db"))
+	case "postgres":
+		if engineFlags.pgDSN == "" {
+			return nil, errors.New("--store postgres needs --pg-dsn (or $BRIDGELOG_PG_DSN)")
+		}
+		return sqlstore.OpenPostgres(ctx, engineFlags.pgDSN)
+	}
+	return nil, fmt.Errorf("--store %q: want sqlite or postgres", engineFlags.store)
+}
+
+// openScratchStore opens an empty SQLite store for a rebuild that must
+// not touch the live one (verify). Digests are engine-independent, so a
+// SQLite scratch checks a PostgreSQL live store as well. The returned
+// function closes and deletes it.
+func openScratchStore(ctx context.Context) (projections.Store, func(), error) {
+	dir, err := os.MkdirTemp("", "bridgelog-scratch-")
+	if err != nil {
+		return nil, nil, err
+	}
+	// A scratch rebuild is thrown away: no need to survive a power loss.
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
+// projectionSet lists the projections that project, replay, verify and
+// demo drive (processed_events is always added by the runner). Flows that
+// add projections point it at their full list in an init function.
+var projectionSet = func() []projections.Projection {
+	return []projections.Projection{projections.Deposits{}, projections.Withdrawals{}}
+}

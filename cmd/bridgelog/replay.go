@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/bridgelog/bridgelog/projections"
+)
+
+var replayFlags struct {
+	fromOffset  int64
+	projections []string
+	batch       int
+}
+
+var replayCmd = &cobra.Command{
+	Use:   "replay [--from-offset N] [--projection NAME]...",
+	Short: "Rebuild projections from the log",
+	Long: `replay rebuilds projections by folding the log again.
+
+Without --from-offset the named projections (all of them, processed_events
+included, when none is named) are emptied and rebuilt from offset 0. With
+--from-offset N their checkpoints move back to offset N in every partition
+and the events from there are folded again over the existing rows (every
+built-in projection folds a repeated event idempotently; processed_events
+itself can only be rebuilt from 0).
+
+Readers see the tables fill up again while the rebuild runs; to rebuild
+beside the live version instead, bump the projection's Version.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		eng, err := openEngines(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		ctx := cmd.Context()
+		bar := newProgress(cmd.ErrOrStderr(), "replay")
+		r, err := newProjector(ctx, eng, bar.update, replayFlags.batch)
+		if err != nil {
+			return err
+		}
+		if cmd.Flags().Changed("from-offset") {
+			if replayFlags.fromOffset < 0 {
+				return fmt.Errorf("--from-offset %d: must be >= 0", replayFlags.fromOffset)
+			}
+			err = r.Rewind(ctx, replayFlags.fromOffset, replayFlags.projections...)
+		} else {
+			err = r.Rebuild(ctx, replayFlags.projections...)
+		}
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		sum, err := r.CatchUp(ctx)
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		return printSummary(ctx, cmd.OutOrStdout(), eng.Store, r, sum, time.Since(start))
+	},
+}
+
+var projectFlags struct {
+	follow bool
+	batch  int
+}
+
+var projectCmd = &cobra.Command{
+	Use:     "project [--follow]",
+	Aliases: []string{"run"},
+	Short:   "Catch the projections up with the log and print a summary",
+	Long: `project folds every event the projections have not folded yet (from their
+checkpoints), switches projection versions that finished building, and prints
+row counts per projection and the dedup counts (source keys, duplicates,
+conflicts). With --follow it keeps following the log until interrupted.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		eng, err := openEngines(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		return runProject(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), eng, projectFlags.follow, projectFlags.batch)
+	},
+}
+
+func runProject(ctx context.Context, out, errOut io.Writer, eng *engines, follow bool, batch int) error {
+	bar := newProgress(errOut, "project")
+	r, err := newProjector(ctx, eng, bar.update, batch)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	sum, err := r.CatchUp(ctx)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if err := printSummary(ctx, out, eng.Store, r, sum, time.Since(start)); err != nil {
+		return err
+	}
+	if !follow {
+		return nil
+	}
+	slog.Info("following the log", "projections", len(r.Projections()))
+	return r.Follow(ctx, func(s projections.Summary) {
+		slog.Info("projections caught up", "records", s.Records, "first", s.First,
+			"duplicates", s.Duplicates, "conflicts", s.Conflicts, "skipped", s.Skipped, "switched", strings.Join(s.Switched, ","))
+	})
+}
+
+// newProjector builds the runner over the flags' engines.
+func newProjector(ctx context.Context, eng *engines, progress func(projections.Progress), batch int) (*projections.Runner, error) {
+	opts := []projections.Option{projections.WithProgress(progress)}
+	if batch > 0 {
+		opts = append(opts, projections.WithBatchSize(batch))
+	}
+	return projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), opts...)
+}
+
+// printSummary prints what a catch-up did and what the store now holds.
+func printSummary(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, s projections.Summary, took time.Duration) error {
+	rate := ""
+	if took > 0 && s.Records > 0 {
+		rate = fmt.Sprintf(", %.0f events/s", float64(s.Records)/took.Seconds())
+	}
+	fmt.Fprintf(w, "folded %d records in %v%s: %d first, %d duplicates, %d conflicts, %d skipped\n",
+		s.Records, took.Round(time.Millisecond), rate, s.First, s.Duplicates, s.Conflicts, s.Skipped)
+	for _, v := range s.Switched {
+		fmt.Fprintf(w, "switched to %s\n", v)
+	}
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	states := map[string]string{}
+	vs, err := projections.Versions(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		states[fmt.Sprintf("%s@v%d", v.Projection, v.Version)] = v.State
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROJECTION\tVERSION\tSTATE\tTABLE\tROWS")
+	for _, p := range r.Projections() {
+		rows, err := projections.TableRows(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(rows))
+		for t := range rows {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		for _, t := range names {
+			fmt.Fprintf(tw, "%s\tv%d\t%s\t%s\t%d\n", p.Name(), p.Version(), states[fmt.Sprintf("%s@v%d", p.Name(), p.Version())], t, rows[t])
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	keys, dups, conflicts, err := projections.DedupTotals(ctx, tx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "dedup: %d source keys, %d duplicates ignored, %d conflicts recorded\n", keys, dups, conflicts)
+	return nil
+}
+
+// progress draws a progress bar (events/s, ETA) once a catch-up has work.
+type progress struct {
+	w    io.Writer
+	desc string
+	bar  *progressbar.ProgressBar
+}
+
+func newProgress(w io.Writer, desc string) *progress { return &progress{w: w, desc: desc} }
+
+func (p *progress) update(pr projections.Progress) {
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions64(pr.Total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(p.desc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("events"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	_ = p.bar.Set64(pr.Done)
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}
+
+func init() {
+	replayCmd.Flags().Int64Var(&replayFlags.fromOffset, "from-offset", 0, "re-fold from this offset (every partition) over the existing rows instead of rebuilding from 0")
+	replayCmd.Flags().StringSliceVar(&replayFlags.projections, "projection", nil, "projection to replay (repeatable; default all)")
+	replayCmd.Flags().IntVar(&replayFlags.batch, "batch", 0, "events per transaction (default 5000)")
+	projectCmd.Flags().BoolVar(&projectFlags.follow, "follow", false, "keep following the log (live mode) until interrupted")
+	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events per transaction (default 5000)")
+	rootCmd.AddCommand(replayCmd, projectCmd)
+}
