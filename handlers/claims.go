@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -84,12 +85,11 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 		}
 		// Stopped mid-claim or mid-commit is a clean stop, as in Fetch:
 		// the record stays uncommitted and its next owner reconciles the
-		// intents left open.
-		if err := x.Handle(ctx, rec); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+		// intents left open. Any other failure (an RPC outage, a log
+		// write) is retried with backoff: the cause may go away, and
+		// Handle reconciles whatever the failed attempt left open.
+		if err := x.handleWithRetry(ctx, rec); err != nil {
+			return nil // only ctx ends the retries
 		}
 		if err := sub.Commit(ctx, rec); err != nil {
 			if ctx.Err() != nil {
@@ -106,6 +106,28 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 				"partition", rec.Partition, "offset", rec.Offset, "error", err)
 			metricsOr(x.Metrics).Count("claim_commits_failed_total", nil, 1)
 		}
+	}
+}
+
+// maxRetryBackoff caps the pause between attempts at a failing claim.
+const maxRetryBackoff = 30 * time.Second
+
+func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) error {
+	backoff := 200 * time.Millisecond
+	for {
+		err := x.Handle(ctx, rec)
+		if err == nil || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		loggerOr(x.Logger).Warn("claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
+			"error", err, "retry_in", backoff)
+		metricsOr(x.Metrics).Count("claim_attempts_failed_total", nil, 1)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxRetryBackoff)
 	}
 }
 
