@@ -1,0 +1,419 @@
+package main
+
+import (
+	"context"
+	"math/big"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// testBridge is a dev chain with the bridge deployed and a relay wired
+// over an embedded log and a SQLite store, as devnet runs it.
+type testBridge struct {
+	t     *testing.T
+	chain *devchain.Chain
+	users devchain.Users
+	cfg   relayConfig
+	log   *embeddedlog.Log
+	store projections.Store
+	b     *bridge
+	dir   string
+}
+
+const testUsers = 3
+
+func userKey(executors, i int) int { return devClaim0 + executors + i }
+
+func newTestBridge(t *testing.T, blockInterval time.Duration, executors int, tweak func(*relayConfig)) *testBridge {
+	t.Helper()
+	ctx := context.Background()
+	chain, err := devchain.Start(devchain.Config{BlockInterval: blockInterval, Accounts: devClaim0 + executors + testUsers, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Close() })
+	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
+	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: 3, RelayerKey: keyHex(devRelayer),
+		BatchMaxWait: "300ms", StuckAfter: "10s", PollInterval: "50ms"}
+	for i := 0; i < executors; i++ {
+		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
+		cfg.ClaimKeys = append(cfg.ClaimKeys, keyHex(devClaim0+i))
+	}
+	br, err := chain.Deploy(ctx, devchain.DevKey(devAdmin), relayers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Distributor, cfg.Token = domain.Address(br.Distributor), domain.Address(br.Token)
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	tb := &testBridge{t: t, chain: chain, users: devchain.Users{Backend: chain.Client(), Bridge: br}, cfg: cfg, dir: t.TempDir()}
+	tb.open()
+	return tb
+}
+
+// open (re)opens the log, the store and the relay over the same files.
+func (tb *testBridge) open() {
+	t := tb.t
+	ctx := context.Background()
+	lg, err := embeddedlog.Open(filepath.Join(tb.dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(tb.dir, "projections.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := assemble(ctx, tb.cfg, lg, st, bridgeOptions{logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.log, tb.store, tb.b = lg, st, b
+	t.Cleanup(tb.close)
+}
+
+func (tb *testBridge) close() {
+	if tb.b != nil {
+		tb.b.close()
+		tb.store.Close()
+		tb.log.Close()
+		tb.b = nil
+	}
+}
+
+func (tb *testBridge) user(i int) (int, common.Address) {
+	k := userKey(len(tb.cfg.ClaimKeys), i)
+	return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
+}
+
+func (tb *testBridge) lock(i int, amount *big.Int) {
+	tb.t.Helper()
+	k, addr := tb.user(i)
+	tx, err := tb.users.Lock(context.Background(), devchain.DevKey(k), amount, addr)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.mined(tx.Hash())
+}
+
+func (tb *testBridge) burn(i int, amount *big.Int) {
+	tb.t.Helper()
+	k, addr := tb.user(i)
+	tx, err := tb.users.Burn(context.Background(), devchain.DevKey(k), amount, addr)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.mined(tx.Hash())
+}
+
+func (tb *testBridge) mined(h common.Hash) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := tb.chain.WaitMined(ctx, h); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// until runs relay rounds (and claim executors in the background) until
+// cond holds on the projections.
+func (tb *testBridge) until(what string, timeout time.Duration, cond func(projections.BridgeStats) bool) projections.BridgeStats {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- tb.b.run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for {
+		s, err := tb.b.reader.Stats(context.Background())
+		if err == nil && cond(s) {
+			return s
+		}
+		select {
+		case <-ctx.Done():
+			tb.t.Fatalf("%s: not reached in %s; stats %+v (err %v)", what, timeout, s, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func statusCount(m map[string]int64, st domain.Status) int64 { return m[string(st)] }
+
+func ether(milli int64) *big.Int { return new(big.Int).Mul(big.NewInt(milli), big.NewInt(1e15)) }
+
+// TestFlowsEndToEnd follows deposits and withdrawals through every state
+// of seed 000 on a live (ticking) chain and checks the chain itself.
+func TestFlowsEndToEnd(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 2, func(c *relayConfig) { c.BatchMaxSize = 4 })
+	for i := 0; i < 6; i++ {
+		tb.lock(i%testUsers, ether(int64(10+i)))
+	}
+	tb.until("6 deposits minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 6
+	})
+	for i := 0; i < 6; i++ {
+		tb.burn(i%testUsers, ether(5))
+	}
+	s := tb.until("6 withdrawals executed", 90*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Withdrawals, domain.StatusExecuted) == 6
+	})
+	if s.Batches["ANCHORED"] < 2 {
+		t.Fatalf("6 withdrawals with batch size 4 should need 2 batches, got %v", s.Batches)
+	}
+	if s.Deposits[string(domain.StatusFailed)]+s.Withdrawals[string(domain.StatusFailed)] != 0 || s.Conflicts != 0 {
+		t.Fatalf("failures or conflicts: %+v", s)
+	}
+	if g := s.Gas["claim"]; g.Count != 6 || g.Max > 65_000 {
+		t.Fatalf("claim gas %+v: want 6 claims each <= 65000", g)
+	}
+	c, err := checkChain(context.Background(), tb.users, 6, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.claimedEvents != 6 || c.uniqueLeaves != 6 {
+		t.Fatalf("on chain: %d Claimed events, %d distinct leaves; want 6 and 6", c.claimedEvents, c.uniqueLeaves)
+	}
+	// Supply = minted - burned: every deposit minted exactly once.
+	want := new(big.Int)
+	for i := 0; i < 6; i++ {
+		want.Add(want, ether(int64(10+i)))
+	}
+	want.Sub(want, ether(30))
+	if c.mintedSupply.Cmp(want) != 0 {
+		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
+	}
+	// Replay: a rebuild from the log equals the live projections.
+	assertReplayEqual(t, tb)
+}
+
+func assertReplayEqual(t *testing.T, tb *testBridge) {
+	t.Helper()
+	ctx := context.Background()
+	if err := tb.b.projector.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	live, err := tb.b.projector.r.Digests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "scratch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer scratch.Close()
+	r, err := projections.NewRunner(ctx, tb.log, scratch, bridgeProjections())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, err := r.Digests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) < len(bridgeProjections()) || len(live) != len(rebuilt) {
+		t.Fatalf("digests: live %v rebuilt %v", live, rebuilt)
+	}
+	for i := range live {
+		if live[i].Projection != rebuilt[i].Projection || live[i].SHA != rebuilt[i].SHA || live[i].Rows() != rebuilt[i].Rows() {
+			t.Errorf("live %+v, rebuilt %+v", live[i], rebuilt[i])
+		}
+	}
+}
+
+// TestIdempotentIngestionAndMinting is seed 000's first two scenarios on
+// a real chain: the indexer scans the same blocks again and the minter
+// runs again; nothing is counted or minted twice.
+func TestIdempotentIngestionAndMinting(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 1, nil)
+	tb.lock(0, ether(100))
+	tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	app := &handlers.Appender{Log: tb.log, Catalog: topics.DefaultCatalog()}
+	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.ChainRescanRequested{ChainID: devchain.ChainID, From: 0,
+		Reason: "test: ingest again", RequestID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the deposit's log has been ingested a second time.
+	s := tb.until("deposit ingested twice", 60*time.Second, func(projections.BridgeStats) bool {
+		return countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeDepositDetected) >= 2
+	})
+	s = tb.until("projections caught up", 10*time.Second, func(projections.BridgeStats) bool { return true })
+	if n := statusCount(s.Deposits, domain.StatusMinted); n != 1 || len(s.Deposits) != 1 {
+		t.Fatalf("deposits after rescan: %v, want exactly 1 minted", s.Deposits)
+	}
+	_, addr := tb.user(0)
+	bal, err := tb.users.TokenBalance(context.Background(), addr)
+	if err != nil || bal.Cmp(ether(100)) != 0 {
+		t.Fatalf("recipient token balance %v (%v), want exactly one mint of %v", bal, err, ether(100))
+	}
+	if s.Gas["mint"].Count != 1 {
+		t.Fatalf("%d mint transactions sent, want 1", s.Gas["mint"].Count)
+	}
+}
+
+// countEnvelopes counts the envelopes of one type on a topic.
+func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
+	t.Helper()
+	ctx := context.Background()
+	ends, err := lg.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for p, end := range ends {
+		for off := int64(0); off < end; {
+			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) == 0 {
+				break
+			}
+			for _, r := range recs {
+				e, err := topics.DecodeEnvelope(r.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Type == typ {
+					n++
+				}
+				off = r.Offset + 1
+			}
+		}
+	}
+	return n
+}
+
+// TestReorgBeforeConfirmation: a deposit seen in a block that is then
+// replaced is recorded as reorged and not acted on; its transaction, mined
+// again in the new chain, is detected anew, confirmed and minted once.
+func TestReorgBeforeConfirmation(t *testing.T) {
+	tb := newTestBridge(t, -1, 1, nil) // blocks only when the test seals them
+	ctx := context.Background()
+	round := func() {
+		t.Helper()
+		if err := tb.b.relay.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.lock(0, ether(42))
+	round() // detected at the tip, not confirmed
+	s, _ := tb.b.reader.Stats(ctx)
+	if statusCount(s.Deposits, domain.StatusDetected) != 1 {
+		t.Fatalf("deposits %v, want 1 detected", s.Deposits)
+	}
+	if err := tb.chain.Reorg(ctx, 2); err != nil { // Reorg seals one block first: 2 replaces the deposit's
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		tb.chain.Commit()
+	}
+	// The confirmer looks before the indexer notices: the observation's
+	// block is deep enough but no longer canonical.
+	if err := tb.b.projector.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tb.b.relay.Confirmer[0].Poll(ctx)
+	if err != nil || res.Reorged != 1 || res.Confirmed != 0 {
+		t.Fatalf("confirmer after reorg: %+v %v, want 1 reorged, 0 confirmed", res, err)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintIntent); n != 0 {
+		t.Fatalf("%d mint intents before the re-mined deposit was confirmed", n)
+	}
+	// Rounds: the indexer notices the replaced block, rescans, finds the
+	// re-mined deposit; it is confirmed and minted. Blocks now come on
+	// their own so the mint can be mined while the minter waits.
+	sealCtx, stopSealing := context.WithCancel(ctx)
+	defer stopSealing()
+	go func() {
+		for sealCtx.Err() == nil {
+			tb.chain.Commit()
+			time.Sleep(30 * time.Millisecond)
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		round()
+		if s, _ = tb.b.reader.Stats(ctx); statusCount(s.Deposits, domain.StatusMinted) == 1 {
+			break
+		}
+	}
+	if statusCount(s.Deposits, domain.StatusMinted) != 1 || len(s.Deposits) != 1 {
+		t.Fatalf("deposits %v, want exactly one, minted", s.Deposits)
+	}
+	if countEnvelopes(t, tb.log, topics.TopicChain, domain.TypeChainReorged) < 1 ||
+		countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeDepositReorged) != 1 {
+		t.Fatal("reorg not recorded as events")
+	}
+	_, addr := tb.user(0)
+	if bal, err := tb.users.TokenBalance(ctx, addr); err != nil || bal.Cmp(ether(42)) != 0 {
+		t.Fatalf("balance %v (%v): want one mint of %v", bal, err, ether(42))
+	}
+}
+
+// TestBatchSequencing is seed 000's fourth scenario on the relay: while
+// batch 1 is not anchored no batch 2 is cut, however many withdrawals
+// wait; once it is, batch 2 follows, and the chain holds roots 1 and 2.
+func TestBatchSequencing(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 1, func(c *relayConfig) { c.BatchMaxSize = 2; c.BatchMaxWait = "100ms" })
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		tb.lock(i, ether(100))
+	}
+	tb.until("deposits minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 2
+	})
+	anchorer := tb.b.relay.Anchorer
+	tb.b.relay.Anchorer = nil // hold batch 1 unanchored
+	for i := 0; i < 5; i++ {
+		tb.burn(i%2, ether(10))
+	}
+	s := tb.until("batch 1 created, rest confirmed", 60*time.Second, func(s projections.BridgeStats) bool {
+		return s.Batches["CREATED"] == 1 && statusCount(s.Withdrawals, domain.StatusConfirmed)+statusCount(s.Withdrawals, domain.StatusBatched) == 5
+	})
+	// Rounds go by; the sequence waits for the anchorer.
+	for i := 0; i < 10; i++ {
+		if err := tb.b.relay.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, _ = tb.b.reader.Stats(ctx); s.Batches["CREATED"] != 1 || len(s.Batches) != 1 {
+		t.Fatalf("batches while batch 1 is unanchored: %v, want only batch 1", s.Batches)
+	}
+	tb.b.relay.Anchorer = anchorer
+	s = tb.until("5 withdrawals executed", 90*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Withdrawals, domain.StatusExecuted) == 5
+	})
+	if s.Batches["ANCHORED"] != 3 {
+		t.Fatalf("batches %v, want 3 anchored (2+2+1)", s.Batches)
+	}
+	seq, err := tb.b.reader.Sequence(ctx, tb.b.settle)
+	if err != nil || seq.LastBatchID != 3 || !seq.LastAnchored {
+		t.Fatalf("sequence %+v %v", seq, err)
+	}
+	for id := uint64(1); id <= 3; id++ {
+		root, err := evmAnchors(tb).AnchoredRoot(ctx, id)
+		if err != nil || root.IsZero() {
+			t.Fatalf("batch %d root on chain: %v %v", id, root, err)
+		}
+	}
+}
+
+func evmAnchors(tb *testBridge) evmchain.Anchors {
+	return evmchain.Anchors{Client: tb.b.client, Calls: evmchain.NewCalls(evmchain.Contracts{Distributor: tb.cfg.Distributor, Token: tb.cfg.Token})}
+}

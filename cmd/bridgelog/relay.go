@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/spf13/cobra"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// relayConfig is what a relay must know of its chain, contracts and
+// wallets. devnet writes one; an operator writes their own.
+type relayConfig struct {
+	RPC           string         `json:"rpc"`
+	ChainID       uint64         `json:"chainId"`
+	Distributor   domain.Address `json:"distributor"`
+	Token         domain.Address `json:"token"`
+	StartBlock    uint64         `json:"startBlock"`
+	Confirmations uint64         `json:"confirmations"`
+	// Keys are hex secp256k1 keys. Plain keys in a file are for dev
+	// chains only; a production deployment signs through a keystore or
+	// an external signer.
+	RelayerKey   string   `json:"relayerKey"`
+	ClaimKeys    []string `json:"claimKeys"`
+	BatchMaxSize int      `json:"batchMaxSize"`
+	BatchMaxWait string   `json:"batchMaxWait"` // Go duration
+	StuckAfter   string   `json:"stuckAfter"`   // Go duration
+	PollInterval string   `json:"pollInterval"` // Go duration
+}
+
+// ErrConfig wraps every relay configuration error.
+var ErrConfig = errors.New("invalid relay config")
+
+func loadRelayConfig(path string) (relayConfig, error) {
+	var c relayConfig
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	if c.RPC == "" || c.Distributor == (domain.Address{}) || c.Token == (domain.Address{}) || c.RelayerKey == "" {
+		return c, fmt.Errorf("%w: %s: rpc, distributor, token and relayerKey are required", ErrConfig, path)
+	}
+	return c, nil
+}
+
+func writeRelayConfig(path string, c relayConfig) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+func durationOr(s string, def time.Duration) (time.Duration, error) {
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: duration %q: %v", ErrConfig, s, err)
+	}
+	return d, nil
+}
+
+func parseKey(hexKey string) (*ecdsa.PrivateKey, error) {
+	k, err := crypto.HexToECDSA(trim0x(hexKey))
+	if err != nil {
+		return nil, fmt.Errorf("%w: key: %v", ErrConfig, err)
+	}
+	return k, nil
+}
+
+func trim0x(s string) string {
+	if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return s[2:]
+	}
+	return s
+}
+
+// bridgeProjections are every projection the relay reads.
+func bridgeProjections() []projections.Projection {
+	return []projections.Projection{projections.Deposits{}, projections.Withdrawals{}, projections.ChainCursors{},
+		projections.Batches{}, projections.TxIntents{}}
+}
+
+// runnerProjector adapts the projection runner to handlers.Projector.
+type runnerProjector struct {
+	mu sync.Mutex // one catch-up at a time: the runner is single-threaded
+	r  *projections.Runner
+}
+
+func (p *runnerProjector) CatchUp(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.r.CatchUp(ctx)
+	return err
+}
+
+// bridge is an assembled relay: the loop, the claim swarm members and
+// what they read.
+type bridge struct {
+	relay     *handlers.Relay
+	executors []*handlers.ClaimExecutor
+	reader    projections.BridgeReader
+	projector *runnerProjector
+	client    *evmchain.Client
+	settle    domain.Settlement
+}
+
+type bridgeOptions struct {
+	dryRun    bool
+	executors int // claim swarm members in this process (each needs a claim key); 0: all keys
+	logger    *slog.Logger
+	metrics   handlers.Metrics
+}
+
+// assemble wires a relay from its config over an open log and store.
+func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projections.Store, opt bridgeOptions) (*bridge, error) {
+	if opt.logger == nil {
+		opt.logger = slog.Default()
+	}
+	stuck, err := durationOr(cfg.StuckAfter, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	maxWait, err := durationOr(cfg.BatchMaxWait, 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	poll, err := durationOr(cfg.PollInterval, 200*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := evmchain.Dial(ctx, evmchain.Config{URL: cfg.RPC, ChainID: cfg.ChainID})
+	if err != nil {
+		return nil, err
+	}
+	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), projections.WithLogger(opt.logger))
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	contracts := evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token}
+	calls := evmchain.NewCalls(contracts)
+	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	reader := projections.BridgeReader{Store: st}
+	policy := domain.SendPolicy{StuckAfter: stuck}
+	newDriver := func(hexKey string) (*handlers.TxDriver, error) {
+		k, err := parseKey(hexKey)
+		if err != nil {
+			return nil, err
+		}
+		return &handlers.TxDriver{Chain: evmchain.Signer{Client: cl, Wallet: evmchain.NewWallet(k)}, Appender: app,
+			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun}, nil
+	}
+	relayDriver, err := newDriver(cfg.RelayerKey)
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	settle := domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor}
+	proj := &runnerProjector{r: runner}
+	b := &bridge{reader: reader, projector: proj, client: cl, settle: settle}
+	b.relay = &handlers.Relay{
+		Projector: proj,
+		Indexers: []*handlers.Indexer{{Chain: cl, Decoder: evmchain.NewDecoder(cl.ChainID(), contracts), Cursors: reader,
+			Appender: app, Metrics: opt.metrics, Logger: opt.logger,
+			Config: handlers.IndexerConfig{StartBlock: cfg.StartBlock, Watched: contracts.Addresses()}}},
+		Confirmer: []*handlers.Confirmer{{Chain: cl, Pending: reader, Appender: app, Depth: cfg.Confirmations,
+			Metrics: opt.metrics, Logger: opt.logger}},
+		Minter: &handlers.Minter{Queue: reader, Calls: calls, Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
+		Batcher: &handlers.Batcher{Settlement: settle, Reader: reader, Appender: app, Metrics: opt.metrics, Logger: opt.logger,
+			Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
+		Anchorer: &handlers.Anchorer{Settlement: settle, Queue: reader, Chain: evmchain.Anchors{Client: cl, Calls: calls},
+			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
+		Interval: poll,
+		Logger:   opt.logger,
+	}
+	keys := cfg.ClaimKeys
+	if len(keys) == 0 {
+		keys = []string{cfg.RelayerKey}
+	}
+	if opt.executors > 0 && opt.executors < len(keys) {
+		keys = keys[:opt.executors]
+	}
+	for i, k := range keys {
+		d, err := newDriver(k)
+		if err != nil {
+			cl.Close()
+			return nil, err
+		}
+		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
+			Logger: opt.logger.With("executor", i)})
+	}
+	return b, nil
+}
+
+// run runs the relay loop and the claim executors until ctx ends or one
+// of them fails.
+func (b *bridge) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(b.executors)+1)
+	go func() { errc <- b.relay.Run(ctx) }()
+	for _, x := range b.executors {
+		go func() { errc <- x.Run(ctx) }()
+	}
+	var first error
+	for range len(b.executors) + 1 {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+func (b *bridge) close() { b.client.Close() }
+
+var relayFlags struct {
+	config    string
+	dryRun    bool
+	executors int
+}
+
+var relayCmd = &cobra.Command{
+	Use:   "relay --config FILE",
+	Short: "Run the bridge relayer: index, confirm, mint, batch, anchor and claim",
+	Long: `relay follows the chain in the config, turns every bridge log into an event,
+confirms it at the confirmation depth, mints deposits, cuts sequential merkle
+batches of withdrawals, anchors their roots and claims every leaf. Claim
+executors run as members of a consumer group: start more relay processes with
+the same log (Kafka) to add workers. With --dry-run every proof is checked
+locally and every transaction is estimated and logged, never sent.`,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		cfg, err := loadRelayConfig(relayFlags.config)
+		if err != nil {
+			return err
+		}
+		eng, err := openEngines(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		b, err := assemble(cmd.Context(), cfg, eng.Log, eng.Store, bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors})
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
+			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)
+		return b.run(cmd.Context())
+	},
+}
+
+func init() {
+	relayCmd.Flags().StringVar(&relayFlags.config, "config", "", "relay config file (JSON; devnet writes DATA/devnet.json)")
+	relayCmd.Flags().BoolVar(&relayFlags.dryRun, "dry-run", false, "compute and verify every proof and transaction, send nothing")
+	relayCmd.Flags().IntVar(&relayFlags.executors, "executors", 0, "claim executors in this process (0: one per claim key)")
+	_ = relayCmd.MarkFlagRequired("config")
+	rootCmd.AddCommand(relayCmd)
+	// replay, verify and project drive every bridge projection.
+	projectionSet = bridgeProjections
+}

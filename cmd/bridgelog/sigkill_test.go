@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/projections"
+)
+
+// buildBinary builds cmd/bridgelog once per test run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bridgelog")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build bridgelog: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestRelaySurvivesSIGKILL runs the chain in one process and kills the
+// relay process with SIGKILL at random moments, again and again, while
+// deposits and withdrawals flow. Afterwards the chain shows every deposit
+// minted exactly once and every withdrawal paid exactly once, and a replay
+// of the log equals the projections the killed relays left.
+func TestRelaySurvivesSIGKILL(t *testing.T) {
+	const deposits, withdrawals, kills = 6, 6, 12
+	bin := buildBinary(t)
+	data := t.TempDir()
+	if d := os.Getenv("BRIDGELOG_SIGKILL_DATA"); d != "" {
+		data = d // keep the files for a post-mortem
+	}
+	chainLog, _ := os.Create(filepath.Join(data, "chain.log"))
+	chain := exec.Command(bin, "devnet", "--chain-only", "--data", data, "--executors", "2", "--deposits", "3",
+		"--block-interval", "50ms")
+	chain.Stdout, chain.Stderr = chainLog, chainLog
+	if err := chain.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Process.Kill(); chain.Wait() })
+	cfgPath := filepath.Join(data, "devnet.json")
+	var cfg relayConfig
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		var err error
+		if cfg, err = loadRelayConfig(cfgPath); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(chainLog.Name())
+			t.Fatalf("chain process wrote no config: %v\n%s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ctx := context.Background()
+	cl, err := ethclient.DialContext(ctx, cfg.RPC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	users := devchain.Users{Backend: cl, Bridge: devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)}}
+	user := func(i int) (int, common.Address) {
+		k := devClaim0 + len(cfg.ClaimKeys) + i%3
+		return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
+	}
+	waitMined := func(h common.Hash) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if r, err := cl.TransactionReceipt(ctx, h); err == nil {
+				if r.Status != 1 {
+					t.Fatalf("user tx %s reverted", h)
+				}
+				return
+			}
+		}
+		t.Fatalf("user tx %s not mined", h)
+	}
+
+	relayLog, _ := os.Create(filepath.Join(data, "relay.log"))
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	killed := 0
+	killRelays := func(n int) {
+		for i := 0; i < n; i++ {
+			relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", data, "--log-level", "info")
+			relay.Stdout, relay.Stderr = relayLog, relayLog
+			if err := relay.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(200+rng.IntN(1300)) * time.Millisecond)
+			if err := relay.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			relay.Wait()
+			killed++
+		}
+	}
+
+	// Deposits, with relays dying under them.
+	for i := 0; i < deposits; i++ {
+		k, addr := user(i)
+		tx, err := users.Lock(ctx, devchain.DevKey(k), ether(int64(10+i)), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitMined(tx.Hash())
+	}
+	killRelays(kills / 2)
+	finish(t, cfg, data, func(s projections.BridgeStats) bool { return statusCount(s.Deposits, domain.StatusMinted) == deposits })
+
+	// Withdrawals, the same way.
+	for i := 0; i < withdrawals; i++ {
+		k, addr := user(i)
+		tx, err := users.Burn(ctx, devchain.DevKey(k), ether(5), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitMined(tx.Hash())
+	}
+	killRelays(kills - kills/2)
+	finish(t, cfg, data, func(s projections.BridgeStats) bool {
+		return statusCount(s.Withdrawals, domain.StatusExecuted) == withdrawals
+	})
+	if killed < 10 {
+		t.Fatalf("only %d kills", killed)
+	}
+
+	// The chain is the judge.
+	c, err := checkChain(ctx, users, deposits, withdrawals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.claimedEvents != withdrawals || c.uniqueLeaves != withdrawals {
+		t.Fatalf("on chain: %d Claimed events over %d leaves, want %d each (paid exactly once)", c.claimedEvents, c.uniqueLeaves, withdrawals)
+	}
+	want := new(big.Int)
+	for i := 0; i < deposits; i++ {
+		want.Add(want, ether(int64(10+i)))
+	}
+	want.Sub(want, ether(5*withdrawals))
+	if c.mintedSupply.Cmp(want) != 0 {
+		t.Fatalf("token supply %s, want %s: a deposit was minted more or less than once", c.mintedSupply, want)
+	}
+	tok := contracts.NewBridgeToken()
+	mints, err := cl.FilterLogs(ctx, filterAll(common.Address(cfg.Token), tok.GetABI().Events["DepositMinted"].ID))
+	if err != nil || len(mints) != deposits {
+		t.Fatalf("%d DepositMinted events (%v), want %d", len(mints), err, deposits)
+	}
+	if out, _ := os.ReadFile(relayLog.Name()); !strings.Contains(string(out), "relay started") {
+		t.Fatalf("relay processes never started:\n%s", out)
+	}
+}
+
+// finish runs the relay in this process over the killed relays' data until
+// cond holds, then checks that a replay equals what they left.
+func finish(t *testing.T, cfg relayConfig, data string, cond func(projections.BridgeStats) bool) {
+	t.Helper()
+	ctx := context.Background()
+	lg, err := embeddedlog.Open(filepath.Join(data, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(data, "projections.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := assemble(ctx, cfg, lg, st, bridgeOptions{logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &testBridge{t: t, cfg: cfg, log: lg, store: st, b: b, dir: data}
+	defer tb.close()
+	tb.until("flows complete after the kills", 120*time.Second, cond)
+	assertReplayEqual(t, tb)
+}
