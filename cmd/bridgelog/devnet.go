@@ -75,6 +75,11 @@ func keyHex(i int) string { return hex.EncodeToString(crypto.FromECDSA(devchain.
 func runDevnet(cmd *cobra.Command, _ []string) error {
 	ctx := cmd.Context()
 	fl := devnetFlags
+	if !cmd.Flags().Changed("log-level") {
+		// The live display is the output; the engines' INFO lines would
+		// drown it. --log-level info brings them back.
+		slog.SetDefault(quietLogger())
+	}
 	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 {
 		return fmt.Errorf("devnet: --deposits and --withdrawals must be >= 0 and --executors >= 1")
 	}
@@ -117,7 +122,7 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer eng.Close()
-	b, err := assemble(ctx, cfg, eng.Log, eng.Store, bridgeOptions{dryRun: fl.dryRun, logger: quietLogger()})
+	b, err := assemble(ctx, cfg, eng.Log, eng.Store, bridgeOptions{dryRun: fl.dryRun, logger: slog.Default()})
 	if err != nil {
 		return err
 	}
@@ -200,9 +205,10 @@ func depositAmount(i int) *big.Int {
 	return new(big.Int).Mul(big.NewInt(int64(1+i%7)), big.NewInt(1e16))
 }
 
+// quietLogger logs warnings and errors only, unless BRIDGELOG_VERBOSE is set.
 func quietLogger() *slog.Logger {
 	lvl := slog.LevelWarn
-	if globalFlags.logLevel == "debug" || globalFlags.logLevel == "info" && os.Getenv("BRIDGELOG_VERBOSE") != "" {
+	if os.Getenv("BRIDGELOG_VERBOSE") != "" {
 		lvl = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))

@@ -16,7 +16,8 @@ import (
 // devnetProgress is the live display: one bar over deposits minted plus
 // withdrawals claimed, its description naming the other stages.
 type devnetProgress struct {
-	bar *progressbar.ProgressBar
+	bar  *progressbar.ProgressBar
+	last string // what is shown; redraw only on change
 }
 
 func newDevnetProgress(w io.Writer, deposits, withdrawals int) *devnetProgress {
@@ -32,9 +33,14 @@ func newDevnetProgress(w io.Writer, deposits, withdrawals int) *devnetProgress {
 
 func (p *devnetProgress) show(s projections.BridgeStats) {
 	d, w := s.Deposits, s.Withdrawals
-	p.bar.Describe(fmt.Sprintf("deposits %d detected %d confirmed %d minted | withdrawals %d confirmed %d batched %d claimed | %d batches anchored",
+	desc := fmt.Sprintf("deposits %d detected %d confirmed %d minted | withdrawals %d confirmed %d batched %d claimed | %d batches anchored",
 		sum(d), d[string(domain.StatusConfirmed)], d[string(domain.StatusMinted)],
-		w[string(domain.StatusConfirmed)], w[string(domain.StatusBatched)], w[string(domain.StatusExecuted)], s.Batches["ANCHORED"]))
+		w[string(domain.StatusConfirmed)], w[string(domain.StatusBatched)], w[string(domain.StatusExecuted)], s.Batches["ANCHORED"])
+	if desc == p.last {
+		return
+	}
+	p.last = desc
+	p.bar.Describe(desc)
 	_ = p.bar.Set(int(d[string(domain.StatusMinted)] + w[string(domain.StatusExecuted)]))
 }
 
