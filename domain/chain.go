@@ -107,3 +107,38 @@ func (e ChainRescanRequested) SourceKey() string {
 	return fmt.Sprintf("%s/rescan/%s", ChainStreamID(e.ChainID), e.RequestID)
 }
 func (e ChainRescanRequested) AggregateID() string { return ChainStreamID(e.ChainID) }
+
+// Event type names of the relay's own health.
+const (
+	TypeRelayStepFailed    = "relay.step_failed"
+	TypeRelayStepRecovered = "relay.step_recovered"
+)
+
+// RelayStepFailed: a relay step (index, confirm, mint, batch, anchor)
+// started failing, e.g. its RPC endpoint is down or times out. Nothing was
+// sent for the failed attempt; the step is retried every round. Appended
+// once per failure streak, not per retry.
+type RelayStepFailed struct {
+	Step   string `msgpack:"step" json:"step"`
+	Reason string `msgpack:"reason" json:"reason"`
+	Since  int64  `msgpack:"since" json:"since"` // unix nanos of the first failure of the streak
+}
+
+func (e RelayStepFailed) EventType() string { return TypeRelayStepFailed }
+func (e RelayStepFailed) SourceKey() string {
+	return fmt.Sprintf("relay:%s/failed/%d", e.Step, e.Since)
+}
+func (e RelayStepFailed) AggregateID() string { return "relay:" + e.Step }
+
+// RelayStepRecovered: the step works again after Failures failed rounds.
+type RelayStepRecovered struct {
+	Step     string `msgpack:"step" json:"step"`
+	Since    int64  `msgpack:"since" json:"since"` // the streak's first failure
+	Failures int    `msgpack:"failures" json:"failures"`
+}
+
+func (e RelayStepRecovered) EventType() string { return TypeRelayStepRecovered }
+func (e RelayStepRecovered) SourceKey() string {
+	return fmt.Sprintf("relay:%s/recovered/%d", e.Step, e.Since)
+}
+func (e RelayStepRecovered) AggregateID() string { return "relay:" + e.Step }

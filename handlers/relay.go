@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
 )
 
 // Projector brings the projections up to the log's end: the relay calls
@@ -26,8 +28,55 @@ type Relay struct {
 	Anchorer  *Anchorer
 	Interval  time.Duration // pause between idle rounds, default 100ms
 	Logger    *slog.Logger
+	Metrics   Metrics
+	// Appender, if set, records each step's failure streaks as events
+	// (relay.step_failed, relay.step_recovered) for the audit trail.
+	Appender *Appender
+	Now      func() time.Time
+
+	streaks map[string]*streak // failing steps
 	// OnRound, if set, is called after every round (progress displays).
 	OnRound func(ctx context.Context) error
+}
+
+// streak is a step's run of consecutive failed rounds.
+type streak struct {
+	since    time.Time
+	failures int
+}
+
+// track records a step's result; a failure streak's start and end become
+// events, so an outage is one line in the audit trail, not one per retry.
+func (r *Relay) track(ctx context.Context, step string, err error) {
+	if r.streaks == nil {
+		r.streaks = map[string]*streak{}
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	st := r.streaks[step]
+	var ev domain.Event
+	switch {
+	case err != nil && st == nil:
+		st = &streak{since: now()}
+		r.streaks[step] = st
+		ev = domain.RelayStepFailed{Step: step, Reason: err.Error(), Since: st.since.UnixNano()}
+		loggerOr(r.Logger).Error("relay step failing", "step", step, "error", err)
+	case err == nil && st != nil:
+		delete(r.streaks, step)
+		ev = domain.RelayStepRecovered{Step: step, Since: st.since.UnixNano(), Failures: st.failures}
+		loggerOr(r.Logger).Info("relay step recovered", "step", step, "failures", st.failures, "down_for", now().Sub(st.since))
+	}
+	if st != nil && err != nil {
+		st.failures++
+		metricsOr(r.Metrics).Count("relay_step_failures_total", map[string]string{"step": step}, 1)
+	}
+	if ev != nil && r.Appender != nil {
+		if _, aerr := r.Appender.Append(ctx, Cause{}, ev); aerr != nil {
+			loggerOr(r.Logger).Warn("recording relay health failed", "step", step, "error", aerr)
+		}
+	}
 }
 
 // Round runs every step once. A step's error is returned after the other
@@ -38,12 +87,18 @@ func (r *Relay) Round(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := r.Projector.CatchUp(ctx); err != nil {
-			errs = append(errs, err)
-			return
+		err := r.Projector.CatchUp(ctx)
+		if err == nil {
+			err = f()
 		}
-		if err := f(); err != nil && ctx.Err() == nil {
-			loggerOr(r.Logger).Warn("relay step failed", "step", name, "error", err)
+		if ctx.Err() != nil {
+			return // shutting down: not a failure of the step
+		}
+		r.track(ctx, name, err)
+		if err != nil {
+			// The streak's start was logged once by track; retries are
+			// debug detail.
+			loggerOr(r.Logger).Debug("relay step failed", "step", name, "error", err)
 			errs = append(errs, err)
 		}
 	}
@@ -89,9 +144,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	t := time.NewTicker(iv)
 	defer t.Stop()
 	for {
-		if err := r.Round(ctx); err != nil && ctx.Err() == nil {
-			loggerOr(r.Logger).Warn("relay round had errors", "error", err)
-		}
+		_ = r.Round(ctx) // failures are tracked per step and retried next round
 		select {
 		case <-ctx.Done():
 			return nil

@@ -41,6 +41,10 @@ func newBody(typ string) domain.Event {
 		return new(domain.ChainLogRejected)
 	case domain.TypeChainRescanRequested:
 		return new(domain.ChainRescanRequested)
+	case domain.TypeRelayStepFailed:
+		return new(domain.RelayStepFailed)
+	case domain.TypeRelayStepRecovered:
+		return new(domain.RelayStepRecovered)
 	case domain.TypeBatchCreated:
 		return new(domain.BatchCreated)
 	case domain.TypeBatchAnchored:

@@ -26,6 +26,8 @@ var bridgelogTypes = []EventType{
 	{domain.TypeChainReorged, TopicChain, 1},
 	{domain.TypeChainLogRejected, TopicChain, 1},
 	{domain.TypeChainRescanRequested, TopicChain, 1},
+	{domain.TypeRelayStepFailed, TopicChain, 1},
+	{domain.TypeRelayStepRecovered, TopicChain, 1},
 	{domain.TypeMintIntent, TopicBridge, 1},
 	{domain.TypeMintOutcome, TopicBridge, 1},
 	{domain.TypeBatchCreated, TopicBatches, 1},

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"io"
 	"math/big"
+	"net"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,4 +420,104 @@ func TestBatchSequencing(t *testing.T) {
 
 func evmAnchors(tb *testBridge) evmchain.Anchors {
 	return evmchain.Anchors{Client: tb.b.client, Calls: evmchain.NewCalls(evmchain.Contracts{Distributor: tb.cfg.Distributor, Token: tb.cfg.Token})}
+}
+
+// flakyProxy forwards TCP to a target and can be switched off, dropping
+// every connection, to play an RPC endpoint that goes away.
+type flakyProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]bool
+}
+
+func newFlakyProxy(t *testing.T, target string) *flakyProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &flakyProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	t.Cleanup(func() { ln.Close(); p.setDown(true) })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *flakyProxy) serve(c net.Conn) {
+	p.mu.Lock()
+	if p.down {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	p.conns[c], p.conns[up] = true, true
+	p.mu.Unlock()
+	go func() { io.Copy(up, c); up.Close() }()
+	io.Copy(c, up)
+	c.Close()
+}
+
+func (p *flakyProxy) setDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	if down {
+		for c := range p.conns {
+			c.Close()
+		}
+		p.conns = map[net.Conn]bool{}
+	}
+}
+
+func (p *flakyProxy) url() string { return "http://" + p.ln.Addr().String() }
+
+// TestRPCOutageIsRecordedAndFlowResumes: while the relay's RPC endpoint
+// is unreachable every step fails, the failure is recorded once as an
+// event with its reason, nothing is sent or lost; when the endpoint comes
+// back the relay records the recovery and finishes the deposit, once.
+func TestRPCOutageIsRecordedAndFlowResumes(t *testing.T) {
+	var proxy *flakyProxy
+	tb := newTestBridge(t, 50*time.Millisecond, 1, func(c *relayConfig) {
+		proxy = newFlakyProxy(t, strings.TrimPrefix(c.RPC, "http://"))
+		c.RPC = proxy.url()
+	})
+	ctx := context.Background()
+	tb.lock(0, ether(7))
+	proxy.setDown(true)
+	for i := 0; i < 5; i++ {
+		if err := tb.b.relay.Round(ctx); err == nil {
+			t.Fatal("a round succeeded with the RPC endpoint down")
+		}
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicChain, domain.TypeRelayStepFailed); n < 1 || n > 5 {
+		t.Fatalf("%d relay.step_failed events for one outage, want one per failing step", n)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintIntent); n != 0 {
+		t.Fatalf("%d mint intents while the chain was unreachable", n)
+	}
+	proxy.setDown(false)
+	tb.until("deposit minted after the outage", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	if countEnvelopes(t, tb.log, topics.TopicChain, domain.TypeRelayStepRecovered) < 1 {
+		t.Fatal("no relay.step_recovered event after the endpoint came back")
+	}
+	_, addr := tb.user(0)
+	if bal, err := tb.users.TokenBalance(ctx, addr); err != nil || bal.Cmp(ether(7)) != 0 {
+		t.Fatalf("balance %v (%v), want one mint of %v", bal, err, ether(7))
+	}
 }

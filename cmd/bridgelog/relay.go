@@ -191,6 +191,8 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
 		Interval: poll,
 		Logger:   opt.logger,
+		Metrics:  opt.metrics,
+		Appender: app,
 	}
 	keys := cfg.ClaimKeys
 	if len(keys) == 0 {
