@@ -83,6 +83,9 @@ func benchRebuild(b *testing.B, n int) {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), "p.db")
 		var sopts []sqlstore.SQLiteOption
+		if v, _ := strconv.Atoi(os.Getenv("BENCH_PAGE")); v > 0 {
+			sopts = append(sopts, sqlstore.WithPageSize(v))
+		}
 		if v := os.Getenv("BENCH_SYNC"); v != "" {
 			sopts = append(sopts, sqlstore.WithSynchronous(v))
 		}

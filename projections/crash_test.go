@@ -128,15 +128,19 @@ func crashChild(t *testing.T, dir, at string) {
 	if mode == "apply" {
 		killApply = n
 	}
-	var commits int64
+	var commits, lastCommitted int64
 	rng := rand.New(rand.NewPCG(seed, 11))
 	opts := []projections.Option{
 		projections.WithLogger(quiet()),
 		projections.WithBatchSize(10 + rng.IntN(100)),
-		projections.WithProgress(func(projections.Progress) {
-			// Called after each commit, before the next batch.
-			if commits++; mode == "commit" && commits == n {
-				die()
+		projections.WithCommitEvery(10 + rng.IntN(300)),
+		projections.WithProgress(func(p projections.Progress) {
+			// Called after each batch; Committed moves after a commit.
+			if p.Committed != lastCommitted {
+				lastCommitted = p.Committed
+				if commits++; mode == "commit" && commits == n {
+					die()
+				}
 			}
 		}),
 	}

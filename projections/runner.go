@@ -18,17 +18,18 @@ import (
 type Option func(*config)
 
 type config struct {
-	catalog   *topics.Catalog
-	policy    topics.Policy
-	metrics   Metrics
-	logger    *slog.Logger
-	limits    topics.Limits
-	batchSize int
-	readChunk int
-	poll      time.Duration
-	progress  func(Progress)
-	stopAt    map[tp]int64
-	cacheMax  int
+	catalog     *topics.Catalog
+	policy      topics.Policy
+	metrics     Metrics
+	logger      *slog.Logger
+	limits      topics.Limits
+	batchSize   int
+	commitEvery int
+	readChunk   int
+	poll        time.Duration
+	progress    func(Progress)
+	stopAt      map[tp]int64
+	cacheMax    int
 }
 
 func (c *config) setDefaults() {
@@ -43,6 +44,9 @@ func (c *config) setDefaults() {
 	}
 	if c.batchSize <= 0 {
 		c.batchSize = 5000
+	}
+	if c.commitEvery <= 0 {
+		c.commitEvery = 50000
 	}
 	if c.readChunk <= 0 {
 		c.readChunk = 4096
@@ -74,6 +78,11 @@ func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger =
 // larger batches are a little faster and hold more memory).
 func WithBatchSize(n int) Option { return func(cfg *config) { cfg.batchSize = n } }
 
+// WithCommitEvery sets how many records one transaction may span, across
+// batches (default 50000). A transaction commits earlier whenever the
+// runner has drained the log.
+func WithCommitEvery(n int) Option { return func(cfg *config) { cfg.commitEvery = n } }
+
 // WithPollInterval sets how often [Runner.Follow] looks for new events
 // when it is caught up (default 200ms).
 func WithPollInterval(d time.Duration) Option { return func(cfg *config) { cfg.poll = d } }
@@ -97,8 +106,9 @@ func WithStopAt(ends map[string][]int64) Option {
 
 // Progress reports a catch-up's advance.
 type Progress struct {
-	Done  int64 // records consumed in this catch-up
-	Total int64 // records between the start checkpoints and the end
+	Done      int64 // records folded in this catch-up (maybe not yet committed)
+	Committed int64 // records whose folding is committed
+	Total     int64 // records between the start checkpoints and the end
 }
 
 // Summary is what one catch-up did.
@@ -482,14 +492,41 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 			return r.readLog(gctx, from, end, batches)
 		})
 		g.Go(func() error {
-			var done int64
+			var done, committed int64
+			var p *pending
 			for b := range batches {
-				if err := r.apply(gctx, b, &sum); err != nil {
+				if p == nil {
+					var err error
+					if p, err = r.begin(gctx); err != nil {
+						return err
+					}
+				}
+				if err := r.apply(gctx, p, b); err != nil {
+					r.abort(p)
 					return err
 				}
 				done += b.records
+				// One transaction spans batches up to commitEvery records:
+				// every commit rewrites the pages it dirtied, and random
+				// index pages are dirtied again by every batch. Nothing
+				// queued means the log is drained: commit now, so live
+				// mode stays prompt.
+				if p.sum.Records >= int64(r.cfg.commitEvery) || len(batches) == 0 {
+					if err := r.commit(gctx, p, &sum); err != nil {
+						return err
+					}
+					p, committed = nil, done
+				}
 				if r.cfg.progress != nil {
-					r.cfg.progress(Progress{Done: done, Total: total})
+					r.cfg.progress(Progress{Done: done, Total: total, Committed: committed})
+				}
+			}
+			if p != nil {
+				if err := r.commit(gctx, p, &sum); err != nil {
+					return err
+				}
+				if r.cfg.progress != nil {
+					r.cfg.progress(Progress{Done: done, Total: total, Committed: done})
 				}
 			}
 			return nil
@@ -655,10 +692,37 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// apply folds one batch in one transaction, checkpoints included.
-func (r *Runner) apply(ctx context.Context, b *batch, sum *Summary) (err error) {
+// pending is an open transaction spanning one or more batches: rows,
+// checkpoints and counts become visible together at commit.
+type pending struct {
+	tx      StoreTx
+	moved   map[*state]checkpoint
+	sum     Summary
+	applied map[*state]int
+	dups    int
+	confl   int
+}
+
+func (r *Runner) begin(ctx context.Context) (*pending, error) {
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pending{tx: tx, moved: map[*state]checkpoint{}, applied: map[*state]int{}}, nil
+}
+
+// abort rolls back; the dedup cache may hold keys of the lost batches.
+func (r *Runner) abort(p *pending) {
+	p.tx.Rollback()
+	r.cache.drop()
+}
+
+// apply folds one batch into the open transaction.
+func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	// Events every projection has already folded (a lower checkpoint of
-	// another one made the reader start earlier) are dropped here.
+	// another one made the reader start earlier) are dropped here. The
+	// committed checkpoints suffice: batches of one catch-up come in
+	// offset order.
 	all := append([]*state{r.judge}, r.states...)
 	evs := b.evs[:0:0]
 	for _, ev := range b.evs {
@@ -670,22 +734,12 @@ func (r *Runner) apply(ctx context.Context, b *batch, sum *Summary) (err error) 
 			}
 		}
 	}
-	tx, err := r.store.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-			r.cache.drop()
-		}
-	}()
+	tx := p.tx
 	js, err := r.dedup.judge(ctx, tx, evs, r.judge.cp, r.cache)
 	if err != nil {
 		r.cfg.metrics.Error(r.judge.label())
 		return fmt.Errorf("%s: %w", r.judge.label(), err)
 	}
-	applied := map[*state]int{}
 	var mine []*Event
 	for _, s := range r.states {
 		mine = mine[:0]
@@ -712,44 +766,61 @@ func (r *Runner) apply(ctx context.Context, b *batch, sum *Summary) (err error) 
 			r.cfg.metrics.Error(s.label())
 			return fmt.Errorf("projection %s: %w", s.label(), err)
 		}
-		applied[s] = len(mine)
+		p.applied[s] += len(mine)
 	}
-	moved := map[*state]checkpoint{}
 	for _, s := range all {
 		for k, next := range b.next {
 			if !s.reads(k.topic) || next <= s.cp[k] {
 				continue
 			}
-			if err = saveCheckpoint(ctx, tx, s.p.Name(), s.p.Version(), k, next); err != nil {
-				return fmt.Errorf("checkpoint %s: %w", s.label(), err)
+			if p.moved[s] == nil {
+				p.moved[s] = checkpoint{}
 			}
-			if moved[s] == nil {
-				moved[s] = checkpoint{}
-			}
-			moved[s][k] = next
+			p.moved[s][k] = max(p.moved[s][k], next)
 		}
 	}
-	if err = tx.Commit(); err != nil {
+	p.sum.Records += b.records
+	p.sum.Skipped += b.skipped
+	p.sum.First += int64(js.first)
+	p.sum.Duplicates += int64(js.duplicates)
+	p.sum.Conflicts += int64(js.conflicts)
+	p.dups += js.duplicates
+	p.confl += js.conflicts
+	return nil
+}
+
+// commit writes the checkpoints into the transaction and commits it.
+func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
+	for s, cp := range p.moved {
+		for k, next := range cp {
+			if err := saveCheckpoint(ctx, p.tx, s.p.Name(), s.p.Version(), k, next); err != nil {
+				r.abort(p)
+				return fmt.Errorf("checkpoint %s: %w", s.label(), err)
+			}
+		}
+	}
+	if err := p.tx.Commit(); err != nil {
+		r.cache.drop()
 		return err
 	}
-	for s, cp := range moved {
+	for s, cp := range p.moved {
 		for k, v := range cp {
 			s.cp[k] = v
 		}
 	}
-	sum.Records += b.records
-	sum.Skipped += b.skipped
-	sum.First += int64(js.first)
-	sum.Duplicates += int64(js.duplicates)
-	sum.Conflicts += int64(js.conflicts)
-	for s, n := range applied {
+	sum.Records += p.sum.Records
+	sum.Skipped += p.sum.Skipped
+	sum.First += p.sum.First
+	sum.Duplicates += p.sum.Duplicates
+	sum.Conflicts += p.sum.Conflicts
+	for s, n := range p.applied {
 		sum.Applied[s.label()] += int64(n)
 		r.cfg.metrics.Applied(s.p.Name(), n)
 	}
-	r.cfg.metrics.Duplicate(js.duplicates)
-	r.cfg.metrics.Conflict(js.conflicts)
-	r.cfg.logger.Debug("batch committed", "records", b.records, "first", js.first,
-		"duplicates", js.duplicates, "conflicts", js.conflicts, "skipped", b.skipped)
+	r.cfg.metrics.Duplicate(p.dups)
+	r.cfg.metrics.Conflict(p.confl)
+	r.cfg.logger.Debug("batch committed", "records", p.sum.Records, "first", p.sum.First,
+		"duplicates", p.dups, "conflicts", p.confl, "skipped", p.sum.Skipped)
 	return nil
 }
 

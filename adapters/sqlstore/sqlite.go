@@ -19,6 +19,7 @@ type SQLiteOption func(*sqliteConfig)
 type sqliteConfig struct {
 	cacheKiB int
 	sync     string
+	pageSize int
 }
 
 func (c *sqliteConfig) setDefaults() {
@@ -32,6 +33,9 @@ func (c *sqliteConfig) setDefaults() {
 
 // WithCacheKiB sets SQLite's page cache (default 64 MiB).
 func WithCacheKiB(n int) SQLiteOption { return func(c *sqliteConfig) { c.cacheKiB = n } }
+
+// WithPageSize sets the page size of a new store file (default 4096).
+func WithPageSize(n int) SQLiteOption { return func(c *sqliteConfig) { c.pageSize = n } }
 
 // WithSynchronous sets PRAGMA synchronous (default NORMAL: in WAL mode a
 // commit survives a process crash; a power loss may drop the last
@@ -64,6 +68,9 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
+	if cfg.pageSize > 0 {
+		q.Add("_pragma", fmt.Sprintf("page_size(%d)", cfg.pageSize))
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+cfg.sync+")")
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cfg.cacheKiB))
