@@ -140,10 +140,19 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	c.ChainID = id
 
 	auth := c.Opts(ctx, c.Admin)
+	// Number the two deployments ourselves: the pool's pending nonce can
+	// lag behind a transaction sent a moment ago ("replacement transaction
+	// underpriced" for the second one).
+	nonce, err := c.Client.PendingNonceAt(cctx, c.Admin.Address)
+	if err != nil {
+		return nil, fmt.Errorf("contractstest: admin nonce: %w", err)
+	}
+	auth.Nonce = new(big.Int).SetUint64(nonce)
 	dAddr, dTx, err := contracts.DeployDistributor(auth, c.Client, c.Admin.Address, c.Relayer.Address)
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: deploy distributor: %w", err)
 	}
+	auth.Nonce = new(big.Int).SetUint64(nonce + 1)
 	tAddr, tTx, err := contracts.DeployToken(auth, c.Client, cfg.TokenName, cfg.TokenSymbol, c.Admin.Address, c.Relayer.Address)
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: deploy token: %w", err)
