@@ -1,0 +1,210 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+)
+
+// HandlerMetrics implements handlers.Metrics: handlers name their metrics
+// at the call site, so each name becomes a CounterVec or GaugeVec on first
+// use, called bridgelog_<name> (a name that already starts with
+// "bridgelog_" is kept as is), labelled by the sorted keys of its first
+// call. Prometheus allows one label set and one kind per name, so a later
+// call with other keys or the other kind is dropped and counted, not
+// registered under a second shape.
+type HandlerMetrics struct {
+	r  *Registry
+	mu sync.RWMutex
+	m  map[string]*dynamic // by caller's name
+}
+
+type kind uint8
+
+const (
+	counterKind kind = iota + 1
+	gaugeKind
+)
+
+func (k kind) String() string {
+	if k == counterKind {
+		return "counter"
+	}
+	return "gauge"
+}
+
+// dynamic is one lazily created family; err is set when it could not be
+// registered, so later calls count the failure instead of retrying.
+type dynamic struct {
+	kind    kind
+	keys    []string // sorted
+	counter *prometheus.CounterVec
+	gauge   *prometheus.GaugeVec
+	reason  string
+	err     error
+}
+
+// handlerHelp documents the names handlers use today; others get a generic
+// help text.
+var handlerHelp = map[string]string{
+	"anchor_failures_total":           "Merkle root anchor transactions that failed (reverted or abandoned).",
+	"batches_anchored_total":          "Withdrawal batches whose merkle root was anchored.",
+	"batches_created_total":           "Withdrawal batches created.",
+	"chain_events_total":              "Bridge events appended by the indexer, by chain.",
+	"claim_attempts_failed_total":     "Claim attempts that failed and will be retried.",
+	"claim_commits_failed_total":      "Claim records whose offset commit failed.",
+	"claim_proofs_invalid_total":      "Claims refused because their merkle proof did not verify.",
+	"claim_records_undecodable_total": "Claim records skipped because they did not decode.",
+	"confirmations_total":             "Observations that reached the confirmation depth, by chain.",
+	"deposits_failed_total":           "Deposits whose mint failed (reverted or abandoned).",
+	"deposits_minted_total":           "Deposits minted (including ones found already minted).",
+	"gas_used_total":                  "Gas used by bridgelog's transactions, by purpose.",
+	"indexer_lag_blocks":              "Blocks between the chain tip and the indexer's scanned height, by chain.",
+	"indexer_rpc_errors_total":        "Indexer RPC calls that failed, by chain.",
+	"logs_rejected_total":             "Contract logs the indexer refused as malformed, by chain.",
+	"relay_step_failures_total":       "Relay loop steps that returned an error, by step.",
+	"reorged_observations_total":      "Observations whose block was replaced by a reorg, by chain.",
+	"reorgs_detected_total":           "Reorgs detected under the indexer's cursor, by chain.",
+	"withdrawals_executed_total":      "Withdrawals claimed on chain (including ones found already claimed).",
+	"withdrawals_failed_total":        "Withdrawal claims that failed.",
+}
+
+// presetCounters exist at 0 from the start: alert rules take increase()
+// over them, and a series born at 1 hides its first increment.
+var presetCounters = []string{
+	"anchor_failures_total", "batches_anchored_total", "batches_created_total",
+	"claim_attempts_failed_total", "claim_commits_failed_total", "claim_proofs_invalid_total",
+	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total",
+	"withdrawals_executed_total", "withdrawals_failed_total",
+}
+
+func newHandlerMetrics(r *Registry) *HandlerMetrics {
+	h := &HandlerMetrics{r: r, m: map[string]*dynamic{}}
+	for _, name := range presetCounters {
+		h.Count(name, nil, 0)
+	}
+	return h
+}
+
+// Count adds n to the counter name{labels}.
+func (h *HandlerMetrics) Count(name string, labels map[string]string, n int) {
+	if n < 0 {
+		h.r.dropped(name, ReasonNegativeCount, fmt.Errorf("count %d", n))
+		return
+	}
+	d, values := h.family(name, counterKind, labels)
+	if d == nil {
+		return
+	}
+	c, err := d.counter.GetMetricWithLabelValues(values...)
+	if err != nil {
+		h.r.dropped(name, ReasonLabelValue, err)
+		return
+	}
+	c.Add(float64(n))
+}
+
+// Gauge sets the gauge name{labels} to v.
+func (h *HandlerMetrics) Gauge(name string, labels map[string]string, v float64) {
+	d, values := h.family(name, gaugeKind, labels)
+	if d == nil {
+		return
+	}
+	g, err := d.gauge.GetMetricWithLabelValues(values...)
+	if err != nil {
+		h.r.dropped(name, ReasonLabelValue, err)
+		return
+	}
+	g.Set(v)
+}
+
+// family returns name's family and the label values in its key order, or
+// nil after counting why the call cannot be recorded.
+func (h *HandlerMetrics) family(name string, k kind, labels map[string]string) (*dynamic, []string) {
+	h.mu.RLock()
+	d := h.m[name]
+	h.mu.RUnlock()
+	if d == nil {
+		d = h.create(name, k, labels)
+	}
+	if d.err != nil {
+		h.r.dropped(name, d.reason, d.err)
+		return nil, nil
+	}
+	if d.kind != k {
+		h.r.dropped(name, ReasonKindMismatch, fmt.Errorf("%s used as %s, registered as %s", name, k, d.kind))
+		return nil, nil
+	}
+	if len(labels) != len(d.keys) {
+		h.r.dropped(name, ReasonLabelMismatch, fmt.Errorf("%s labels %v, registered with %v", name, sortedKeys(labels), d.keys))
+		return nil, nil
+	}
+	values := make([]string, len(d.keys))
+	for i, key := range d.keys {
+		v, ok := labels[key]
+		if !ok {
+			h.r.dropped(name, ReasonLabelMismatch, fmt.Errorf("%s labels %v, registered with %v", name, sortedKeys(labels), d.keys))
+			return nil, nil
+		}
+		values[i] = v
+	}
+	return d, values
+}
+
+// create registers name's family with the shape of this first call; a
+// concurrent first call for the same name gets the winner's family.
+func (h *HandlerMetrics) create(name string, k kind, labels map[string]string) *dynamic {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if d := h.m[name]; d != nil {
+		return d
+	}
+	d := &dynamic{kind: k, keys: sortedKeys(labels)}
+	h.m[name] = d
+	full := name
+	if !strings.HasPrefix(full, Prefix) {
+		full = Prefix + name
+	}
+	if !model.LegacyValidation.IsValidMetricName(full) {
+		d.reason, d.err = ReasonInvalidName, fmt.Errorf("metric name %q", full)
+		return d
+	}
+	for _, key := range d.keys {
+		// Legacy names keep the text format readable by every Prometheus;
+		// "__" is reserved for Prometheus' own labels.
+		if !model.LegacyValidation.IsValidLabelName(key) || strings.HasPrefix(key, "__") {
+			d.reason, d.err = ReasonInvalidName, fmt.Errorf("label name %q of %s", key, full)
+			return d
+		}
+	}
+	help := handlerHelp[strings.TrimPrefix(name, Prefix)]
+	if help == "" {
+		help = "bridgelog handler " + d.kind.String() + " " + name + "."
+	}
+	var c prometheus.Collector
+	if k == counterKind {
+		d.counter = prometheus.NewCounterVec(prometheus.CounterOpts{Name: full, Help: help}, d.keys)
+		c = d.counter
+	} else {
+		d.gauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: full, Help: help}, d.keys)
+		c = d.gauge
+	}
+	if err := h.r.reg.Register(c); err != nil {
+		// Most likely a clash with a fixed metric of this package.
+		d.reason, d.err = ReasonRegister, fmt.Errorf("register %s: %w", full, err)
+	}
+	return d
+}
+
+func sortedKeys(labels map[string]string) []string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
