@@ -263,8 +263,8 @@ func (c *Client) Observe(ctx context.Context, in domain.TxIntent) (domain.Observ
 	rctx, cancel := c.bound(ctx)
 	defer cancel()
 	rc, err := c.eth.TransactionReceipt(rctx, common.Hash(in.TxHash))
-	if errors.Is(err, ethereum.NotFound) {
-		return obs, nil
+	if errors.Is(err, ethereum.NotFound) || err != nil && strings.Contains(err.Error(), "indexing is in progress") {
+		return obs, nil // not known yet: the send loop looks again
 	}
 	if err != nil {
 		return obs, rpcErr("receipt "+in.TxHash.Hex(), err)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,7 +160,7 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	c.Sim.Commit()
 	for _, tx := range []*types.Transaction{dTx, tTx} {
-		r, err := c.Client.TransactionReceipt(cctx, tx.Hash())
+		r, err := c.receipt(cctx, tx.Hash())
 		if err != nil {
 			return nil, fmt.Errorf("contractstest: deploy receipt %s: %w", tx.Hash(), err)
 		}
@@ -220,7 +221,7 @@ func (c *Chain) Send(ctx context.Context, from Account, contract *bind.BoundCont
 		return nil, contracts.DecodeRevert(err)
 	}
 	c.Sim.Commit()
-	r, err := c.Client.TransactionReceipt(ctx, tx.Hash())
+	r, err := c.receipt(ctx, tx.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: receipt %s: %w", tx.Hash(), err)
 	}
@@ -254,4 +255,21 @@ func (c *Chain) AutoCommit(ctx context.Context, period time.Duration) {
 			}
 		}
 	}()
+}
+
+// receipt fetches a mined transaction's receipt. Right after a block the
+// node may still be indexing it ("transaction indexing is in progress"):
+// ask again until ctx ends.
+func (c *Chain) receipt(ctx context.Context, h common.Hash) (*types.Receipt, error) {
+	for {
+		r, err := c.Client.TransactionReceipt(ctx, h)
+		if err == nil || !strings.Contains(err.Error(), "indexing is in progress") {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
