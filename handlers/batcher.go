@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"time"
 
@@ -70,13 +71,6 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 		now = b.Now
 	}
 	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
-	seq, err := b.Reader.Sequence(ctx, b.Settlement)
-	if err != nil {
-		return nil, err
-	}
-	if seq.LastBatchID > 0 && !seq.LastAnchored {
-		return nil, nil // the sequence waits for the anchorer
-	}
 	max := b.Policy.MaxSize
 	if max <= 0 {
 		max = 128
@@ -84,6 +78,22 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	pending, err := b.Reader.Unbatched(ctx, max)
 	if err != nil {
 		return nil, err
+	}
+	// Seed 000 alerts when batch creation is delayed: export how long the
+	// oldest confirmed withdrawal has waited for a batch.
+	oldest := 0.0
+	for _, w := range pending {
+		if !w.ConfirmedAt.IsZero() {
+			oldest = math.Max(oldest, now().Sub(w.ConfirmedAt).Seconds())
+		}
+	}
+	m.Gauge("oldest_unbatched_withdrawal_seconds", nil, oldest)
+	seq, err := b.Reader.Sequence(ctx, b.Settlement)
+	if err != nil {
+		return nil, err
+	}
+	if seq.LastBatchID > 0 && !seq.LastAnchored {
+		return nil, nil // the sequence waits for the anchorer
 	}
 	plan, err := domain.PlanBatch(b.Settlement, seq, pending, b.Policy, now(), SeedLeaf, SeedRoot)
 	if errors.Is(err, domain.ErrPreviousNotAnchored) || plan == nil {

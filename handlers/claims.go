@@ -156,7 +156,7 @@ func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 		// Re-append the withdrawal's verdict: a crash may have come
 		// between the outcome and it; a duplicate changes nothing.
 		if env.Type == domain.TypeClaimOutcome {
-			return x.settle(ctx, st.req, *st.outcome)
+			return x.settle(ctx, st.req, *st.outcome, false)
 		}
 		return nil
 	}
@@ -179,7 +179,7 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 			return err
 		}
 		st.outcome = &out
-		return x.settle(ctx, &req, out)
+		return x.settle(ctx, &req, out, true)
 	}
 	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
 		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.open))
@@ -193,21 +193,27 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 	if !st.final() {
 		return nil
 	}
-	return x.settle(ctx, &req, out)
+	return x.settle(ctx, &req, out, true)
 }
 
-// settle records the withdrawal's fate from its claim's final outcome.
-func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, out domain.TxOutcome) error {
+// settle records the withdrawal's fate from its claim's final outcome;
+// first says this member just decided it (and counts it), rather than
+// re-appending a verdict a crash may have lost.
+func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, out domain.TxOutcome, first bool) error {
 	ref := req.LeafInfo.Withdrawal
 	var ev domain.Event
 	switch out.Status {
 	case domain.TxSucceeded, domain.TxAlreadyProcessed:
 		ev = domain.WithdrawalExecuted{Ref: ref, BatchID: req.BatchID, ClaimTxHash: out.TxHash, GasUsed: out.GasUsed,
 			AlreadyDone: out.Status == domain.TxAlreadyProcessed}
-		metricsOr(x.Metrics).Count("withdrawals_executed_total", nil, 1)
+		if first {
+			metricsOr(x.Metrics).Count("withdrawals_executed_total", nil, 1)
+		}
 	default:
 		ev = domain.WithdrawalFailed{Ref: ref, Reason: string(out.Status) + ": " + out.Reason}
-		metricsOr(x.Metrics).Count("withdrawals_failed_total", nil, 1)
+		if first {
+			metricsOr(x.Metrics).Count("withdrawals_failed_total", nil, 1)
+		}
 	}
 	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
 	return err

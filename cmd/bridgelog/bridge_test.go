@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -27,14 +29,15 @@ import (
 // testBridge is a dev chain with the bridge deployed and a relay wired
 // over an embedded log and a SQLite store, as devnet runs it.
 type testBridge struct {
-	t     *testing.T
-	chain *devchain.Chain
-	users devchain.Users
-	cfg   relayConfig
-	log   *embeddedlog.Log
-	store projections.Store
-	b     *bridge
-	dir   string
+	t       *testing.T
+	chain   *devchain.Chain
+	users   devchain.Users
+	cfg     relayConfig
+	log     *embeddedlog.Log
+	store   projections.Store
+	b       *bridge
+	dir     string
+	metrics *metrics.Registry
 }
 
 const testUsers = 3
@@ -81,7 +84,9 @@ func (tb *testBridge) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := assemble(ctx, tb.cfg, lg, st, bridgeOptions{logger: quietLogger()})
+	tb.metrics = metrics.New()
+	b, err := assemble(ctx, tb.cfg, lg, st, bridgeOptions{logger: quietLogger(), metrics: tb.metrics.Handlers(),
+		projMetrics: tb.metrics.Projections()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +203,14 @@ func TestFlowsEndToEnd(t *testing.T) {
 	want.Sub(want, ether(30))
 	if c.mintedSupply.Cmp(want) != 0 {
 		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
+	}
+	// The operator sees the same in the metrics.
+	scrape := httptest.NewRecorder()
+	tb.metrics.Handler().ServeHTTP(scrape, httptest.NewRequest("GET", "/metrics", nil))
+	for _, line := range []string{"bridgelog_deposits_minted_total 6", "bridgelog_withdrawals_executed_total 6", "bridgelog_batches_anchored_total 2"} {
+		if !strings.Contains(scrape.Body.String(), line+"\n") {
+			t.Errorf("metrics lack %q", line)
+		}
 	}
 	// Replay: a rebuild from the log equals the live projections.
 	assertReplayEqual(t, tb)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
@@ -124,10 +125,11 @@ type bridge struct {
 }
 
 type bridgeOptions struct {
-	dryRun    bool
-	executors int // claim swarm members in this process (each needs a claim key); 0: all keys
-	logger    *slog.Logger
-	metrics   handlers.Metrics
+	dryRun      bool
+	executors   int // claim swarm members in this process (each needs a claim key); 0: all keys
+	logger      *slog.Logger
+	metrics     handlers.Metrics
+	projMetrics projections.Metrics
 }
 
 // assemble wires a relay from its config over an open log and store.
@@ -151,7 +153,11 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	if err != nil {
 		return nil, err
 	}
-	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), projections.WithLogger(opt.logger))
+	ropts := []projections.Option{projections.WithLogger(opt.logger)}
+	if opt.projMetrics != nil {
+		ropts = append(ropts, projections.WithMetrics(opt.projMetrics))
+	}
+	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), ropts...)
 	if err != nil {
 		cl.Close()
 		return nil, err
@@ -236,9 +242,10 @@ func (b *bridge) run(ctx context.Context) error {
 func (b *bridge) close() { b.client.Close() }
 
 var relayFlags struct {
-	config    string
-	dryRun    bool
-	executors int
+	config      string
+	dryRun      bool
+	executors   int
+	metricsAddr string
 }
 
 var relayCmd = &cobra.Command{
@@ -260,14 +267,27 @@ locally and every transaction is estimated and logged, never sent.`,
 			return err
 		}
 		defer eng.Close()
-		b, err := assemble(cmd.Context(), cfg, eng.Log, eng.Store, bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors})
+		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors}
+		ctx, cancel := context.WithCancel(cmd.Context())
+		defer cancel()
+		if relayFlags.metricsAddr != "" {
+			reg := metrics.New()
+			opt.metrics, opt.projMetrics = reg.Handlers(), reg.Projections()
+			go func() {
+				if err := metrics.Serve(ctx, relayFlags.metricsAddr, reg); err != nil {
+					slog.Error("metrics endpoint failed", "addr", relayFlags.metricsAddr, "error", err)
+					cancel()
+				}
+			}()
+		}
+		b, err := assemble(ctx, cfg, eng.Log, eng.Store, opt)
 		if err != nil {
 			return err
 		}
 		defer b.close()
 		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
 			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)
-		return b.run(cmd.Context())
+		return b.run(ctx)
 	},
 }
 
@@ -275,6 +295,7 @@ func init() {
 	relayCmd.Flags().StringVar(&relayFlags.config, "config", "", "relay config file (JSON; devnet writes DATA/devnet.json)")
 	relayCmd.Flags().BoolVar(&relayFlags.dryRun, "dry-run", false, "compute and verify every proof and transaction, send nothing")
 	relayCmd.Flags().IntVar(&relayFlags.executors, "executors", 0, "claim executors in this process (0: one per claim key)")
+	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
 	// replay, verify and project drive every bridge projection.
