@@ -429,3 +429,38 @@ func TestFoldOrderIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowLiveMode: Follow keeps folding events appended after it
+// started, until its context ends.
+func TestFollowLiveMode(t *testing.T) {
+	lg := embeddedLog(t)
+	st, _ := sqliteStore(t)
+	r := newRunner(t, lg, st, builtins(), projections.WithPollInterval(20*time.Millisecond))
+	ctx, cancel := context.WithCancel(ctxT(t))
+	done := make(chan error, 1)
+	go func() { done <- r.Follow(ctx, nil) }()
+	rf := ref(7)
+	appendEv(t, lg, t0, detected(rf, 5))
+	appendEv(t, lg, t0.Add(time.Minute), domain.DepositConfirmed{Ref: rf, AtBlock: 105, Confirmation: 5})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var status string
+		tx, err := st.Begin(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tx.QueryRow(ctxT(t), "SELECT status FROM deposits_v1").Scan(&status)
+		tx.Rollback()
+		if err == nil && status == "CONFIRMED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("live mode did not fold the events: status %q, %v", status, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Follow returned %v after cancel", err)
+	}
+}

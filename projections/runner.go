@@ -486,7 +486,7 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 	}
 	if total > 0 {
 		g, gctx := errgroup.WithContext(ctx)
-		batches := make(chan *batch, 2)
+		batches := make(chan *batch, 1)
 		g.Go(func() error {
 			defer close(batches)
 			return r.readLog(gctx, from, end, batches)

@@ -24,14 +24,14 @@ type sqliteConfig struct {
 
 func (c *sqliteConfig) setDefaults() {
 	if c.cacheKiB <= 0 {
-		c.cacheKiB = 64 << 10
+		c.cacheKiB = 32 << 10
 	}
 	if c.sync == "" {
 		c.sync = "NORMAL"
 	}
 }
 
-// WithCacheKiB sets SQLite's page cache (default 64 MiB).
+// WithCacheKiB sets SQLite's page cache (default 32 MiB).
 func WithCacheKiB(n int) SQLiteOption { return func(c *sqliteConfig) { c.cacheKiB = n } }
 
 // WithPageSize sets the page size of a new store file (default 4096).
