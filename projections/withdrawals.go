@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -29,7 +30,8 @@ func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version(
 var withdrawalCols = append(append([]string{}, lifecycleKeyCols...),
 	"status", "contract", "withdrawer", "amount", "recipient", "block_number", "block_hash", "onchain_id",
 	"detected_at", "confirmed_at", "confirmed_block", "batched_at", "executed_at", "claim_tx_hash", "gas_used",
-	"already_done", "failed_at", "error_reason", "reorged_block_hash")
+	"already_done", "failed_at", "error_reason", "reorged_block_hash",
+	"batch_sequence", "batch_id", "leaf_index", "leaf_hash", "merkle_proof")
 
 func (w Withdrawals) Tables() []Table {
 	cols := append(lifecycleKeyColumns(),
@@ -52,6 +54,13 @@ func (w Withdrawals) Tables() []Table {
 		Column{Name: "failed_at", Type: Text, Nullable: true},
 		Column{Name: "error_reason", Type: Text, Nullable: true},
 		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
+		// The batch the withdrawal is a leaf of (seed 000's batch_id and
+		// cached merkle_proof, a JSON array of 0x-hashes).
+		Column{Name: "batch_sequence", Type: Text, Nullable: true},
+		Column{Name: "batch_id", Type: Integer, Nullable: true},
+		Column{Name: "leaf_index", Type: Integer, Nullable: true},
+		Column{Name: "leaf_hash", Type: Text, Nullable: true},
+		Column{Name: "merkle_proof", Type: Text, Nullable: true},
 	)
 	return []Table{{
 		Name:       w.table(),
@@ -74,6 +83,9 @@ type withdrawalRow struct {
 	batchedAt, executedAt, claimTxHash      sql.NullString
 	gasUsed, alreadyDone                    sql.NullInt64
 	failedAt, errorReason, reorgedBlockHash sql.NullString
+	batchSeq                                sql.NullString
+	batchID, leafIndex                      sql.NullInt64
+	leafHash, merkleProof                   sql.NullString
 	dirty                                   bool
 }
 
@@ -81,7 +93,8 @@ func (r *withdrawalRow) args(dst []any) []any {
 	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
 		r.status, r.contract, r.withdrawer, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed,
-		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash)
+		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash,
+		r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
 }
 
 func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
@@ -90,7 +103,8 @@ func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
 		&r.status, &r.contract, &r.withdrawer, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
 		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed,
-		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
+		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash,
+		&r.batchSeq, &r.batchID, &r.leafIndex, &r.leafHash, &r.merkleProof); err != nil {
 		return domain.LogRef{}, err
 	}
 	ref, err := refOf(chainID, txHash, logIndex)
@@ -104,6 +118,8 @@ func withdrawalRef(ev *Event) (domain.LogRef, bool) {
 	case *domain.WithdrawalDetected:
 		return e.Ref, true
 	case *domain.WithdrawalConfirmed:
+		return e.Ref, true
+	case *domain.WithdrawalBatched:
 		return e.Ref, true
 	case *domain.WithdrawalExecuted:
 		return e.Ref, true
@@ -196,6 +212,20 @@ func (r *withdrawalRow) fold(ev *Event) error {
 			return err
 		}
 		advance(&r.status, domain.StatusConfirmed)
+	case *domain.WithdrawalBatched:
+		r.batchedAt = eventTime(ev)
+		r.batchSeq = nullText(e.SequenceID)
+		if r.batchID, err = nullUint(e.BatchID, "batch_id", ev); err != nil {
+			return err
+		}
+		r.leafIndex = sql.NullInt64{Int64: int64(e.LeafIndex), Valid: true}
+		r.leafHash = nullText(e.Leaf.Hex())
+		proof, err := json.Marshal(e.MerkleProof)
+		if err != nil {
+			return err
+		}
+		r.merkleProof = nullText(string(proof))
+		advance(&r.status, domain.StatusBatched)
 	case *domain.WithdrawalExecuted:
 		r.executedAt = eventTime(ev)
 		r.claimTxHash = nullText(e.ClaimTxHash.Hex())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math/big"
 	"net"
@@ -21,6 +22,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
@@ -204,6 +206,9 @@ func TestFlowsEndToEnd(t *testing.T) {
 	if c.mintedSupply.Cmp(want) != 0 {
 		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
 	}
+	// Every withdrawal row carries its batch and a cached proof that
+	// verifies against the batch's root (seed 000's batch_id, merkle_proof).
+	assertCachedProofs(t, tb, 6)
 	// The operator sees the same in the metrics.
 	scrape := httptest.NewRecorder()
 	tb.metrics.Handler().ServeHTTP(scrape, httptest.NewRequest("GET", "/metrics", nil))
@@ -532,5 +537,39 @@ func TestRPCOutageIsRecordedAndFlowResumes(t *testing.T) {
 	_, addr := tb.user(0)
 	if bal, err := tb.users.TokenBalance(ctx, addr); err != nil || bal.Cmp(ether(7)) != 0 {
 		t.Fatalf("balance %v (%v), want one mint of %v", bal, err, ether(7))
+	}
+}
+
+func assertCachedProofs(t *testing.T, tb *testBridge, want int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := tb.store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(ctx, `SELECT w.leaf_hash, w.merkle_proof, b.merkle_root FROM withdrawals_v1 w
+		JOIN batches_v1 b ON b.sequence_id = w.batch_sequence AND b.id = w.batch_id WHERE w.status = 'EXECUTED'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var leaf, proofJSON, root string
+		if err := rows.Scan(&leaf, &proofJSON, &root); err != nil {
+			t.Fatal(err)
+		}
+		var proof []common.Hash
+		if err := json.Unmarshal([]byte(proofJSON), &proof); err != nil {
+			t.Fatal(err)
+		}
+		if !merkle.Verify(common.HexToHash(root), common.HexToHash(leaf), proof) {
+			t.Errorf("cached proof of leaf %s does not verify against root %s", leaf, root)
+		}
+		n++
+	}
+	if n != want {
+		t.Fatalf("%d executed withdrawals with a batch and proof, want %d", n, want)
 	}
 }
