@@ -141,6 +141,8 @@ type Anchorer struct {
 	Driver     *TxDriver
 	Metrics    Metrics
 	Logger     *slog.Logger
+
+	dryChecked map[uint64]bool // batches whose proofs a dry run verified
 }
 
 // Poll anchors the pending batch, if any, and reports whether it did.
@@ -182,8 +184,10 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 		log.Info("batch already anchored on chain", "batch_id", b.BatchID, "merkle_root", b.Root.Hex())
+	case domain.TxDryRun:
+		return false, a.dryRunClaims(b)
 	default:
-		return false, nil // dry-run, replaced, abandoned: nothing final; the next poll retries
+		return false, nil // replaced, abandoned: nothing final; the next poll retries
 	}
 	// Claims first, then the anchored mark: a crash between re-runs this
 	// poll, whose claim requests are duplicates and change nothing.
@@ -203,6 +207,34 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	m.Count("gas_used_total", map[string]string{"purpose": "anchor"}, int(out.GasUsed))
 	log.Info("batch anchored", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed)
 	return true, nil
+}
+
+// dryRunClaims verifies every leaf's proof of a batch locally, as the
+// claims would carry them, and says which claims it would send.
+func (a *Anchorer) dryRunClaims(b domain.BatchCreated) error {
+	if a.dryChecked[b.BatchID] {
+		return nil
+	}
+	reqs, err := ClaimRequests(b)
+	if err != nil {
+		return err
+	}
+	log := loggerOr(a.Logger)
+	for _, ev := range reqs {
+		r := ev.(domain.ClaimRequested)
+		if !verifyClaim(r) {
+			return fmt.Errorf("%w: dry-run batch %d leaf %d (%s)", ErrProofInvalid, b.BatchID, r.LeafInfo.Index, r.LeafInfo.Leaf.Hex())
+		}
+		log.Info("dry-run: would claim", "batch_id", b.BatchID, "leaf_index", r.LeafInfo.Index, "withdrawal_id",
+			r.LeafInfo.Withdrawal.WithdrawalID(), "recipient", r.LeafInfo.Recipient.Hex(), "amount", r.LeafInfo.Amount.String(),
+			"proof_len", len(r.Proof))
+	}
+	if a.dryChecked == nil {
+		a.dryChecked = map[uint64]bool{}
+	}
+	a.dryChecked[b.BatchID] = true
+	log.Info("dry-run: every proof of the batch verifies locally", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "leaf_count", len(reqs))
+	return nil
 }
 
 // leafProofs rebuilds a batch's tree, checks it gives the batch's root,

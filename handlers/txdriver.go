@@ -44,7 +44,20 @@ type TxDriver struct {
 	Logger       *slog.Logger
 	DryRun       bool // estimate and log, never sign or send
 
-	mu sync.Mutex
+	mu          sync.Mutex
+	dryReported map[string]bool // dry-run says what it would do once per subject
+}
+
+// dryOnce reports whether a dry-run line about subject is due.
+func (d *TxDriver) dryOnce(subject string) bool {
+	if d.dryReported == nil {
+		d.dryReported = map[string]bool{}
+	}
+	if d.dryReported[subject] {
+		return false
+	}
+	d.dryReported[subject] = true
+	return true
 }
 
 // TxRequest is one transaction the driver should see through.
@@ -120,7 +133,9 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 		}
 		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: st, Reason: rev.Reason}
 		if d.DryRun {
-			d.logger().Info("dry-run: would not send, call reverts", "subject", req.Subject, "reason", rev.Reason)
+			if d.dryOnce(req.Subject) {
+				d.logger().Info("dry-run: would not send, call reverts", "subject", req.Subject, "reason", rev.Reason)
+			}
 			return domain.TxIntent{}, &out, nil
 		}
 		if _, err := d.Appender.Append(ctx, req.Cause, out); err != nil {
@@ -133,7 +148,9 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 		return domain.TxIntent{}, nil, fmt.Errorf("estimate %s for %s: %w", req.Purpose, req.Subject, err)
 	}
 	if d.DryRun {
-		d.logger().Info("dry-run: would send", "subject", req.Subject, "purpose", req.Purpose, "to", req.Call.To.Hex(), "gas", gas)
+		if d.dryOnce(req.Subject) {
+			d.logger().Info("dry-run: would send", "subject", req.Subject, "purpose", req.Purpose, "to", req.Call.To.Hex(), "gas", gas)
+		}
 		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: domain.TxDryRun}
 		return domain.TxIntent{}, &out, nil
 	}

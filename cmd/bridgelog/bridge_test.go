@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http/httptest"
@@ -75,7 +76,9 @@ func newTestBridge(t *testing.T, blockInterval time.Duration, executors int, twe
 }
 
 // open (re)opens the log, the store and the relay over the same files.
-func (tb *testBridge) open() {
+func (tb *testBridge) open() { tb.openWith(bridgeOptions{}) }
+
+func (tb *testBridge) openWith(opt bridgeOptions) {
 	t := tb.t
 	ctx := context.Background()
 	lg, err := embeddedlog.Open(filepath.Join(tb.dir, "log"))
@@ -87,8 +90,11 @@ func (tb *testBridge) open() {
 		t.Fatal(err)
 	}
 	tb.metrics = metrics.New()
-	b, err := assemble(ctx, tb.cfg, lg, st, bridgeOptions{logger: quietLogger(), metrics: tb.metrics.Handlers(),
-		projMetrics: tb.metrics.Projections()})
+	if opt.logger == nil {
+		opt.logger = quietLogger()
+	}
+	opt.metrics, opt.projMetrics = tb.metrics.Handlers(), tb.metrics.Projections()
+	b, err := assemble(ctx, tb.cfg, lg, st, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,4 +578,64 @@ func assertCachedProofs(t *testing.T, tb *testBridge, want int) {
 	if n != want {
 		t.Fatalf("%d executed withdrawals with a batch and proof, want %d", n, want)
 	}
+}
+
+// TestDryRunSendsNothing: a dry-run relay reads the chain, cuts batches
+// and verifies every proof locally, logs what it would send, and sends
+// no transaction.
+func TestDryRunSendsNothing(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 1, func(c *relayConfig) { c.BatchMaxWait = "100ms" })
+	ctx := context.Background()
+	tb.lock(0, ether(50)) // minted for real, so there is something to withdraw
+	tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	tb.close()
+	logs := &lockedWriter{}
+	tb.openWith(bridgeOptions{dryRun: true, logger: slog.New(slog.NewTextHandler(logs, nil))})
+	relayer := crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)
+	nonceBefore, err := tb.chain.Client().NonceAt(ctx, relayer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.lock(1, ether(20)) // a deposit the dry run must not mint
+	tb.burn(0, ether(10))
+	tb.burn(0, ether(15))
+	tb.until("batch cut and its proofs verified", 60*time.Second, func(s projections.BridgeStats) bool {
+		return s.Batches["CREATED"] == 1 && strings.Contains(logs.String(), "every proof of the batch verifies locally")
+	})
+	for _, want := range []string{"dry-run: would send", "dry-run: would claim", "purpose=mint", "purpose=anchor"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("dry-run log lacks %q", want)
+		}
+	}
+	nonceAfter, err := tb.chain.Client().NonceAt(ctx, relayer, nil)
+	if err != nil || nonceAfter != nonceBefore {
+		t.Fatalf("relayer nonce %d -> %d (%v): the dry run sent a transaction", nonceBefore, nonceAfter, err)
+	}
+	if root, err := evmAnchors(tb).AnchoredRoot(ctx, 1); err != nil || !root.IsZero() {
+		t.Fatalf("batch 1 anchored during a dry run: %v %v", root, err)
+	}
+	s, _ := tb.b.reader.Stats(ctx)
+	if statusCount(s.Deposits, domain.StatusMinted) != 1 || s.Gas["claim"].Count != 0 {
+		t.Fatalf("dry run changed the chain: %+v", s)
+	}
+}
+
+// lockedWriter serialises writes from concurrent loggers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  strings.Builder
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
