@@ -82,22 +82,13 @@ func benchRebuild(b *testing.B, n int) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), "p.db")
-		var sopts []sqlstore.SQLiteOption
-		if v, _ := strconv.Atoi(os.Getenv("BENCH_PAGE")); v > 0 {
-			sopts = append(sopts, sqlstore.WithPageSize(v))
-		}
-		if v := os.Getenv("BENCH_SYNC"); v != "" {
-			sopts = append(sopts, sqlstore.WithSynchronous(v))
-		}
-		st, err := sqlstore.OpenSQLite(ctx, path, sopts...)
+		st, err := sqlstore.OpenSQLite(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		ps := builtins()
-		if os.Getenv("BENCH_JUDGE_ONLY") != "" {
-			ps = []projections.Projection{benchNop{}}
-		}
 		ropts := []projections.Option{projections.WithLogger(quiet())}
+		// BENCH_BATCH=n tries another batch size.
 		if v, _ := strconv.Atoi(os.Getenv("BENCH_BATCH")); v > 0 {
 			ropts = append(ropts, projections.WithBatchSize(v))
 		}
@@ -131,10 +122,3 @@ func BenchmarkRebuild1M(b *testing.B) { benchRebuild(b, 1_000_000) }
 // BenchmarkRebuild100k is the same on a tenth of the log, for quick runs.
 func BenchmarkRebuild100k(b *testing.B) { benchRebuild(b, 100_000) }
 
-type benchNop struct{}
-
-func (benchNop) Name() string                                                    { return "nop" }
-func (benchNop) Version() int                                                    { return 1 }
-func (benchNop) Topics() []string                                                { return []string{"bridgelog.bridge.v1"} }
-func (benchNop) Tables() []projections.Table                                     { return nil }
-func (benchNop) Apply(context.Context, projections.Tx, *projections.Event) error { return nil }
