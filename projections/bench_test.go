@@ -121,4 +121,3 @@ func BenchmarkRebuild1M(b *testing.B) { benchRebuild(b, 1_000_000) }
 
 // BenchmarkRebuild100k is the same on a tenth of the log, for quick runs.
 func BenchmarkRebuild100k(b *testing.B) { benchRebuild(b, 100_000) }
-
