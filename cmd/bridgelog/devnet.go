@@ -103,7 +103,7 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	}
 	cfg.Distributor, cfg.Token = domain.Address(br.Distributor), domain.Address(br.Token)
 	dataDir := engineFlags.data
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := prepareDevnetData(dataDir); err != nil {
 		return err
 	}
 	cfgPath := filepath.Join(dataDir, "devnet.json")
@@ -303,4 +303,30 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, c chainCheck, de
 		fmt.Fprintln(w, "  result                 INCOMPLETE")
 	}
 	return ok
+}
+
+// ErrNotDevnetData: --data holds a log that no devnet wrote.
+var ErrNotDevnetData = errors.New("data directory holds a log that is not a devnet's")
+
+// prepareDevnetData makes dir ready for a new dev chain. A previous
+// devnet's log and projections describe a chain that died with its
+// process, so they are removed; a directory with a log but no devnet.json
+// is someone's real data and is refused, untouched.
+func prepareDevnetData(dir string) error {
+	logDir := filepath.Join(dir, "log")
+	marker := filepath.Join(dir, "devnet.json")
+	_, logErr := os.Stat(logDir)
+	_, markErr := os.Stat(marker)
+	if logErr == nil && markErr != nil {
+		return fmt.Errorf("%w: %s (choose another --data)", ErrNotDevnetData, dir)
+	}
+	if markErr == nil {
+		for _, p := range []string{logDir, filepath.Join(dir, "projections.db"), filepath.Join(dir, "projections.db-wal"),
+			filepath.Join(dir, "projections.db-shm"), marker} {
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("devnet: clear previous run: %w", err)
+			}
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
 }
