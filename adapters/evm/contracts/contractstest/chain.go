@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -257,14 +258,20 @@ func (c *Chain) AutoCommit(ctx context.Context, period time.Duration) {
 	}()
 }
 
-// receipt fetches a mined transaction's receipt. Right after a block the
-// node may still be indexing it ("transaction indexing is in progress"):
-// ask again until ctx ends.
+// receipt fetches a transaction's receipt after the caller sealed a block.
+// The pool takes transactions in asynchronously, so one may miss that block
+// ("not found": seal another), and right after a block the node may still be
+// indexing it ("indexing is in progress": ask again), until ctx ends.
 func (c *Chain) receipt(ctx context.Context, h common.Hash) (*types.Receipt, error) {
 	for {
 		r, err := c.Client.TransactionReceipt(ctx, h)
-		if err == nil || !strings.Contains(err.Error(), "indexing is in progress") {
-			return r, err
+		switch {
+		case err == nil:
+			return r, nil
+		case errors.Is(err, ethereum.NotFound):
+			c.Sim.Commit()
+		case !strings.Contains(err.Error(), "indexing is in progress"):
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
