@@ -922,3 +922,47 @@ func (s *lineSink) dumpIfFailed(t *testing.T) {
 	from := max(0, len(s.lines)-300)
 	t.Logf("last %d executor log lines:\n%s", len(s.lines)-from, strings.Join(s.lines[from:], ""))
 }
+
+// TestClaimWithInvalidProofSendsNothing: a claim whose proof does not
+// verify locally is closed with the reason and no transaction is sent.
+func TestClaimWithInvalidProofSendsNothing(t *testing.T) {
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	s := newClaimSwarm(t, lg, 4, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), swarmWait)
+	defer cancel()
+	reqs, err := ClaimRequests(s.batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := reqs[0].(domain.ClaimRequested)
+	bad.Proof[0][0] ^= 0xff
+	if _, err := s.app.Append(ctx, Cause{}, bad); err != nil {
+		t.Fatal(err)
+	}
+	x := s.executor("x", 1)
+	nonce, _, err := s.signer(1).WalletNonces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Handle(ctx, firstClaimRequest(t, s.log)); err != nil {
+		t.Fatal(err)
+	}
+	_, outs := s.claimTxs()
+	got := outs[bad.AggregateID()]
+	if len(got) != 1 || got[0].Status != domain.TxReverted || !strings.Contains(got[0].Reason, "does not verify locally") || !got[0].TxHash.IsZero() {
+		t.Fatalf("outcomes %+v, want one reverted outcome naming the local proof failure and no transaction", got)
+	}
+	if after, _, _ := s.signer(1).WalletNonces(ctx); after != nonce {
+		t.Fatalf("wallet nonce %d -> %d: a transaction was sent", nonce, after)
+	}
+	if done, err := s.users.Processed(ctx, bad.LeafInfo.Leaf); err != nil || done {
+		t.Fatalf("leaf processed on chain (%v)", err)
+	}
+	if _, failed := s.verdicts(); len(failed) != 1 {
+		t.Fatalf("%d withdrawal.failed events, want 1", len(failed))
+	}
+}

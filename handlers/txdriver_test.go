@@ -246,3 +246,55 @@ func TestDriveReconcilesIntentFromBeforeACrash(t *testing.T) {
 		t.Fatalf("wallet nonce %d, want %d: a second transaction was sent", confirmed, pending+1)
 	}
 }
+
+// TestDriveResolvesNonceTooLow: an intent whose nonce another transaction
+// of the wallet took is closed as replaced (not retried forever), and the
+// next drive sends afresh with a new nonce: paid once.
+func TestDriveResolvesNonceTooLow(t *testing.T) {
+	f := newTxFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	commitEvery(ctx, f.chain, 30*time.Millisecond)
+	dep := f.deposit()
+	call := f.calls.Mint(dep)
+	_, pending, err := f.signer.WalletNonces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeCap, tip, err := f.signer.Fees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, _ := domain.NewAmount(feeCap)
+	tc, _ := domain.NewAmount(tip)
+	stale := domain.TxIntent{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), ChainID: devchain.ChainID, From: f.signer.From(),
+		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
+	// Something else of this wallet takes the nonce first.
+	other := f.calls.Mint(domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{0x77}}, Amount: domain.AmountFromUint64(1), Recipient: domain.Address{1}})
+	_, otherRaw, err := f.signer.SignCall(other, pending, 200_000, feeCap, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.signer.SendRaw(ctx, otherRaw); err != nil {
+		t.Fatal(err)
+	}
+	for c, _, _ := f.signer.WalletNonces(ctx); c <= pending; c, _, _ = f.signer.WalletNonces(ctx) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
+	out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: call, Open: []domain.TxIntent{stale}})
+	if err != nil || out.Status != domain.TxReplaced || out.TxHash != hash {
+		t.Fatalf("stale intent: %+v %v, want replaced", out, err)
+	}
+	out, err = d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: call})
+	if err != nil || out.Status != domain.TxSucceeded || out.Nonce <= pending {
+		t.Fatalf("fresh send: %+v %v, want succeeded with a new nonce", out, err)
+	}
+	if got := f.balance(t, dep.Recipient); got != 12345 {
+		t.Fatalf("balance %d: want one mint", got)
+	}
+}
