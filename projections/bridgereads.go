@@ -435,3 +435,36 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 	})
 	return s, err
 }
+
+// ChainCursorRow is one chain's indexer cursor, for status displays.
+type ChainCursorRow struct {
+	ChainID uint64
+	domain.Cursor
+}
+
+// Cursors lists every chain's indexer cursor.
+func (r BridgeReader) Cursors(ctx context.Context) ([]ChainCursorRow, error) {
+	var out []ChainCursorRow
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, ChainCursors{}.Name(), "chain_cursors")
+		if err != nil || t == "" {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT chain_id, scanned_to, tip, reorgs, rejected_logs FROM `+t+` ORDER BY chain_id`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, scanned, tip int64
+			var c ChainCursorRow
+			if err := rows.Scan(&id, &scanned, &tip, &c.Reorgs, &c.RejectedLogs); err != nil {
+				return err
+			}
+			c.ChainID, c.ScannedTo, c.Tip, c.Found = uint64(id), uint64(scanned), uint64(tip), true
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

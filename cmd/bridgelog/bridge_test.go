@@ -272,6 +272,7 @@ func TestIdempotentIngestionAndMinting(t *testing.T) {
 	tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
 		return statusCount(s.Deposits, domain.StatusMinted) == 1
 	})
+	tip, _ := tb.b.client.Tip(context.Background())
 	app := &handlers.Appender{Log: tb.log, Catalog: topics.DefaultCatalog()}
 	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.ChainRescanRequested{ChainID: devchain.ChainID, From: 0,
 		Reason: "test: ingest again", RequestID: "t1"}); err != nil {
@@ -292,6 +293,25 @@ func TestIdempotentIngestionAndMinting(t *testing.T) {
 	}
 	if s.Gas["mint"].Count != 1 {
 		t.Fatalf("%d mint transactions sent, want 1", s.Gas["mint"].Count)
+	}
+	// The operator's view says the same.
+	tb.close()
+	var out strings.Builder
+	rootCmd.SetOut(&out)
+	rootCmd.SetArgs([]string{"status", "--data", tb.dir, "--json"})
+	defer rootCmd.SetArgs(nil)
+	if err := rootCmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Chains []projections.ChainCursorRow
+		Stats  projections.BridgeStats
+	}
+	if err := json.Unmarshal([]byte(out.String()), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out.String())
+	}
+	if len(st.Chains) != 1 || st.Chains[0].ScannedTo < tip || st.Stats.Deposits["MINTED"] != 1 {
+		t.Fatalf("status: %s", out.String())
 	}
 }
 
