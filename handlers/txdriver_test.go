@@ -121,6 +121,29 @@ func outcomes(t *testing.T, envs []topics.Envelope) []domain.TxOutcome {
 	return out
 }
 
+// unsentIntent signs a mint with the wallet's next nonce and returns its
+// intent without sending it: what a crash between the two leaves behind.
+func (f *txFixture) unsentIntent(t *testing.T, dep domain.DepositDetected, call domain.ContractCall) domain.TxIntent {
+	t.Helper()
+	ctx := context.Background()
+	_, pending, err := f.signer.WalletNonces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeCap, tip, err := f.signer.Fees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, _ := domain.NewAmount(feeCap)
+	tc, _ := domain.NewAmount(tip)
+	return domain.TxIntent{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), ChainID: devchain.ChainID, From: f.signer.From(),
+		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
+}
+
 func commitEvery(ctx context.Context, ch *devchain.Chain, d time.Duration) {
 	go func() {
 		for {
@@ -219,22 +242,8 @@ func TestDriveReconcilesIntentFromBeforeACrash(t *testing.T) {
 	call := f.calls.Mint(dep)
 	// A previous run signed and recorded the intent, then died before the
 	// transaction reached the node.
-	_, pending, err := f.signer.WalletNonces(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap, tip, err := f.signer.Fees(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fc, _ := domain.NewAmount(feeCap)
-	tc, _ := domain.NewAmount(tip)
-	open := domain.TxIntent{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), ChainID: devchain.ChainID, From: f.signer.From(),
-		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
+	open := f.unsentIntent(t, dep, call)
+	pending, hash := open.Nonce, open.TxHash
 	commitEvery(ctx, f.chain, 30*time.Millisecond)
 	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
 	out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: call, Open: []domain.TxIntent{open}})
@@ -257,25 +266,11 @@ func TestDriveResolvesNonceTooLow(t *testing.T) {
 	commitEvery(ctx, f.chain, 30*time.Millisecond)
 	dep := f.deposit()
 	call := f.calls.Mint(dep)
-	_, pending, err := f.signer.WalletNonces(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap, tip, err := f.signer.Fees(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fc, _ := domain.NewAmount(feeCap)
-	tc, _ := domain.NewAmount(tip)
-	stale := domain.TxIntent{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), ChainID: devchain.ChainID, From: f.signer.From(),
-		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
+	stale := f.unsentIntent(t, dep, call)
+	pending, hash := stale.Nonce, stale.TxHash
 	// Something else of this wallet takes the nonce first.
 	other := f.calls.Mint(domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{0x77}}, Amount: domain.AmountFromUint64(1), Recipient: domain.Address{1}})
-	_, otherRaw, err := f.signer.SignCall(other, pending, 200_000, feeCap, tip)
+	_, otherRaw, err := f.signer.SignCall(other, pending, 200_000, stale.GasFeeCap.Big(), stale.GasTipCap.Big())
 	if err != nil {
 		t.Fatal(err)
 	}
