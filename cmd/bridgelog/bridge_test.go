@@ -20,8 +20,11 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore/pgtest"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -36,11 +39,39 @@ type testBridge struct {
 	chain   *devchain.Chain
 	users   devchain.Users
 	cfg     relayConfig
-	log     *embeddedlog.Log
+	log     topics.Log
 	store   projections.Store
 	b       *bridge
 	dir     string
 	metrics *metrics.Registry
+	engines testEngines
+}
+
+// testEngines opens the log and the store a test bridge runs on; a
+// reopen must find what the previous opening left.
+type testEngines struct {
+	name  string
+	log   func(tb *testBridge) topics.Log
+	store func(tb *testBridge) projections.Store
+}
+
+// embeddedEngines are the embedded default: files in the test's directory.
+var embeddedEngines = testEngines{
+	name: "embedded+sqlite",
+	log: func(tb *testBridge) topics.Log {
+		lg, err := embeddedlog.Open(filepath.Join(tb.dir, "log"))
+		if err != nil {
+			tb.t.Fatal(err)
+		}
+		return lg
+	},
+	store: func(tb *testBridge) projections.Store {
+		st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(tb.dir, "projections.db"))
+		if err != nil {
+			tb.t.Fatal(err)
+		}
+		return st
+	},
 }
 
 const testUsers = 3
@@ -48,6 +79,11 @@ const testUsers = 3
 func userKey(executors, i int) int { return devClaim0 + executors + i }
 
 func newTestBridge(t *testing.T, blockInterval time.Duration, executors int, tweak func(*relayConfig)) *testBridge {
+	t.Helper()
+	return newTestBridgeOn(t, embeddedEngines, blockInterval, executors, tweak)
+}
+
+func newTestBridgeOn(t *testing.T, eng testEngines, blockInterval time.Duration, executors int, tweak func(*relayConfig)) *testBridge {
 	t.Helper()
 	ctx := context.Background()
 	chain, err := devchain.Start(devchain.Config{BlockInterval: blockInterval, Accounts: devClaim0 + executors + testUsers, Logger: quietLogger()})
@@ -70,7 +106,7 @@ func newTestBridge(t *testing.T, blockInterval time.Duration, executors int, twe
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	tb := &testBridge{t: t, chain: chain, users: devchain.Users{Backend: chain.Client(), Bridge: br}, cfg: cfg, dir: t.TempDir()}
+	tb := &testBridge{t: t, chain: chain, users: devchain.Users{Backend: chain.Client(), Bridge: br}, cfg: cfg, dir: t.TempDir(), engines: eng}
 	tb.open()
 	return tb
 }
@@ -81,14 +117,7 @@ func (tb *testBridge) open() { tb.openWith(bridgeOptions{}) }
 func (tb *testBridge) openWith(opt bridgeOptions) {
 	t := tb.t
 	ctx := context.Background()
-	lg, err := embeddedlog.Open(filepath.Join(tb.dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(tb.dir, "projections.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	lg, st := tb.engines.log(tb), tb.engines.store(tb)
 	tb.metrics = metrics.New()
 	if opt.logger == nil {
 		opt.logger = quietLogger()
@@ -174,7 +203,39 @@ func ether(milli int64) *big.Int { return new(big.Int).Mul(big.NewInt(milli), bi
 // TestFlowsEndToEnd follows deposits and withdrawals through every state
 // of seed 000 on a live (ticking) chain and checks the chain itself.
 func TestFlowsEndToEnd(t *testing.T) {
-	tb := newTestBridge(t, 50*time.Millisecond, 2, func(c *relayConfig) { c.BatchMaxSize = 4 })
+	t.Run(embeddedEngines.name, func(t *testing.T) { flowsEndToEnd(t, embeddedEngines) })
+	t.Run("kafka+postgres", func(t *testing.T) { flowsEndToEnd(t, kafkaPostgresEngines(t)) })
+}
+
+// kafkaPostgresEngines are the production engines: the Kafka protocol
+// (kfake in this process; production runs Apache Kafka) and PostgreSQL
+// (a throwaway cluster).
+func kafkaPostgresEngines(t *testing.T) testEngines {
+	brokers := kafkatest.Start(t)
+	dsn := pgtest.Start(t).NewDB(t)
+	return testEngines{
+		name: "kafka+postgres",
+		log: func(tb *testBridge) topics.Log {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			lg, err := kafkalog.Open(ctx, kafkalog.Config{Brokers: brokers, ClientID: "bridgelog-test"})
+			if err != nil {
+				tb.t.Fatal(err)
+			}
+			return lg
+		},
+		store: func(tb *testBridge) projections.Store {
+			st, err := sqlstore.OpenPostgres(context.Background(), dsn)
+			if err != nil {
+				tb.t.Fatal(err)
+			}
+			return st
+		},
+	}
+}
+
+func flowsEndToEnd(t *testing.T, eng testEngines) {
+	tb := newTestBridgeOn(t, eng, 50*time.Millisecond, 2, func(c *relayConfig) { c.BatchMaxSize = 4 })
 	for i := 0; i < 6; i++ {
 		tb.lock(i%testUsers, ether(int64(10+i)))
 	}
