@@ -242,6 +242,11 @@ func flowsEndToEnd(t *testing.T, eng testEngines) {
 	tb.until("6 deposits minted", 60*time.Second, func(s projections.BridgeStats) bool {
 		return statusCount(s.Deposits, domain.StatusMinted) == 6
 	})
+	if eng.name != embeddedEngines.name {
+		// On a shared log, a second process adds a claim worker: executors
+		// only, with its own wallet, and no projections of its own.
+		startClaimWorker(t, tb)
+	}
 	for i := 0; i < 6; i++ {
 		tb.burn(i%testUsers, ether(5))
 	}
@@ -276,7 +281,12 @@ func flowsEndToEnd(t *testing.T, eng testEngines) {
 	// Every withdrawal row carries its batch and a cached proof that
 	// verifies against the batch's root (seed 000's batch_id, merkle_proof).
 	assertCachedProofs(t, tb, 6)
-	// The operator sees the same in the metrics.
+	// The operator sees the same in the metrics (one relay process: with
+	// a claim worker the counts are split between two registries).
+	if eng.name != embeddedEngines.name {
+		assertReplayEqual(t, tb)
+		return
+	}
 	scrape := httptest.NewRecorder()
 	tb.metrics.Handler().ServeHTTP(scrape, httptest.NewRequest("GET", "/metrics", nil))
 	for _, line := range []string{"bridgelog_deposits_minted_total 6", "bridgelog_withdrawals_executed_total 6", "bridgelog_batches_anchored_total 2"} {
@@ -719,4 +729,34 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// startClaimWorker runs a claims-only member (relay --role claims) on the
+// bridge's log with the last claim key, until the test ends.
+func startClaimWorker(t *testing.T, tb *testBridge) {
+	t.Helper()
+	cfg := tb.cfg
+	cfg.ClaimKeys = cfg.ClaimKeys[len(cfg.ClaimKeys)-1:]
+	lg := tb.engines.log(tb)
+	w, err := assemble(context.Background(), cfg, lg, nil, bridgeOptions{claimsOnly: true, logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.relay != nil || w.projector != nil || len(w.executors) != 1 {
+		t.Fatalf("claims-only worker has a relay loop or projections, or %d executors", len(w.executors))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("claim worker: %v", err)
+		}
+		w.close()
+		lg.Close()
+	})
+	// The main relay keeps one executor, so the group has two members.
+	tb.close()
+	tb.openWith(bridgeOptions{executors: 1})
 }

@@ -130,6 +130,7 @@ type bridgeOptions struct {
 	logger      *slog.Logger
 	metrics     handlers.Metrics
 	projMetrics projections.Metrics
+	claimsOnly  bool // a claim worker: executors only, no relay loop, no projections
 }
 
 // assemble wires a relay from its config over an open log and store.
@@ -153,15 +154,6 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	if err != nil {
 		return nil, err
 	}
-	ropts := []projections.Option{projections.WithLogger(opt.logger)}
-	if opt.projMetrics != nil {
-		ropts = append(ropts, projections.WithMetrics(opt.projMetrics))
-	}
-	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), ropts...)
-	if err != nil {
-		cl.Close()
-		return nil, err
-	}
 	contracts := evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token}
 	calls := evmchain.NewCalls(contracts)
 	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
@@ -181,8 +173,27 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 		return nil, err
 	}
 	settle := domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor}
+	b := &bridge{reader: reader, client: cl, settle: settle}
+	if err := b.addExecutors(cfg, opt, lg, calls, newDriver); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	if opt.claimsOnly {
+		// A claim worker folds the claims topic itself: it needs no
+		// projections, and must not run a second runner on a shared store.
+		return b, nil
+	}
+	ropts := []projections.Option{projections.WithLogger(opt.logger)}
+	if opt.projMetrics != nil {
+		ropts = append(ropts, projections.WithMetrics(opt.projMetrics))
+	}
+	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), ropts...)
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
 	proj := &runnerProjector{r: runner}
-	b := &bridge{reader: reader, projector: proj, client: cl, settle: settle}
+	b.projector = proj
 	b.relay = &handlers.Relay{
 		Projector: proj,
 		Indexers: []*handlers.Indexer{{Chain: cl, Decoder: evmchain.NewDecoder(cl.ChainID(), contracts), Cursors: reader,
@@ -200,6 +211,13 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 		Metrics:  opt.metrics,
 		Appender: app,
 	}
+	return b, nil
+}
+
+// addExecutors creates this process's claim swarm members, one per claim
+// key (at most opt.executors), each with its own wallet.
+func (b *bridge) addExecutors(cfg relayConfig, opt bridgeOptions, lg topics.Log, calls *evmchain.Calls,
+	newDriver func(string) (*handlers.TxDriver, error)) error {
 	keys := cfg.ClaimKeys
 	if len(keys) == 0 {
 		keys = []string{cfg.RelayerKey}
@@ -210,13 +228,12 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	for i, k := range keys {
 		d, err := newDriver(k)
 		if err != nil {
-			cl.Close()
-			return nil, err
+			return err
 		}
 		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
 			Logger: opt.logger.With("executor", i)})
 	}
-	return b, nil
+	return nil
 }
 
 // run runs the relay loop and the claim executors until ctx ends or one
@@ -225,12 +242,16 @@ func (b *bridge) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, len(b.executors)+1)
-	go func() { errc <- b.relay.Run(ctx) }()
+	n := len(b.executors)
+	if b.relay != nil {
+		n++
+		go func() { errc <- b.relay.Run(ctx) }()
+	}
 	for _, x := range b.executors {
 		go func() { errc <- x.Run(ctx) }()
 	}
 	var first error
-	for range len(b.executors) + 1 {
+	for range n {
 		if err := <-errc; err != nil && first == nil {
 			first = err
 			cancel()
@@ -246,6 +267,7 @@ var relayFlags struct {
 	dryRun      bool
 	executors   int
 	metricsAddr string
+	role        string
 }
 
 var relayCmd = &cobra.Command{
@@ -268,6 +290,13 @@ locally and every transaction is estimated and logged, never sent.`,
 		}
 		defer eng.Close()
 		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors}
+		switch relayFlags.role {
+		case "all":
+		case "claims":
+			opt.claimsOnly = true
+		default:
+			return fmt.Errorf("--role %q: want all or claims", relayFlags.role)
+		}
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
 		if relayFlags.metricsAddr != "" {
@@ -295,6 +324,7 @@ func init() {
 	relayCmd.Flags().StringVar(&relayFlags.config, "config", "", "relay config file (JSON; devnet writes DATA/devnet.json)")
 	relayCmd.Flags().BoolVar(&relayFlags.dryRun, "dry-run", false, "compute and verify every proof and transaction, send nothing")
 	relayCmd.Flags().IntVar(&relayFlags.executors, "executors", 0, "claim executors in this process (0: one per claim key)")
+	relayCmd.Flags().StringVar(&relayFlags.role, "role", "all", "all: the relay loop and claim executors; claims: claim executors only (add workers to the swarm; run one 'all' per store)")
 	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
