@@ -161,7 +161,7 @@ func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
 	for _, r := range order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: d.table(), Columns: depositCols, Tail: UpsertTail([]string{"id"}, depositCols)}
+	b := Bulk{Table: d.table(), Columns: depositCols, Tail: lifecycleUpsert(depositCols)}
 	return b.Exec(ctx, tx, args)
 }
 

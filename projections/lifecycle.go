@@ -98,6 +98,15 @@ func loadByRef(ctx context.Context, tx Tx, table string, cols []string, refs map
 	return nil
 }
 
+// lifecycleUpsert is the lifecycle tables' upsert tail: on the id, it
+// sets every column but the key columns. Those never change once a row
+// exists, and leaving them out spares SQLite rewriting the row's entry in
+// the (tx_hash, log_index, chain_id) unique index on every update.
+func lifecycleUpsert(cols []string) string {
+	tail := UpsertTail(lifecycleKeyCols, cols)
+	return "ON CONFLICT (id)" + tail[strings.Index(tail, ")")+1:]
+}
+
 // refOf builds a LogRef from scanned key columns.
 func refOf(chainID int64, txHash string, logIndex int64) (domain.LogRef, error) {
 	h, err := domain.ParseHash32(txHash)

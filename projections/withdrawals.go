@@ -184,7 +184,7 @@ func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error 
 	for _, r := range order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: UpsertTail([]string{"id"}, withdrawalCols)}
+	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: lifecycleUpsert(withdrawalCols)}
 	return b.Exec(ctx, tx, args)
 }
 
