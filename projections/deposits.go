@@ -55,8 +55,7 @@ func (d Deposits) Tables() []Table {
 }
 
 type depositRow struct {
-	id                                      rowID
-	ref                                     domain.LogRef
+	lifecycleBase
 	status                                  string
 	contract, depositor, amount, recipient  sql.NullString
 	blockNumber                             sql.NullInt64
@@ -67,7 +66,6 @@ type depositRow struct {
 	mintedAt, mintTxHash                    sql.NullString
 	gasUsed, mintBlock                      sql.NullInt64
 	failedAt, errorReason, reorgedBlockHash sql.NullString
-	dirty                                   bool
 }
 
 func (r *depositRow) args(dst []any) []any {
@@ -76,6 +74,8 @@ func (r *depositRow) args(dst []any) []any {
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.mintedAt, r.mintTxHash, r.gasUsed,
 		r.mintBlock, r.failedAt, r.errorReason, r.reorgedBlockHash)
 }
+
+func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }
 
 func (r *depositRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
@@ -113,56 +113,7 @@ func (d Deposits) Apply(ctx context.Context, tx Tx, ev *Event) error {
 }
 
 func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
-	refs := map[domain.LogRef]bool{}
-	for _, ev := range evs {
-		if ref, ok := depositRef(ev); ok {
-			refs[ref] = true
-		}
-	}
-	if len(refs) == 0 {
-		return nil
-	}
-	rows := make(map[domain.LogRef]*depositRow, len(refs))
-	err := loadByRef(ctx, tx, d.table(), depositCols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
-		r := &depositRow{}
-		ref, err := r.scan(sr)
-		if err == nil && refs[ref] {
-			rows[ref] = r
-		}
-		return ref, err
-	})
-	if err != nil {
-		return err
-	}
-	var order []*depositRow // write order: first touch in the batch
-	for _, ev := range evs {
-		ref, ok := depositRef(ev)
-		if !ok {
-			continue
-		}
-		r := rows[ref]
-		if r == nil {
-			id, err := newRowID(ev)
-			if err != nil {
-				return err
-			}
-			r = &depositRow{id: id, ref: ref}
-			rows[ref] = r
-		}
-		if err := r.fold(ev); err != nil {
-			return err
-		}
-		if !r.dirty {
-			r.dirty = true
-			order = append(order, r)
-		}
-	}
-	args := make([]any, 0, len(order)*len(depositCols))
-	for _, r := range order {
-		args = r.args(args)
-	}
-	b := Bulk{Table: d.table(), Columns: depositCols, Tail: lifecycleUpsert(depositCols)}
-	return b.Exec(ctx, tx, args)
+	return applyLifecycle[depositRow](ctx, tx, d.table(), depositCols, evs, depositRef)
 }
 
 // fold applies one event to the row. Every event sets only its own

@@ -151,3 +151,80 @@ func advance(cur *string, next domain.Status) {
 		*cur = string(next)
 	}
 }
+
+// lifecycleBase is what every lifecycle row has: its key and whether this
+// batch changed it.
+type lifecycleBase struct {
+	id    rowID
+	ref   domain.LogRef
+	dirty bool
+}
+
+// lifecycleRow is a deposit or withdrawal row.
+type lifecycleRow interface {
+	base() *lifecycleBase
+	scan(*sql.Rows) (domain.LogRef, error)
+	fold(*Event) error
+	args([]any) []any
+}
+
+// applyLifecycle folds a batch into a lifecycle table: load the rows the
+// batch touches, fold each event into its row (creating it, keyed by the
+// event's position, when new), then write the changed rows back in bulk
+// in first-touch order.
+func applyLifecycle[R any, P interface {
+	*R
+	lifecycleRow
+}](ctx context.Context, tx Tx, table string, cols []string, evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
+	refs := map[domain.LogRef]bool{}
+	for _, ev := range evs {
+		if ref, ok := subject(ev); ok {
+			refs[ref] = true
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	rows := make(map[domain.LogRef]P, len(refs))
+	err := loadByRef(ctx, tx, table, cols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
+		r := P(new(R))
+		ref, err := r.scan(sr)
+		if err == nil && refs[ref] {
+			rows[ref] = r
+		}
+		return ref, err
+	})
+	if err != nil {
+		return err
+	}
+	var order []P
+	for _, ev := range evs {
+		ref, ok := subject(ev)
+		if !ok {
+			continue
+		}
+		r := rows[ref]
+		if r == nil {
+			id, err := newRowID(ev)
+			if err != nil {
+				return err
+			}
+			r = P(new(R))
+			*r.base() = lifecycleBase{id: id, ref: ref}
+			rows[ref] = r
+		}
+		if err := r.fold(ev); err != nil {
+			return err
+		}
+		if b := r.base(); !b.dirty {
+			b.dirty = true
+			order = append(order, r)
+		}
+	}
+	args := make([]any, 0, len(order)*len(cols))
+	for _, r := range order {
+		args = r.args(args)
+	}
+	b := Bulk{Table: table, Columns: cols, Tail: lifecycleUpsert(cols)}
+	return b.Exec(ctx, tx, args)
+}

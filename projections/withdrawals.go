@@ -71,8 +71,7 @@ func (w Withdrawals) Tables() []Table {
 }
 
 type withdrawalRow struct {
-	id                                      rowID
-	ref                                     domain.LogRef
+	lifecycleBase
 	status                                  string
 	contract, withdrawer, amount, recipient sql.NullString
 	blockNumber                             sql.NullInt64
@@ -86,7 +85,6 @@ type withdrawalRow struct {
 	batchSeq                                sql.NullString
 	batchID, leafIndex                      sql.NullInt64
 	leafHash, merkleProof                   sql.NullString
-	dirty                                   bool
 }
 
 func (r *withdrawalRow) args(dst []any) []any {
@@ -96,6 +94,8 @@ func (r *withdrawalRow) args(dst []any) []any {
 		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash,
 		r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
 }
+
+func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
 
 func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
@@ -136,56 +136,7 @@ func (w Withdrawals) Apply(ctx context.Context, tx Tx, ev *Event) error {
 }
 
 func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
-	refs := map[domain.LogRef]bool{}
-	for _, ev := range evs {
-		if ref, ok := withdrawalRef(ev); ok {
-			refs[ref] = true
-		}
-	}
-	if len(refs) == 0 {
-		return nil
-	}
-	rows := make(map[domain.LogRef]*withdrawalRow, len(refs))
-	err := loadByRef(ctx, tx, w.table(), withdrawalCols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
-		r := &withdrawalRow{}
-		ref, err := r.scan(sr)
-		if err == nil && refs[ref] {
-			rows[ref] = r
-		}
-		return ref, err
-	})
-	if err != nil {
-		return err
-	}
-	var order []*withdrawalRow
-	for _, ev := range evs {
-		ref, ok := withdrawalRef(ev)
-		if !ok {
-			continue
-		}
-		r := rows[ref]
-		if r == nil {
-			id, err := newRowID(ev)
-			if err != nil {
-				return err
-			}
-			r = &withdrawalRow{id: id, ref: ref}
-			rows[ref] = r
-		}
-		if err := r.fold(ev); err != nil {
-			return err
-		}
-		if !r.dirty {
-			r.dirty = true
-			order = append(order, r)
-		}
-	}
-	args := make([]any, 0, len(order)*len(withdrawalCols))
-	for _, r := range order {
-		args = r.args(args)
-	}
-	b := Bulk{Table: w.table(), Columns: withdrawalCols, Tail: lifecycleUpsert(withdrawalCols)}
-	return b.Exec(ctx, tx, args)
+	return applyLifecycle[withdrawalRow](ctx, tx, w.table(), withdrawalCols, evs, withdrawalRef)
 }
 
 // fold applies one event; see [depositRow.fold] for why order does not matter.
