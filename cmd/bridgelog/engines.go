@@ -11,6 +11,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
+	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
@@ -35,6 +36,10 @@ func init() {
 	f.StringVar(&engineFlags.store, "store", "sqlite", "projection store: sqlite (DATA/projections.db) or postgres (--pg-dsn)")
 	f.StringVar(&engineFlags.pgDSN, "pg-dsn", os.Getenv("BRIDGELOG_PG_DSN"), "PostgreSQL DSN with --store postgres, e.g. postgres://user@host:5432/db (default $BRIDGELOG_PG_DSN)")
 }
+
+// engineMetrics, when set (relay --metrics-addr), receives the log
+// engines' own counters: torn tails, corruption, refused appends.
+var engineMetrics *metrics.Registry
 
 // engines are the opened log and store.
 type engines struct {
@@ -76,7 +81,11 @@ func openLog(ctx context.Context) (topics.Log, error) {
 	switch engineFlags.log {
 	case "embedded":
 		dir := filepath.Join(engineFlags.data, "log")
-		lg, err := embeddedlog.Open(dir)
+		var opts []embeddedlog.Option
+		if engineMetrics != nil {
+			opts = append(opts, embeddedlog.WithMetrics(engineMetrics.EmbeddedLog()))
+		}
+		lg, err := embeddedlog.Open(dir, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("open embedded log %s: %w", dir, err)
 		}
@@ -84,7 +93,11 @@ func openLog(ctx context.Context) (topics.Log, error) {
 	case "kafka":
 		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		lg, err := kafkalog.Open(octx, kafkalog.Config{Brokers: engineFlags.brokers, ClientID: "bridgelog"})
+		cfg := kafkalog.Config{Brokers: engineFlags.brokers, ClientID: "bridgelog"}
+		if engineMetrics != nil {
+			cfg.Metrics = engineMetrics.KafkaLog()
+		}
+		lg, err := kafkalog.Open(octx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("open kafka log on %v: %w", engineFlags.brokers, err)
 		}

@@ -284,6 +284,11 @@ locally and every transaction is estimated and logged, never sent.`,
 		if err != nil {
 			return err
 		}
+		var reg *metrics.Registry
+		if relayFlags.metricsAddr != "" {
+			reg = metrics.New()
+			engineMetrics = reg
+		}
 		eng, err := openEngines(cmd.Context())
 		if err != nil {
 			return err
@@ -299,8 +304,7 @@ locally and every transaction is estimated and logged, never sent.`,
 		}
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
-		if relayFlags.metricsAddr != "" {
-			reg := metrics.New()
+		if reg != nil {
 			opt.metrics, opt.projMetrics = reg.Handlers(), reg.Projections()
 			go func() {
 				if err := metrics.Serve(ctx, relayFlags.metricsAddr, reg); err != nil {
