@@ -760,3 +760,75 @@ func startClaimWorker(t *testing.T, tb *testBridge) {
 	tb.close()
 	tb.openWith(bridgeOptions{executors: 1})
 }
+
+// TestTwoChains: the lock side (distributor) and the execution side
+// (token) on different chains, as a cross-chain bridge runs: a deposit
+// locked on chain A is minted on chain B; a burn on chain B is paid on
+// chain A; each chain is indexed and confirmed at its own depth.
+func TestTwoChains(t *testing.T) {
+	ctx := context.Background()
+	start := func(id uint64) (*devchain.Chain, devchain.Bridge) {
+		c, err := devchain.Start(devchain.Config{ChainID: id, BlockInterval: 50 * time.Millisecond, Accounts: devClaim0 + 1 + testUsers,
+			Logger: quietLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		br, err := c.Deploy(ctx, devchain.DevKey(devAdmin), crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey),
+			crypto.PubkeyToAddress(devchain.DevKey(devClaim0).PublicKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, br
+	}
+	lockChain, lockBr := start(1337)
+	execChain, execBr := start(2222)
+	cfg := relayConfig{RPC: lockChain.URL(), ChainID: 1337, Confirmations: 3, Distributor: domain.Address(lockBr.Distributor),
+		Token: domain.Address(execBr.Token), RelayerKey: keyHex(devRelayer), ClaimKeys: []string{keyHex(devClaim0)},
+		BatchMaxWait: "200ms", StuckAfter: "10s", PollInterval: "50ms",
+		Execution: &executionChain{RPC: execChain.URL(), ChainID: 2222, Confirmations: 2}}
+	tb := &testBridge{t: t, chain: lockChain, cfg: cfg, dir: t.TempDir(), engines: embeddedEngines}
+	tb.open()
+	lockUsers := devchain.Users{Backend: lockChain.Client(), Bridge: lockBr}
+	execUsers := devchain.Users{Backend: execChain.Client(), Bridge: execBr}
+	k := userKey(1, 0)
+	user := crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
+	tx, err := lockUsers.Lock(ctx, devchain.DevKey(k), ether(30), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockChain.WaitMined(ctx, tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	tb.until("deposit minted on the execution chain", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	if bal, err := execUsers.TokenBalance(ctx, user); err != nil || bal.Cmp(ether(30)) != 0 {
+		t.Fatalf("token balance on chain 2222: %v (%v), want %v", bal, err, ether(30))
+	}
+	lockedBefore, err := lockUsers.TotalLocked(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err = execUsers.Burn(ctx, devchain.DevKey(k), ether(12), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execChain.WaitMined(ctx, tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	s := tb.until("withdrawal paid on the lock chain", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Withdrawals, domain.StatusExecuted) == 1
+	})
+	lockedAfter, err := lockUsers.TotalLocked(ctx)
+	if err != nil || new(big.Int).Sub(lockedBefore, lockedAfter).Cmp(ether(12)) != 0 {
+		t.Fatalf("locked pool %v -> %v (%v): want exactly %v paid out", lockedBefore, lockedAfter, err, ether(12))
+	}
+	cursors, err := tb.b.reader.Cursors(ctx)
+	if err != nil || len(cursors) != 2 || cursors[0].ChainID != 1337 || cursors[1].ChainID != 2222 {
+		t.Fatalf("cursors %+v (%v): want one per chain", cursors, err)
+	}
+	if s.Gas["mint"].Count != 1 || s.Gas["claim"].Count != 1 || s.Gas["anchor"].Count != 1 {
+		t.Fatalf("transactions %+v", s.Gas)
+	}
+}

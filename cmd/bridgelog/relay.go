@@ -40,6 +40,18 @@ type relayConfig struct {
 	BatchMaxWait string   `json:"batchMaxWait"` // Go duration
 	StuckAfter   string   `json:"stuckAfter"`   // Go duration
 	PollInterval string   `json:"pollInterval"` // Go duration
+	// Execution, if set, is the chain the token lives on (deposits are
+	// minted and withdrawals burned there); the top-level chain is then
+	// the lock side only.
+	Execution *executionChain `json:"execution,omitempty"`
+}
+
+// executionChain is the execution side of a two-chain bridge.
+type executionChain struct {
+	RPC           string `json:"rpc"`
+	ChainID       uint64 `json:"chainId"`
+	StartBlock    uint64 `json:"startBlock"`
+	Confirmations uint64 `json:"confirmations"`
 }
 
 // ErrConfig wraps every relay configuration error.
@@ -56,6 +68,9 @@ func loadRelayConfig(path string) (relayConfig, error) {
 	}
 	if c.RPC == "" || c.Distributor == (domain.Address{}) || c.Token == (domain.Address{}) || c.RelayerKey == "" {
 		return c, fmt.Errorf("%w: %s: rpc, distributor, token and relayerKey are required", ErrConfig, path)
+	}
+	if c.Execution != nil && c.Execution.RPC == "" {
+		return c, fmt.Errorf("%w: %s: execution.rpc is required when execution is set", ErrConfig, path)
 	}
 	return c, nil
 }
@@ -120,7 +135,8 @@ type bridge struct {
 	executors []*handlers.ClaimExecutor
 	reader    projections.BridgeReader
 	projector *runnerProjector
-	client    *evmchain.Client
+	client    *evmchain.Client // the lock side
+	exec      *evmchain.Client // the execution side (client itself on one chain)
 	settle    domain.Settlement
 }
 
@@ -154,34 +170,58 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	if err != nil {
 		return nil, err
 	}
-	contracts := evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token}
-	calls := evmchain.NewCalls(contracts)
+	// One chain hosts both contracts unless an execution chain is named.
+	exec := cl
+	lockSide := evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token}
+	var execSide evmchain.Contracts
+	if cfg.Execution != nil {
+		if exec, err = evmchain.Dial(ctx, evmchain.Config{URL: cfg.Execution.RPC, ChainID: cfg.Execution.ChainID}); err != nil {
+			cl.Close()
+			return nil, err
+		}
+		lockSide.Token, execSide.Token = domain.Address{}, cfg.Token
+	}
+	b := &bridge{reader: projections.BridgeReader{Store: st}, client: cl, exec: exec,
+		settle: domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor}}
+	if err := b.wire(ctx, cfg, lg, st, opt, lockSide, execSide, stuck, maxWait, poll); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// wire builds the bridge's handlers over its dialled chains.
+func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st projections.Store, opt bridgeOptions,
+	lockSide, execSide evmchain.Contracts, stuck, maxWait, poll time.Duration) error {
+	calls := evmchain.NewCalls(evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token})
 	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
-	reader := projections.BridgeReader{Store: st}
 	policy := domain.SendPolicy{StuckAfter: stuck}
-	newDriver := func(hexKey string) (*handlers.TxDriver, error) {
+	newDriver := func(hexKey string, on *evmchain.Client) (*handlers.TxDriver, error) {
 		k, err := parseKey(hexKey)
 		if err != nil {
 			return nil, err
 		}
-		return &handlers.TxDriver{Chain: evmchain.Signer{Client: cl, Wallet: evmchain.NewWallet(k)}, Appender: app,
+		return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: evmchain.NewWallet(k)}, Appender: app,
 			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun}, nil
 	}
-	relayDriver, err := newDriver(cfg.RelayerKey)
-	if err != nil {
-		cl.Close()
-		return nil, err
-	}
-	settle := domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor}
-	b := &bridge{reader: reader, client: cl, settle: settle}
-	if err := b.addExecutors(cfg, opt, lg, calls, newDriver); err != nil {
-		cl.Close()
-		return nil, err
+	if err := b.addExecutors(cfg, opt, lg, calls, func(k string) (*handlers.TxDriver, error) { return newDriver(k, b.client) }); err != nil {
+		return err
 	}
 	if opt.claimsOnly {
 		// A claim worker folds the claims topic itself: it needs no
 		// projections, and must not run a second runner on a shared store.
-		return b, nil
+		return nil
+	}
+	relayDriver, err := newDriver(cfg.RelayerKey, b.client)
+	if err != nil {
+		return err
+	}
+	mintDriver := relayDriver
+	if b.exec != b.client {
+		// The same wallet on another chain: its own nonces, its own driver.
+		if mintDriver, err = newDriver(cfg.RelayerKey, b.exec); err != nil {
+			return err
+		}
 	}
 	ropts := []projections.Option{projections.WithLogger(opt.logger)}
 	if opt.projMetrics != nil {
@@ -189,29 +229,39 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	}
 	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), ropts...)
 	if err != nil {
-		cl.Close()
-		return nil, err
+		return err
 	}
-	proj := &runnerProjector{r: runner}
-	b.projector = proj
+	b.projector = &runnerProjector{r: runner}
 	b.relay = &handlers.Relay{
-		Projector: proj,
-		Indexers: []*handlers.Indexer{{Chain: cl, Decoder: evmchain.NewDecoder(cl.ChainID(), contracts), Cursors: reader,
-			Appender: app, Metrics: opt.metrics, Logger: opt.logger,
-			Config: handlers.IndexerConfig{StartBlock: cfg.StartBlock, Watched: contracts.Addresses()}}},
-		Confirmer: []*handlers.Confirmer{{Chain: cl, Pending: reader, Appender: app, Depth: cfg.Confirmations,
-			Metrics: opt.metrics, Logger: opt.logger}},
-		Minter: &handlers.Minter{Queue: reader, Calls: calls, Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
-		Batcher: &handlers.Batcher{Settlement: settle, Reader: reader, Appender: app, Metrics: opt.metrics, Logger: opt.logger,
+		Projector: b.projector,
+		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, app, opt)},
+		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
+		Minter:    &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Metrics: opt.metrics, Logger: opt.logger},
+		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Appender: app, Metrics: opt.metrics, Logger: opt.logger,
 			Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
-		Anchorer: &handlers.Anchorer{Settlement: settle, Queue: reader, Chain: evmchain.Anchors{Client: cl, Calls: calls},
+		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: evmchain.Anchors{Client: b.client, Calls: calls},
 			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
 		Interval: poll,
 		Logger:   opt.logger,
 		Metrics:  opt.metrics,
 		Appender: app,
 	}
-	return b, nil
+	if b.exec != b.client {
+		b.relay.Indexers = append(b.relay.Indexers, b.indexer(b.exec, execSide, cfg.Execution.StartBlock, app, opt))
+		b.relay.Confirmer = append(b.relay.Confirmer, b.confirmer(b.exec, cfg.Execution.Confirmations, app, opt))
+	}
+	return nil
+}
+
+// indexer follows one chain's watched contracts.
+func (b *bridge) indexer(c *evmchain.Client, w evmchain.Contracts, start uint64, app *handlers.Appender, opt bridgeOptions) *handlers.Indexer {
+	return &handlers.Indexer{Chain: c, Decoder: evmchain.NewDecoder(c.ChainID(), w), Cursors: b.reader, Appender: app,
+		Metrics: opt.metrics, Logger: opt.logger, Config: handlers.IndexerConfig{StartBlock: start, Watched: w.Addresses()}}
+}
+
+// confirmer applies one chain's confirmation depth.
+func (b *bridge) confirmer(c *evmchain.Client, depth uint64, app *handlers.Appender, opt bridgeOptions) *handlers.Confirmer {
+	return &handlers.Confirmer{Chain: c, Pending: b.reader, Appender: app, Depth: depth, Metrics: opt.metrics, Logger: opt.logger}
 }
 
 // addExecutors creates this process's claim swarm members, one per claim
@@ -260,7 +310,12 @@ func (b *bridge) run(ctx context.Context) error {
 	return first
 }
 
-func (b *bridge) close() { b.client.Close() }
+func (b *bridge) close() {
+	b.client.Close()
+	if b.exec != nil && b.exec != b.client {
+		b.exec.Close()
+	}
+}
 
 var relayFlags struct {
 	config      string

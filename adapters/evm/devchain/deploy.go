@@ -28,7 +28,7 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cl := c.Client()
-	auth := bind.NewKeyedTransactor(admin, big.NewInt(ChainID))
+	auth := bind.NewKeyedTransactor(admin, new(big.Int).SetUint64(c.cfg.ChainID))
 	auth.Context = ctx
 	adminAddr := crypto.PubkeyToAddress(admin.PublicKey)
 	// Number the deployer's transactions ourselves: the pool's pending

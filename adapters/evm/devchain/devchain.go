@@ -25,12 +25,13 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 )
 
-// ChainID is the simulated backend's fixed chain id.
+// ChainID is the default chain id (go-ethereum's simulated backend's).
 const ChainID = 1337
 
 // Config configures a dev chain. The zero value serves on a free loopback
 // port, seals a block every 200ms and funds 8 accounts.
 type Config struct {
+	ChainID       uint64        // default ChainID; give two chains of one test different ids
 	Host          string        // default 127.0.0.1
 	Port          int           // 0: a free port
 	BlockInterval time.Duration // 0: 200ms; negative: no ticker (call Commit)
@@ -40,6 +41,9 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
+	if c.ChainID == 0 {
+		c.ChainID = ChainID
+	}
 	if c.Host == "" {
 		c.Host = "127.0.0.1"
 	}
@@ -105,7 +109,11 @@ func Start(cfg Config) (*Chain, error) {
 		keys[i] = DevKey(i)
 		alloc[crypto.PubkeyToAddress(keys[i].PublicKey)] = types.Account{Balance: cfg.Balance}
 	}
-	sim := simulated.NewBackend(alloc, MainnetLikeGas, func(nc *node.Config, _ *ethconfig.Config) {
+	sim := simulated.NewBackend(alloc, MainnetLikeGas, func(nc *node.Config, ec *ethconfig.Config) {
+		cc := *ec.Genesis.Config
+		cc.ChainID = new(big.Int).SetUint64(cfg.ChainID)
+		ec.Genesis.Config = &cc
+		ec.NetworkId = cfg.ChainID
 		nc.HTTPHost = cfg.Host
 		nc.HTTPPort = port
 		nc.HTTPModules = []string{"eth", "net", "web3"}
@@ -118,7 +126,7 @@ func Start(cfg Config) (*Chain, error) {
 	} else {
 		close(c.done)
 	}
-	cfg.Logger.Info("devchain started", "url", c.url, "chain_id", ChainID, "accounts", cfg.Accounts, "block_interval", cfg.BlockInterval)
+	cfg.Logger.Info("devchain started", "url", c.url, "chain_id", cfg.ChainID, "accounts", cfg.Accounts, "block_interval", cfg.BlockInterval)
 	return c, nil
 }
 
@@ -144,6 +152,9 @@ func (c *Chain) tick() {
 		}
 	}
 }
+
+// ChainID is the chain's id.
+func (c *Chain) ChainID() uint64 { return c.cfg.ChainID }
 
 // URL is the chain's HTTP JSON-RPC endpoint.
 func (c *Chain) URL() string { return c.url }

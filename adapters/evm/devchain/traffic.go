@@ -18,12 +18,23 @@ import (
 // funds for a deposit, burn bridged tokens for a withdrawal. Backend is
 // the chain's in-process client or an ethclient dialled to it.
 type Users struct {
-	Backend bind.ContractBackend
+	Backend Backend
 	Bridge  Bridge
 }
 
+// Backend is a chain client users transact through (the in-process
+// simulated client or an ethclient).
+type Backend interface {
+	bind.ContractBackend
+	ChainID(ctx context.Context) (*big.Int, error)
+}
+
 func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundContract, data []byte, value *big.Int) (*types.Transaction, error) {
-	auth := bind.NewKeyedTransactor(key, big.NewInt(ChainID))
+	id, err := u.Backend.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain id: %w", err)
+	}
+	auth := bind.NewKeyedTransactor(key, id)
 	auth.Context = ctx
 	auth.Value = value
 	tx, err := bind.Transact(c, auth, data)
