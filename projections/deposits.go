@@ -56,21 +56,14 @@ func (d Deposits) Tables() []Table {
 
 type depositRow struct {
 	lifecycleBase
-	status                                  string
-	contract, depositor, amount, recipient  sql.NullString
-	blockNumber                             sql.NullInt64
-	blockHash                               sql.NullString
-	onchainID                               sql.NullInt64
-	detectedAt, confirmedAt                 sql.NullString
-	confirmedBlock                          sql.NullInt64
-	mintedAt, mintTxHash                    sql.NullString
-	gasUsed, mintBlock                      sql.NullInt64
-	failedAt, errorReason, reorgedBlockHash sql.NullString
+	observation
+	mintedAt, mintTxHash sql.NullString
+	gasUsed, mintBlock   sql.NullInt64
 }
 
 func (r *depositRow) args(dst []any) []any {
 	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
-		r.status, r.contract, r.depositor, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
+		r.status, r.contract, r.party, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.mintedAt, r.mintTxHash, r.gasUsed,
 		r.mintBlock, r.failedAt, r.errorReason, r.reorgedBlockHash)
 }
@@ -81,7 +74,7 @@ func (r *depositRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
 	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
-		&r.status, &r.contract, &r.depositor, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
+		&r.status, &r.contract, &r.party, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
 		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.mintedAt, &r.mintTxHash, &r.gasUsed,
 		&r.mintBlock, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
 		return domain.LogRef{}, err
@@ -123,25 +116,9 @@ func (r *depositRow) fold(ev *Event) error {
 	var err error
 	switch e := ev.Body.(type) {
 	case *domain.DepositDetected:
-		r.contract = nullText(e.Contract.Hex())
-		r.depositor = nullText(e.Depositor.Hex())
-		r.amount = nullText(e.Amount.String())
-		r.recipient = nullText(e.Recipient.Hex())
-		r.blockHash = nullText(e.BlockHash.Hex())
-		r.detectedAt = eventTime(ev)
-		if r.blockNumber, err = nullUint(e.BlockNumber, "block_number", ev); err != nil {
-			return err
-		}
-		if r.onchainID, err = nullUint(e.OnChainID, "onchain_id", ev); err != nil {
-			return err
-		}
-		advance(&r.status, domain.StatusDetected)
+		return r.detected(ev, e.Contract, e.Depositor, e.Amount, e.Recipient, e.BlockNumber, e.BlockHash, e.OnChainID)
 	case *domain.DepositConfirmed:
-		r.confirmedAt = eventTime(ev)
-		if r.confirmedBlock, err = nullUint(e.AtBlock, "at_block", ev); err != nil {
-			return err
-		}
-		advance(&r.status, domain.StatusConfirmed)
+		return r.confirmed(ev, e.AtBlock)
 	case *domain.DepositMinted:
 		r.mintedAt = eventTime(ev)
 		r.mintTxHash = nullText(e.MintTxHash.Hex())
@@ -153,11 +130,9 @@ func (r *depositRow) fold(ev *Event) error {
 		}
 		advance(&r.status, domain.StatusMinted)
 	case *domain.DepositFailed:
-		r.failedAt = eventTime(ev)
-		r.errorReason = nullText(e.Reason)
-		advance(&r.status, domain.StatusFailed)
+		r.failed(ev, e.Reason)
 	case *domain.ObservationReorged:
-		r.reorgedBlockHash = nullText(e.BlockHash.Hex())
+		r.reorged(e.BlockHash)
 	default:
 		return fmt.Errorf("deposits: unexpected %T", ev.Body)
 	}

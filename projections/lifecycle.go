@@ -228,3 +228,58 @@ func applyLifecycle[R any, P interface {
 	b := Bulk{Table: table, Columns: cols, Tail: lifecycleUpsert(cols)}
 	return b.Exec(ctx, tx, args)
 }
+
+// observation is what deposit and withdrawal rows share: the chain log
+// that made them, its confirmation, a failure and a reorg. party is the
+// depositor or the withdrawer.
+type observation struct {
+	status                                  string
+	contract, party, amount, recipient      sql.NullString
+	blockNumber                             sql.NullInt64
+	blockHash                               sql.NullString
+	onchainID                               sql.NullInt64
+	detectedAt, confirmedAt                 sql.NullString
+	confirmedBlock                          sql.NullInt64
+	failedAt, errorReason, reorgedBlockHash sql.NullString
+}
+
+// detected folds the sighting of the log. A later sighting (after a
+// reorg, in another block) overwrites the block it was seen in.
+func (o *observation) detected(ev *Event, contract, party domain.Address, amount domain.Amount, recipient domain.Address,
+	block uint64, blockHash domain.Hash32, onchainID uint64) error {
+	var err error
+	o.contract = nullText(contract.Hex())
+	o.party = nullText(party.Hex())
+	o.amount = nullText(amount.String())
+	o.recipient = nullText(recipient.Hex())
+	o.blockHash = nullText(blockHash.Hex())
+	o.detectedAt = eventTime(ev)
+	if o.blockNumber, err = nullUint(block, "block_number", ev); err != nil {
+		return err
+	}
+	if o.onchainID, err = nullUint(onchainID, "onchain_id", ev); err != nil {
+		return err
+	}
+	advance(&o.status, domain.StatusDetected)
+	return nil
+}
+
+func (o *observation) confirmed(ev *Event, atBlock uint64) error {
+	var err error
+	o.confirmedAt = eventTime(ev)
+	if o.confirmedBlock, err = nullUint(atBlock, "at_block", ev); err != nil {
+		return err
+	}
+	advance(&o.status, domain.StatusConfirmed)
+	return nil
+}
+
+func (o *observation) failed(ev *Event, reason string) {
+	o.failedAt = eventTime(ev)
+	o.errorReason = nullText(reason)
+	advance(&o.status, domain.StatusFailed)
+}
+
+func (o *observation) reorged(blockHash domain.Hash32) {
+	o.reorgedBlockHash = nullText(blockHash.Hex())
+}

@@ -72,24 +72,17 @@ func (w Withdrawals) Tables() []Table {
 
 type withdrawalRow struct {
 	lifecycleBase
-	status                                  string
-	contract, withdrawer, amount, recipient sql.NullString
-	blockNumber                             sql.NullInt64
-	blockHash                               sql.NullString
-	onchainID                               sql.NullInt64
-	detectedAt, confirmedAt                 sql.NullString
-	confirmedBlock                          sql.NullInt64
-	batchedAt, executedAt, claimTxHash      sql.NullString
-	gasUsed, alreadyDone                    sql.NullInt64
-	failedAt, errorReason, reorgedBlockHash sql.NullString
-	batchSeq                                sql.NullString
-	batchID, leafIndex                      sql.NullInt64
-	leafHash, merkleProof                   sql.NullString
+	observation
+	batchedAt, executedAt, claimTxHash sql.NullString
+	gasUsed, alreadyDone               sql.NullInt64
+	batchSeq                           sql.NullString
+	batchID, leafIndex                 sql.NullInt64
+	leafHash, merkleProof              sql.NullString
 }
 
 func (r *withdrawalRow) args(dst []any) []any {
 	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
-		r.status, r.contract, r.withdrawer, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
+		r.status, r.contract, r.party, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
 		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed,
 		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash,
 		r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
@@ -101,7 +94,7 @@ func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
 	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
-		&r.status, &r.contract, &r.withdrawer, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
+		&r.status, &r.contract, &r.party, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
 		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed,
 		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash,
 		&r.batchSeq, &r.batchID, &r.leafIndex, &r.leafHash, &r.merkleProof); err != nil {
@@ -144,25 +137,9 @@ func (r *withdrawalRow) fold(ev *Event) error {
 	var err error
 	switch e := ev.Body.(type) {
 	case *domain.WithdrawalDetected:
-		r.contract = nullText(e.Contract.Hex())
-		r.withdrawer = nullText(e.Withdrawer.Hex())
-		r.amount = nullText(e.Amount.String())
-		r.recipient = nullText(e.Recipient.Hex())
-		r.blockHash = nullText(e.BlockHash.Hex())
-		r.detectedAt = eventTime(ev)
-		if r.blockNumber, err = nullUint(e.BlockNumber, "block_number", ev); err != nil {
-			return err
-		}
-		if r.onchainID, err = nullUint(e.OnChainID, "onchain_id", ev); err != nil {
-			return err
-		}
-		advance(&r.status, domain.StatusDetected)
+		return r.detected(ev, e.Contract, e.Withdrawer, e.Amount, e.Recipient, e.BlockNumber, e.BlockHash, e.OnChainID)
 	case *domain.WithdrawalConfirmed:
-		r.confirmedAt = eventTime(ev)
-		if r.confirmedBlock, err = nullUint(e.AtBlock, "at_block", ev); err != nil {
-			return err
-		}
-		advance(&r.status, domain.StatusConfirmed)
+		return r.confirmed(ev, e.AtBlock)
 	case *domain.WithdrawalBatched:
 		r.batchedAt = eventTime(ev)
 		r.batchSeq = nullText(e.SequenceID)
@@ -189,11 +166,9 @@ func (r *withdrawalRow) fold(ev *Event) error {
 		}
 		advance(&r.status, domain.StatusExecuted)
 	case *domain.WithdrawalFailed:
-		r.failedAt = eventTime(ev)
-		r.errorReason = nullText(e.Reason)
-		advance(&r.status, domain.StatusFailed)
+		r.failed(ev, e.Reason)
 	case *domain.ObservationReorged:
-		r.reorgedBlockHash = nullText(e.BlockHash.Hex())
+		r.reorged(e.BlockHash)
 	default:
 		return fmt.Errorf("withdrawals: unexpected %T", ev.Body)
 	}
