@@ -44,6 +44,11 @@ type TxIntent struct {
 	GasFeeCap Amount  `msgpack:"gas_fee_cap" json:"gasFeeCap"`
 	GasTipCap Amount  `msgpack:"gas_tip_cap" json:"gasTipCap"`
 	Attempt   int     `msgpack:"attempt" json:"attempt"` // 1 for the first send, +1 per replacement
+	// Cancel marks a zero-value transfer to the sender at the same nonce,
+	// sent when the attempts are exhausted: once it is mined the nonce is
+	// used, the abandoned call can never be mined later, and the wallet's
+	// next nonce is not blocked behind it (no gap).
+	Cancel bool `msgpack:"cancel,omitempty" json:"cancel,omitempty"`
 }
 
 func (e TxIntent) EventType() string {
@@ -148,15 +153,15 @@ const (
 	StepWait    StepKind = iota // nothing known yet; look again later
 	StepDone                    // the outcome is final: append it
 	StepReplace                 // stuck: send a replacement with the same nonce and bumped fees
-	StepGiveUp                  // stuck after MaxAttempts: append an abandoned outcome, alert
+	StepGiveUp                  // stuck after MaxAttempts: cancel the nonce (fees given), then record it abandoned
 )
 
 // Step is the decision of [NextStep].
 type Step struct {
 	Kind      StepKind
 	Outcome   TxOutcome // for StepDone and StepGiveUp
-	GasFeeCap *big.Int  // for StepReplace
-	GasTipCap *big.Int  // for StepReplace
+	GasFeeCap *big.Int  // for StepReplace, and StepGiveUp's cancellation (nil: over the fee cap)
+	GasTipCap *big.Int  // for StepReplace and StepGiveUp
 }
 
 // ErrFeeCapReached: a replacement would exceed the configured fee cap.
@@ -187,16 +192,17 @@ func NextStep(in TxIntent, obs Observation, now time.Time, pol SendPolicy) Step 
 		return Step{Kind: StepDone, Outcome: out}
 	case now.Sub(obs.SentAt) < pol.StuckAfter:
 		return Step{Kind: StepWait}
-	case in.Attempt >= pol.MaxAttempts:
-		out.Status = TxAbandoned
-		out.Reason = fmt.Sprintf("pending after %d attempts", in.Attempt)
-		return Step{Kind: StepGiveUp, Outcome: out}
 	}
 	feeCap, tipCap := bump(in.GasFeeCap.Big(), pol.FeeBumpPercent), bump(in.GasTipCap.Big(), pol.FeeBumpPercent)
 	if pol.MaxFeeCap != nil && feeCap.Cmp(pol.MaxFeeCap) > 0 {
 		out.Status = TxAbandoned
 		out.Reason = fmt.Sprintf("%v: replacement fee cap %s over %s", ErrFeeCapReached, feeCap, pol.MaxFeeCap)
-		return Step{Kind: StepGiveUp, Outcome: out}
+		return Step{Kind: StepGiveUp, Outcome: out} // no fees left to cancel with
+	}
+	if in.Attempt >= pol.MaxAttempts {
+		out.Status = TxAbandoned
+		out.Reason = fmt.Sprintf("pending after %d attempts", in.Attempt)
+		return Step{Kind: StepGiveUp, Outcome: out, GasFeeCap: feeCap, GasTipCap: tipCap}
 	}
 	return Step{Kind: StepReplace, GasFeeCap: feeCap, GasTipCap: tipCap}
 }

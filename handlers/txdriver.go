@@ -167,26 +167,27 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	if err != nil {
 		return domain.TxIntent{}, nil, err
 	}
-	in, err := d.send(ctx, req, pending, gas, feeCap, tipCap, 1)
+	in, err := d.send(ctx, req, req.Call, pending, gas, feeCap, tipCap, 1, false)
 	return in, nil, err
 }
 
 // send signs, records the intent, then broadcasts. The intent is on the
 // log before the transaction can reach the chain.
-func (d *TxDriver) send(ctx context.Context, req TxRequest, nonce, gas uint64, feeCap, tipCap *big.Int, attempt int) (domain.TxIntent, error) {
-	hash, raw, err := d.Chain.SignCall(req.Call, nonce, gas, feeCap, tipCap)
+func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int,
+	attempt int, cancel bool) (domain.TxIntent, error) {
+	hash, raw, err := d.Chain.SignCall(call, nonce, gas, feeCap, tipCap)
 	if err != nil {
 		return domain.TxIntent{}, err
 	}
 	fc, _ := domain.NewAmount(feeCap)
 	tc, _ := domain.NewAmount(tipCap)
 	in := domain.TxIntent{Purpose: req.Purpose, Subject: req.Subject, ChainID: d.Chain.ChainID(), From: d.Chain.From(),
-		Nonce: nonce, Gas: gas, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: attempt}
+		Nonce: nonce, Gas: gas, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: attempt, Cancel: cancel}
 	if _, err := d.Appender.Append(ctx, req.Cause, in); err != nil {
 		return domain.TxIntent{}, err
 	}
 	d.logger().Info("transaction intent recorded", "subject", req.Subject, "purpose", req.Purpose, "tx_hash", hash.Hex(),
-		"nonce", nonce, "attempt", attempt, "gas_fee_cap", feeCap.String())
+		"nonce", nonce, "attempt", attempt, "gas_fee_cap", feeCap.String(), "cancel", cancel)
 	if err := d.Chain.SendRaw(ctx, raw); err != nil {
 		// Nonce too low: another transaction took the nonce; the wait
 		// loop sees it and records this one as replaced. Anything else is
@@ -196,12 +197,23 @@ func (d *TxDriver) send(ctx context.Context, req TxRequest, nonce, gas uint64, f
 	return in, nil
 }
 
+// cancelGas is a plain value transfer's gas.
+const cancelGas = 21_000
+
 // wait observes the open intents until one is final.
 func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxIntent, sentAt map[domain.Hash32]time.Time) (domain.TxOutcome, error) {
 	t := time.NewTicker(d.PollInterval)
 	defer t.Stop()
+	var cancelled *domain.TxOutcome // the abandonment, once a cancellation is out
+	var cancelSent time.Time
 	for {
 		latest := open[len(open)-1]
+		if latest.Cancel && cancelled == nil {
+			// A cancellation left open by a previous run: keep cancelling.
+			cancelled = &domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: domain.TxAbandoned,
+				Reason: fmt.Sprintf("cancelled after %d attempts", latest.Attempt-1)}
+			cancelSent = d.now()
+		}
 		var final *domain.TxOutcome
 		var step domain.Step
 		for _, in := range open {
@@ -213,6 +225,12 @@ func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxInte
 			s := domain.NextStep(in, obs, d.now(), d.Policy)
 			if s.Kind == domain.StepDone && s.Outcome.Status != domain.TxReplaced {
 				o := s.Outcome
+				if in.Cancel && obs.Mined {
+					// The cancellation took the nonce: the call was
+					// never mined and never will be.
+					o = *cancelled
+					o.TxHash, o.Nonce, o.GasUsed, o.BlockNumber = in.TxHash, in.Nonce, obs.GasUsed, obs.BlockNumber
+				}
 				final = &o
 				break
 			}
@@ -230,11 +248,36 @@ func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxInte
 		if final != nil {
 			return d.finish(ctx, req, open, *final)
 		}
-		switch step.Kind {
-		case domain.StepGiveUp:
+		switch {
+		case cancelled != nil:
+			// Only the cancellation may go out now; if even it is not
+			// mined in time, give up and say the nonce may stay pending.
+			if d.now().Sub(cancelSent) > d.Policy.StuckAfter && d.Policy.StuckAfter > 0 {
+				o := *cancelled
+				o.Reason += "; cancellation not mined either: the nonce may still be pending"
+				d.logger().Error("cancellation not mined", "subject", req.Subject, "nonce", latest.Nonce)
+				return d.finish(ctx, req, open, o)
+			}
+		case step.Kind == domain.StepGiveUp && step.GasFeeCap == nil:
 			return d.finish(ctx, req, open, step.Outcome)
-		case domain.StepReplace:
-			in, err := d.send(ctx, req, latest.Nonce, latest.Gas, step.GasFeeCap, step.GasTipCap, latest.Attempt+1)
+		case step.Kind == domain.StepGiveUp:
+			// Cancel: a zero-value transfer to ourselves at the same nonce,
+			// priced to replace the stuck call. Whichever is mined decides
+			// the outcome, and the nonce is used either way (no gap).
+			self := domain.ContractCall{To: d.Chain.From()}
+			in, err := d.send(ctx, req, self, latest.Nonce, cancelGas, step.GasFeeCap, step.GasTipCap, latest.Attempt+1, true)
+			if err != nil {
+				return domain.TxOutcome{}, err
+			}
+			o := step.Outcome
+			cancelled, cancelSent = &o, d.now()
+			open = append(open, in)
+			sentAt[in.TxHash] = d.now()
+			d.logger().Warn("stuck transaction cancelled", "subject", req.Subject, "old_tx_hash", latest.TxHash.Hex(),
+				"tx_hash", in.TxHash.Hex(), "nonce", in.Nonce, "attempts", latest.Attempt)
+			continue
+		case step.Kind == domain.StepReplace:
+			in, err := d.send(ctx, req, req.Call, latest.Nonce, latest.Gas, step.GasFeeCap, step.GasTipCap, latest.Attempt+1, false)
 			if err != nil {
 				return domain.TxOutcome{}, err
 			}

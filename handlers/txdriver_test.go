@@ -19,13 +19,14 @@ import (
 // txFixture is a manual-block dev chain with the bridge deployed, a
 // relayer wallet and an embedded log.
 type txFixture struct {
-	chain  *devchain.Chain
-	bridge devchain.Bridge
-	client *evmchain.Client
-	signer evmchain.Signer
-	log    topics.Log
-	app    *Appender
-	calls  *evmchain.Calls
+	chain    *devchain.Chain
+	bridge   devchain.Bridge
+	client   *evmchain.Client
+	signer   evmchain.Signer
+	log      topics.Log
+	app      *Appender
+	calls    *evmchain.Calls
+	deposits int
 }
 
 func newTxFixture(t *testing.T) *txFixture {
@@ -56,8 +57,10 @@ func newTxFixture(t *testing.T) *txFixture {
 		calls: evmchain.NewCalls(evmchain.Contracts{Distributor: domain.Address(b.Distributor), Token: domain.Address(b.Token)})}
 }
 
+// deposit returns a deposit no earlier call of this fixture returned.
 func (f *txFixture) deposit() domain.DepositDetected {
-	return domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{byte(time.Now().UnixNano())}, LogIndex: 1},
+	f.deposits++
+	return domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{0xde, byte(f.deposits), byte(f.deposits >> 8)}, LogIndex: 1},
 		Amount: domain.AmountFromUint64(12345), Recipient: domain.Address{0xee}}
 }
 
@@ -291,5 +294,65 @@ func TestDriveResolvesNonceTooLow(t *testing.T) {
 	}
 	if got := f.balance(t, dep.Recipient); got != 12345 {
 		t.Fatalf("balance %d: want one mint", got)
+	}
+}
+
+// TestDriveCancelsWhatItAbandons: a mint stuck past its attempts is
+// cancelled with a zero-value transfer at its nonce. The outcome is
+// abandoned only because the cancellation took the nonce: nothing was
+// minted, nothing can be minted later, and the wallet's next transaction
+// is not stuck behind a gap.
+func TestDriveCancelsWhatItAbandons(t *testing.T) {
+	f := newTxFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond,
+		Policy: domain.SendPolicy{StuckAfter: 100 * time.Millisecond, MaxAttempts: 2}}
+	dep := f.deposit()
+	nonce, _, err := f.signer.WalletNonces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan domain.TxOutcome, 1)
+	go func() {
+		out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	// No blocks until the driver has given up and sent the cancellation.
+	for {
+		cancels := 0
+		for _, e := range events(t, f.log, topics.TopicBridge) {
+			var in domain.TxIntent
+			if e.Type == domain.TypeMintIntent && topics.DecodePayload(e.Payload, &in) == nil && in.Cancel {
+				cancels++
+			}
+		}
+		if cancels == 1 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no cancellation sent")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	commitEvery(ctx, f.chain, 30*time.Millisecond)
+	out := <-done
+	if out.Status != domain.TxAbandoned || out.Nonce != nonce || out.GasUsed != cancelGas {
+		t.Fatalf("outcome %+v: want abandoned by the cancellation (nonce %d, 21000 gas)", out, nonce)
+	}
+	if got := f.balance(t, dep.Recipient); got != 0 {
+		t.Fatalf("balance %d: the abandoned mint was mined", got)
+	}
+	if c, _, _ := f.signer.WalletNonces(ctx); c != nonce+1 {
+		t.Fatalf("wallet nonce %d, want %d: the nonce was not used", c, nonce+1)
+	}
+	// No gap: the next drive is mined at the next nonce.
+	next := f.deposit()
+	out, err = d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: next.AggregateID(), Call: f.calls.Mint(next)})
+	if err != nil || out.Status != domain.TxSucceeded || out.Nonce != nonce+1 {
+		t.Fatalf("next send: %+v %v", out, err)
 	}
 }
