@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,17 +205,29 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: evmchain.NewWallet(k)}, Appender: app,
 			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun}, nil
 	}
-	if err := b.addExecutors(cfg, opt, lg, calls, func(k string) (*handlers.TxDriver, error) { return newDriver(k, b.client) }); err != nil {
+	relayDriver, err := newDriver(cfg.RelayerKey, b.client)
+	if err != nil {
+		return err
+	}
+	// One driver per wallet and chain: a wallet's nonces must never be
+	// handed out by two drivers (executors fall back to the relayer key).
+	drivers := map[string]*handlers.TxDriver{strings.ToLower(trim0x(cfg.RelayerKey)): relayDriver}
+	executorDriver := func(k string) (*handlers.TxDriver, error) {
+		id := strings.ToLower(trim0x(k))
+		if d, ok := drivers[id]; ok {
+			return d, nil
+		}
+		d, err := newDriver(k, b.client)
+		drivers[id] = d
+		return d, err
+	}
+	if err := b.addExecutors(cfg, opt, lg, calls, executorDriver); err != nil {
 		return err
 	}
 	if opt.claimsOnly {
 		// A claim worker folds the claims topic itself: it needs no
 		// projections, and must not run a second runner on a shared store.
 		return nil
-	}
-	relayDriver, err := newDriver(cfg.RelayerKey, b.client)
-	if err != nil {
-		return err
 	}
 	mintDriver := relayDriver
 	if b.exec != b.client {
