@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"sync"
 
 	"github.com/bridgelog/bridgelog/domain"
 )
@@ -23,9 +25,13 @@ type MintCalls interface {
 // guard) completes the deposit, and a revert marks it FAILED with the
 // reason: never retried blindly.
 type Minter struct {
-	Queue   MintQueue
-	Calls   MintCalls
-	Driver  *TxDriver
+	Queue  MintQueue
+	Calls  MintCalls
+	Driver *TxDriver
+	// Pool, if set, are more wallets to mint with: each wallet sends one
+	// transaction at a time (its nonces stay in order), so deposits are
+	// spread over the wallets and mint in parallel.
+	Pool    []*TxDriver
 	Batch   int // deposits per poll, default 50
 	Metrics Metrics
 	Logger  *slog.Logger
@@ -41,38 +47,80 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, log := metricsOr(mn.Metrics), loggerOr(mn.Logger)
-	done := 0
-	for _, t := range tasks {
-		d := t.Deposit
-		log.Info("processing deposit", "deposit_id", d.AggregateID(), "tx_hash", d.Ref.TxHash.Hex(), "block_number", d.BlockNumber,
-			"amount", d.Amount.String(), "recipient", d.Recipient.Hex())
-		out, err := mn.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: d.AggregateID(), Call: mn.Calls.Mint(d),
-			Open: t.Open, Cause: Cause{CorrelationID: d.AggregateID()}})
-		if err != nil {
-			return done, err
+	drivers := append([]*TxDriver{mn.Driver}, mn.Pool...)
+	// A deposit with open intents stays with the wallet that signed them.
+	byDriver := make([][]domain.MintTask, len(drivers))
+	for i, t := range tasks {
+		k := i % len(drivers)
+		if len(t.Open) > 0 {
+			for j, d := range drivers {
+				if d.Chain.From() == t.Open[0].From {
+					k = j
+				}
+			}
 		}
-		var ev domain.Event
-		switch out.Status {
-		case domain.TxSucceeded, domain.TxAlreadyProcessed:
-			ev = domain.DepositMinted{Ref: d.Ref, MintTxHash: out.TxHash, GasUsed: out.GasUsed, BlockNumber: out.BlockNumber}
-			m.Count("deposits_minted_total", nil, 1)
-			m.Count("gas_used_total", map[string]string{"purpose": "mint"}, int(out.GasUsed))
-			log.Info("deposit minted", "deposit_id", d.AggregateID(), "mint_tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed,
-				"block_number", out.BlockNumber, "already_done", out.Status == domain.TxAlreadyProcessed)
-		case domain.TxReverted, domain.TxAbandoned:
-			ev = domain.DepositFailed{Ref: d.Ref, Reason: string(out.Status) + ": " + out.Reason}
-			m.Count("deposits_failed_total", nil, 1)
-			log.Error("deposit mint failed", "deposit_id", d.AggregateID(), "error", out.Reason, "error_type", string(out.Status))
-		default:
-			// Replaced by a foreign transaction or dry-run: nothing is
-			// final for the deposit; the next poll drives it again.
+		byDriver[k] = append(byDriver[k], t)
+	}
+	var wg sync.WaitGroup
+	done := make([]int, len(drivers))
+	errs := make([]error, len(drivers))
+	for k, d := range drivers {
+		if len(byDriver[k]) == 0 {
 			continue
 		}
-		if _, err := mn.Driver.Appender.Append(ctx, Cause{CorrelationID: d.AggregateID()}, ev); err != nil {
-			return done, err
-		}
-		done++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, t := range byDriver[k] {
+				ok, err := mn.mint(ctx, d, t)
+				if err != nil {
+					errs[k] = err
+					return
+				}
+				if ok {
+					done[k]++
+				}
+			}
+		}()
 	}
-	return done, nil
+	wg.Wait()
+	total := 0
+	for _, n := range done {
+		total += n
+	}
+	return total, errors.Join(errs...)
+}
+
+// mint sees one deposit through with one wallet; ok says it is final.
+func (mn *Minter) mint(ctx context.Context, drv *TxDriver, t domain.MintTask) (bool, error) {
+	m, log := metricsOr(mn.Metrics), loggerOr(mn.Logger)
+	d := t.Deposit
+	log.Info("processing deposit", "deposit_id", d.AggregateID(), "tx_hash", d.Ref.TxHash.Hex(), "block_number", d.BlockNumber,
+		"amount", d.Amount.String(), "recipient", d.Recipient.Hex(), "wallet", drv.Chain.From().Hex())
+	out, err := drv.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: d.AggregateID(), Call: mn.Calls.Mint(d),
+		Open: t.Open, Cause: Cause{CorrelationID: d.AggregateID()}})
+	if err != nil {
+		return false, err
+	}
+	var ev domain.Event
+	switch out.Status {
+	case domain.TxSucceeded, domain.TxAlreadyProcessed:
+		ev = domain.DepositMinted{Ref: d.Ref, MintTxHash: out.TxHash, GasUsed: out.GasUsed, BlockNumber: out.BlockNumber}
+		m.Count("deposits_minted_total", nil, 1)
+		m.Count("gas_used_total", map[string]string{"purpose": "mint"}, int(out.GasUsed))
+		log.Info("deposit minted", "deposit_id", d.AggregateID(), "mint_tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed,
+			"block_number", out.BlockNumber, "already_done", out.Status == domain.TxAlreadyProcessed)
+	case domain.TxReverted, domain.TxAbandoned:
+		ev = domain.DepositFailed{Ref: d.Ref, Reason: string(out.Status) + ": " + out.Reason}
+		m.Count("deposits_failed_total", nil, 1)
+		log.Error("deposit mint failed", "deposit_id", d.AggregateID(), "error", out.Reason, "error_type", string(out.Status))
+	default:
+		// Replaced by a foreign transaction or dry-run: nothing is final
+		// for the deposit; the next poll drives it again.
+		return false, nil
+	}
+	if _, err := drv.Appender.Append(ctx, Cause{CorrelationID: d.AggregateID()}, ev); err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -235,7 +235,10 @@ func kafkaPostgresEngines(t *testing.T) testEngines {
 }
 
 func flowsEndToEnd(t *testing.T, eng testEngines) {
-	tb := newTestBridgeOn(t, eng, 50*time.Millisecond, 2, func(c *relayConfig) { c.BatchMaxSize = 4 })
+	tb := newTestBridgeOn(t, eng, 50*time.Millisecond, 2, func(c *relayConfig) {
+		c.BatchMaxSize = 4
+		c.MintKeys = c.ClaimKeys[:1] // a second mint wallet (it claims too: one driver serves both)
+	})
 	for i := 0; i < 6; i++ {
 		tb.lock(i%testUsers, ether(int64(10+i)))
 	}
@@ -277,6 +280,10 @@ func flowsEndToEnd(t *testing.T, eng testEngines) {
 	want.Sub(want, ether(30))
 	if c.mintedSupply.Cmp(want) != 0 {
 		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
+	}
+	// Both mint wallets minted (the pool spreads deposits over wallets).
+	if n := distinctSenders(t, tb, "mint"); n != 2 {
+		t.Errorf("mints sent from %d wallets, want 2", n)
 	}
 	// Every withdrawal row carries its batch and a cached proof that
 	// verifies against the batch's root (seed 000's batch_id, merkle_proof).
@@ -831,4 +838,20 @@ func TestTwoChains(t *testing.T) {
 	if s.Gas["mint"].Count != 1 || s.Gas["claim"].Count != 1 || s.Gas["anchor"].Count != 1 {
 		t.Fatalf("transactions %+v", s.Gas)
 	}
+}
+
+// distinctSenders counts the wallets that sent transactions of a purpose.
+func distinctSenders(t *testing.T, tb *testBridge, purpose string) int {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := tb.store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT COUNT(DISTINCT sender) FROM tx_intents_v1 WHERE purpose = ? AND sender <> ''`, purpose).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

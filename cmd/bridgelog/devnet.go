@@ -97,6 +97,9 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
 		cfg.ClaimKeys = append(cfg.ClaimKeys, keyHex(devClaim0+i))
 	}
+	// The claim wallets hold the relayer role on both contracts: they mint
+	// too, so deposits mint in parallel.
+	cfg.MintKeys = cfg.ClaimKeys
 	br, err := chain.Deploy(ctx, devchain.DevKey(devAdmin), relayers...)
 	if err != nil {
 		return err

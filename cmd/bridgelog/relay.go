@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,8 +36,12 @@ type relayConfig struct {
 	// Keys are hex secp256k1 keys. Plain keys in a file are for dev
 	// chains only; a production deployment signs through a keystore or
 	// an external signer.
-	RelayerKey   string   `json:"relayerKey"`
-	ClaimKeys    []string `json:"claimKeys"`
+	RelayerKey string   `json:"relayerKey"`
+	ClaimKeys  []string `json:"claimKeys"`
+	// MintKeys are more wallets (with the token's relayer role) to mint
+	// with in parallel besides relayerKey: each wallet sends one
+	// transaction at a time, so one wallet mints about one deposit a block.
+	MintKeys     []string `json:"mintKeys,omitempty"`
 	BatchMaxSize int      `json:"batchMaxSize"`
 	BatchMaxWait string   `json:"batchMaxWait"` // Go duration
 	StuckAfter   string   `json:"stuckAfter"`   // Go duration
@@ -211,16 +216,21 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	}
 	// One driver per wallet and chain: a wallet's nonces must never be
 	// handed out by two drivers (executors fall back to the relayer key).
-	drivers := map[string]*handlers.TxDriver{strings.ToLower(trim0x(cfg.RelayerKey)): relayDriver}
-	executorDriver := func(k string) (*handlers.TxDriver, error) {
-		id := strings.ToLower(trim0x(k))
+	// One driver per wallet and chain: a wallet's nonces must never be
+	// handed out by two drivers (executors fall back to the relayer key,
+	// keys may repeat across roles).
+	drivers := map[string]*handlers.TxDriver{}
+	driverOn := func(k string, on *evmchain.Client) (*handlers.TxDriver, error) {
+		id := fmt.Sprintf("%d/%s", on.ChainID(), strings.ToLower(trim0x(k)))
 		if d, ok := drivers[id]; ok {
 			return d, nil
 		}
-		d, err := newDriver(k, b.client)
+		d, err := newDriver(k, on)
 		drivers[id] = d
 		return d, err
 	}
+	drivers[fmt.Sprintf("%d/%s", b.client.ChainID(), strings.ToLower(trim0x(cfg.RelayerKey)))] = relayDriver
+	executorDriver := func(k string) (*handlers.TxDriver, error) { return driverOn(k, b.client) }
 	if err := b.addExecutors(cfg, opt, lg, calls, executorDriver); err != nil {
 		return err
 	}
@@ -229,11 +239,20 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		// projections, and must not run a second runner on a shared store.
 		return nil
 	}
-	mintDriver := relayDriver
-	if b.exec != b.client {
-		// The same wallet on another chain: its own nonces, its own driver.
-		if mintDriver, err = newDriver(cfg.RelayerKey, b.exec); err != nil {
+	// The relayer wallet mints too; on another chain it has its own
+	// nonces and so its own driver.
+	mintDriver, err := driverOn(cfg.RelayerKey, b.exec)
+	if err != nil {
+		return err
+	}
+	var mintPool []*handlers.TxDriver
+	for _, k := range cfg.MintKeys {
+		d, err := driverOn(k, b.exec)
+		if err != nil {
 			return err
+		}
+		if d != mintDriver && !slices.Contains(mintPool, d) {
+			mintPool = append(mintPool, d)
 		}
 	}
 	ropts := []projections.Option{projections.WithLogger(opt.logger)}
@@ -249,7 +268,8 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Projector: b.projector,
 		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
-		Minter:    &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Metrics: opt.metrics, Logger: opt.logger},
+		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Metrics: opt.metrics,
+			Logger: opt.logger},
 		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Appender: app, Metrics: opt.metrics, Logger: opt.logger,
 			Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
 		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: evmchain.Anchors{Client: b.client, Calls: calls},
