@@ -147,6 +147,40 @@ func (f *txFixture) unsentIntent(t *testing.T, dep domain.DepositDetected, call 
 		Nonce: pending, Gas: 200_000, TxHash: hash, RawTx: raw, GasFeeCap: fc, GasTipCap: tc, Attempt: 1}
 }
 
+// driveInBackground drives req and delivers its outcome.
+func driveInBackground(t *testing.T, ctx context.Context, d *TxDriver, req TxRequest) <-chan domain.TxOutcome {
+	done := make(chan domain.TxOutcome, 1)
+	go func() {
+		out, err := d.Drive(ctx, req)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	return done
+}
+
+// waitForIntents waits until the log holds n mint intents that match.
+func (f *txFixture) waitForIntents(t *testing.T, ctx context.Context, n int, what string, match func(domain.TxIntent) bool) {
+	t.Helper()
+	for {
+		got := 0
+		for _, e := range events(t, f.log, topics.TopicBridge) {
+			var in domain.TxIntent
+			if e.Type == domain.TypeMintIntent && topics.DecodePayload(e.Payload, &in) == nil && match(in) {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no %s sent", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func commitEvery(ctx context.Context, ch *devchain.Chain, d time.Duration) {
 	go func() {
 		for {
@@ -193,30 +227,9 @@ func TestDriveReplacesStuckTransaction(t *testing.T) {
 	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond,
 		Policy: domain.SendPolicy{StuckAfter: 150 * time.Millisecond, MaxAttempts: 4}}
 	dep := f.deposit()
-	done := make(chan domain.TxOutcome, 1)
-	go func() {
-		out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- out
-	}()
+	done := driveInBackground(t, ctx, d, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
 	// No blocks until the driver has replaced the first attempt.
-	for {
-		intents := 0
-		for _, e := range events(t, f.log, topics.TopicBridge) {
-			if e.Type == domain.TypeMintIntent {
-				intents++
-			}
-		}
-		if intents >= 2 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no replacement sent")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	f.waitForIntents(t, ctx, 2, "a replacement", func(domain.TxIntent) bool { return true })
 	commitEvery(ctx, f.chain, 30*time.Millisecond)
 	out := <-done
 	if out.Status != domain.TxSucceeded {
@@ -313,31 +326,9 @@ func TestDriveCancelsWhatItAbandons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan domain.TxOutcome, 1)
-	go func() {
-		out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- out
-	}()
+	done := driveInBackground(t, ctx, d, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: f.calls.Mint(dep)})
 	// No blocks until the driver has given up and sent the cancellation.
-	for {
-		cancels := 0
-		for _, e := range events(t, f.log, topics.TopicBridge) {
-			var in domain.TxIntent
-			if e.Type == domain.TypeMintIntent && topics.DecodePayload(e.Payload, &in) == nil && in.Cancel {
-				cancels++
-			}
-		}
-		if cancels == 1 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no cancellation sent")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	f.waitForIntents(t, ctx, 1, "a cancellation", func(in domain.TxIntent) bool { return in.Cancel })
 	commitEvery(ctx, f.chain, 30*time.Millisecond)
 	out := <-done
 	if out.Status != domain.TxAbandoned || out.Nonce != nonce || out.GasUsed != cancelGas {
