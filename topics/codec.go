@@ -18,8 +18,12 @@ const envelopeFormat = 1
 // envelopeFields is the number of array elements of format 1.
 const envelopeFields = 12
 
-// DefaultMaxEnvelopeBytes bounds an encoded envelope unless a [Limits] says otherwise.
-const DefaultMaxEnvelopeBytes = 1 << 20
+// DefaultMaxEnvelopeBytes bounds an encoded envelope unless a [Limits] says
+// otherwise. It sits below the Kafka engine's default message bound
+// (1,000,000 bytes, key included; partition keys are at most 4 KiB) with
+// room for a dead-letter frame's metadata, so every envelope either engine
+// accepts can also be dead-lettered on both.
+const DefaultMaxEnvelopeBytes = 900_000
 
 // maxStringBytes bounds every string field of an envelope; none of ours is
 // legitimately longer than a few hundred bytes.
