@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
@@ -854,4 +856,62 @@ func distinctSenders(t *testing.T, tb *testBridge, purpose string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestMintFailureIsRecordedNotRetried: seed 000's failure path. The
+// token refuses the relayer (its role was revoked), so the deposit is
+// marked FAILED with the contract's reason, no transaction is sent, and
+// later rounds do not try again.
+func TestMintFailureIsRecordedNotRetried(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 1, nil)
+	ctx := context.Background()
+	tok := contracts.NewBridgeToken()
+	role, err := bind.Call(tok.Instance(tb.chain.Client(), common.Address(tb.cfg.Token)), &bind.CallOpts{Context: ctx},
+		tok.PackRELAYERROLE(), tok.UnpackRELAYERROLE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := bind.NewKeyedTransactor(devchain.DevKey(devAdmin), big.NewInt(devchain.ChainID))
+	admin.Context = ctx
+	relayer := crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)
+	tx, err := bind.Transact(tok.Instance(tb.chain.Client(), common.Address(tb.cfg.Token)), admin, tok.PackRevokeRole(role, relayer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.mined(tx.Hash())
+	nonce, err := tb.chain.Client().NonceAt(ctx, relayer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.lock(0, ether(9))
+	s := tb.until("deposit failed", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusFailed) == 1
+	})
+	// More rounds: a FAILED deposit is not tried again.
+	for i := 0; i < 5; i++ {
+		if err := tb.b.relay.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := tb.chain.Client().NonceAt(ctx, relayer, nil); after != nonce {
+		t.Fatalf("relayer nonce %d -> %d: a mint was sent", nonce, after)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintOutcome); n != 1 {
+		t.Fatalf("%d mint outcomes, want exactly one decision", n)
+	}
+	st, err := tb.store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Rollback()
+	var reason string
+	if err := st.QueryRow(ctx, `SELECT error_reason FROM deposits_v1 WHERE status = 'FAILED'`).Scan(&reason); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reason, "AccessControlUnauthorizedAccount") {
+		t.Fatalf("error_reason %q does not name the contract's refusal", reason)
+	}
+	if statusCount(s.Deposits, domain.StatusMinted) != 0 {
+		t.Fatal("deposit minted")
+	}
 }
