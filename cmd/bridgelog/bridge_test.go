@@ -915,3 +915,43 @@ func TestMintFailureIsRecordedNotRetried(t *testing.T) {
 		t.Fatal("deposit minted")
 	}
 }
+
+// TestAnchorConflictHaltsTheSequence: batch 1's id already holds another
+// root on chain (say, a rogue or misconfigured relayer). The relay records
+// the anchoring as failed with the reason, requests no claims, and cuts no
+// further batch: the sequence waits for an operator.
+func TestAnchorConflictHaltsTheSequence(t *testing.T) {
+	tb := newTestBridge(t, 50*time.Millisecond, 1, func(c *relayConfig) { c.BatchMaxSize = 1; c.BatchMaxWait = "100ms" })
+	ctx := context.Background()
+	tb.lock(0, ether(40))
+	tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	// Someone else anchors batch 1 first, with a root no withdrawal has.
+	d := contracts.NewBatchDistributor()
+	relayer := bind.NewKeyedTransactor(devchain.DevKey(devRelayer), big.NewInt(devchain.ChainID))
+	relayer.Context = ctx
+	tx, err := bind.Transact(d.Instance(tb.chain.Client(), common.Address(tb.cfg.Distributor)), relayer,
+		d.PackAnchor(big.NewInt(1), [32]byte{0xba, 0xd}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.mined(tx.Hash())
+	tb.burn(0, ether(5))
+	tb.burn(0, ether(6))
+	s := tb.until("anchoring failed", 60*time.Second, func(s projections.BridgeStats) bool { return s.Batches["ANCHOR_FAILED"] == 1 })
+	for i := 0; i < 5; i++ {
+		if err := tb.b.relay.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, _ = tb.b.reader.Stats(ctx); len(s.Batches) != 1 || s.Batches["ANCHOR_FAILED"] != 1 {
+		t.Fatalf("batches %v: want only batch 1, failed (no batch 2 after a failed anchor)", s.Batches)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicBatches, domain.TypeBatchFailed); n != 1 {
+		t.Fatalf("%d batch.anchor_failed events, want 1", n)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicClaims, domain.TypeClaimRequested); n != 0 {
+		t.Fatalf("%d claims requested for a batch whose root is not on chain", n)
+	}
+}
