@@ -164,6 +164,11 @@ type Step struct {
 	GasTipCap *big.Int  // for StepReplace and StepGiveUp
 }
 
+// ErrNonceTooLow: a send whose nonce a mined transaction already used.
+// Chain adapters wrap it; the send loop then learns the outcome from the
+// chain instead of retrying.
+var ErrNonceTooLow = errors.New("nonce too low")
+
 // ErrFeeCapReached: a replacement would exceed the configured fee cap.
 var ErrFeeCapReached = errors.New("fee cap reached")
 

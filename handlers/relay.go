@@ -35,8 +35,6 @@ type Relay struct {
 	Now      func() time.Time
 
 	streaks map[string]*streak // failing steps
-	// OnRound, if set, is called after every round (progress displays).
-	OnRound func(ctx context.Context) error
 }
 
 // streak is a step's run of consecutive failed rounds.
@@ -126,9 +124,6 @@ func (r *Relay) Round(ctx context.Context) error {
 	}
 	if r.Anchorer != nil {
 		step("anchor", func() error { _, err := r.Anchorer.Poll(ctx); return err })
-	}
-	if r.OnRound != nil && ctx.Err() == nil {
-		errs = append(errs, r.OnRound(ctx))
 	}
 	return errors.Join(errs...)
 }

@@ -25,9 +25,6 @@ type TxChain interface {
 	ChainID() uint64
 }
 
-// ErrNonceTooLow is what a TxChain's SendRaw wraps when the nonce was used.
-var ErrNonceTooLow = errors.New("nonce too low")
-
 // TxDriver sends one wallet's transactions through intents: it appends an
 // intent (signed raw transaction, nonce, hash) before sending and an
 // outcome after, reconciles intents left by a crash before sending
@@ -110,7 +107,7 @@ func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, 
 		// Intents from before a restart: the node may never have seen
 		// them. Rebroadcast (a node that has one says "already known").
 		for _, in := range open {
-			if err := d.Chain.SendRaw(ctx, in.RawTx); err != nil && !errors.Is(err, ErrNonceTooLow) {
+			if err := d.Chain.SendRaw(ctx, in.RawTx); err != nil && !errors.Is(err, domain.ErrNonceTooLow) {
 				d.logger().Warn("rebroadcast failed", "subject", req.Subject, "tx_hash", in.TxHash.Hex(), "error", err)
 			}
 			sentAt[in.TxHash] = d.now()

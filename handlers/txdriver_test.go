@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -295,6 +296,10 @@ func TestDriveResolvesNonceTooLow(t *testing.T) {
 	}
 	for c, _, _ := f.signer.WalletNonces(ctx); c <= pending; c, _, _ = f.signer.WalletNonces(ctx) {
 		time.Sleep(20 * time.Millisecond)
+	}
+	// The chain edge reports it with the sentinel the driver checks for.
+	if err := f.signer.SendRaw(ctx, stale.RawTx); !errors.Is(err, domain.ErrNonceTooLow) {
+		t.Fatalf("resending a used nonce: %v, want domain.ErrNonceTooLow", err)
 	}
 	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
 	out, err := d.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: dep.AggregateID(), Call: call, Open: []domain.TxIntent{stale}})

@@ -26,7 +26,6 @@ import (
 // Errors of the chain edge.
 var (
 	ErrChainIDMismatch = errors.New("chain id mismatch")
-	ErrNonceTooLow     = errors.New("nonce too low")
 	ErrUnderpriced     = errors.New("replacement transaction underpriced")
 	ErrRPC             = errors.New("rpc error")
 )
@@ -213,7 +212,7 @@ func (c *Client) Sign(w Wallet, call Call, nonce, gas uint64, feeCap, tipCap *bi
 
 // SendRaw broadcasts a signed transaction. A node that already has it is
 // not an error (rebroadcast after a restart); a nonce already used gives
-// ErrNonceTooLow, an underpriced replacement ErrUnderpriced.
+// domain.ErrNonceTooLow, an underpriced replacement ErrUnderpriced.
 func (c *Client) SendRaw(ctx context.Context, raw []byte) error {
 	var tx types.Transaction
 	if err := tx.UnmarshalBinary(raw); err != nil {
@@ -230,7 +229,7 @@ func (c *Client) SendRaw(ctx context.Context, raw []byte) error {
 	case strings.Contains(msg, "already known"):
 		return nil
 	case strings.Contains(msg, "nonce too low"):
-		return fmt.Errorf("%w: tx %s: %v", ErrNonceTooLow, tx.Hash(), err)
+		return fmt.Errorf("%w: tx %s: %v", domain.ErrNonceTooLow, tx.Hash(), err)
 	case strings.Contains(msg, "underpriced"):
 		return fmt.Errorf("%w: tx %s: %v", ErrUnderpriced, tx.Hash(), err)
 	}
