@@ -88,9 +88,12 @@ func benchRebuild(b *testing.B, n int) {
 		}
 		ps := builtins()
 		ropts := []projections.Option{projections.WithLogger(quiet())}
-		// BENCH_BATCH=n tries another batch size.
+		// BENCH_BATCH=n / BENCH_COMMIT=n try another batch size / commit interval.
 		if v, _ := strconv.Atoi(os.Getenv("BENCH_BATCH")); v > 0 {
 			ropts = append(ropts, projections.WithBatchSize(v))
+		}
+		if v, _ := strconv.Atoi(os.Getenv("BENCH_COMMIT")); v > 0 {
+			ropts = append(ropts, projections.WithCommitEvery(v))
 		}
 		r, err := projections.NewRunner(ctx, lg, st, ps, ropts...)
 		if err != nil {

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
@@ -152,7 +153,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 				return st, err
 			}
 			known[key] = f
-			cache.add(key)
+			cache.add(key, f.rowid)
 			inserts = append(inserts, f.rowid, f.topic, f.part, f.off, key, SourceHash(key), f.typ, f.id,
 				hex.EncodeToString(f.content[:]), FormatTime(ev.Envelope.RecordedAt), 0)
 			ev.Verdict = First
@@ -202,12 +203,13 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	return st, nil
 }
 
-const lookupChunk = 256
-
 // lookup returns what the table (or the cache) knows about the batch's keys.
+// Keys the cache holds are read by row id; others through the source_hash
+// index (which a rebuild from zero drops until it is done, when the cache
+// knows every key).
 func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache *dedupCache) (map[string]*firstSeen, error) {
 	known := make(map[string]*firstSeen, len(evs))
-	var hashes []any
+	var hashes, ids []any
 	want := map[string]bool{}
 	for _, ev := range evs {
 		key := ev.Envelope.SourceKey
@@ -219,49 +221,37 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 			continue
 		}
 		want[key] = true
-		hashes = append(hashes, SourceHash(key))
+		if rows := cache.rowids(key); rows != nil {
+			for _, id := range rows {
+				ids = append(ids, id)
+			}
+		} else {
+			hashes = append(hashes, SourceHash(key))
+		}
 	}
-	for len(hashes) > 0 {
-		n := min(lookupChunk, len(hashes))
-		// Pad the IN list to a power of two with a repeated hash: a few
-		// statement shapes instead of one per batch size.
-		k := 1
-		for k < n {
-			k *= 2
+	scan := func(rows *sql.Rows) error {
+		var key, ch string
+		f := &firstSeen{}
+		if err := rows.Scan(&key, &f.rowid, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
+			return err
 		}
-		args := hashes[:n:n]
-		for len(args) < k {
-			args = append(args, hashes[0])
+		if !want[key] {
+			return nil // a hash collision with another key
 		}
-		q := `SELECT event_source, id, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` +
-			p.table() + ` WHERE source_hash IN (` + strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return nil, err
+		if b, err := hex.DecodeString(ch); err != nil || len(b) != 32 {
+			return fmt.Errorf("%s: key %q: bad content_hash %q", p.table(), key, ch)
+		} else {
+			copy(f.content[:], b)
 		}
-		for rows.Next() {
-			var key, ch string
-			f := &firstSeen{}
-			if err := rows.Scan(&key, &f.rowid, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if !want[key] {
-				continue // a hash collision with another key
-			}
-			if b, err := hex.DecodeString(ch); err != nil || len(b) != 32 {
-				rows.Close()
-				return nil, fmt.Errorf("%s: key %q: bad content_hash %q", p.table(), key, ch)
-			} else {
-				copy(f.content[:], b)
-			}
-			known[key] = f
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		hashes = hashes[n:]
+		known[key] = f
+		return nil
+	}
+	sel := `SELECT event_source, id, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` + p.table()
+	if err := queryIn(ctx, tx, sel, "id", ids, scan); err != nil {
+		return nil, err
+	}
+	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
+		return nil, err
 	}
 	for k, f := range known {
 		if f == nil {
@@ -271,13 +261,51 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	return known, nil
 }
 
-// dedupCache remembers the source hashes this process wrote. When the
-// table was empty as the process started (a rebuild), a key whose hash is
-// absent is new, and the batch needs no lookup for it. Present hashes
-// (duplicates, or a collision) are always looked up in the table.
+// inChunk is how many keys one IN (…) query carries at most.
+const inChunk = 256
+
+// queryIn runs sel + " WHERE col IN (keys…)" in chunks, calling each for
+// every row. The IN list is padded to a power of two with a repeated key:
+// a few statement shapes instead of one per batch size.
+func queryIn(ctx context.Context, tx Tx, sel, col string, keys []any, each func(*sql.Rows) error) error {
+	for len(keys) > 0 {
+		n := min(inChunk, len(keys))
+		k := 1
+		for k < n {
+			k *= 2
+		}
+		args := keys[:n:n]
+		for len(args) < k {
+			args = append(args, keys[0])
+		}
+		rows, err := tx.Query(ctx, sel+` WHERE `+col+` IN (`+strings.TrimSuffix(strings.Repeat("?, ", k), ", ")+`)`, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := each(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// dedupCache remembers the keys this process wrote, by source hash, with
+// their row ids. When the table was empty as the process started (a
+// rebuild), a key whose hash is absent is new, and the batch needs no
+// lookup for it; a present one is read back by row id, so the rebuild
+// needs no source_hash index at all.
 type dedupCache struct {
 	complete bool
-	seen     map[int64]struct{}
+	rows     map[int64]int64   // source hash → row id of the first key with it
+	more     map[int64][]int64 // further row ids, for hashes several keys share
 	max      int
 }
 
@@ -286,26 +314,59 @@ func newDedupCache(complete bool, max int) *dedupCache {
 	if !complete {
 		return nil
 	}
-	return &dedupCache{complete: true, seen: make(map[int64]struct{}, 1<<16), max: max}
+	return &dedupCache{complete: true, rows: make(map[int64]int64, 1<<16), max: max}
+}
+
+// usable says whether the cache knows every key in the table.
+func (c *dedupCache) usable() bool { return c != nil && c.complete }
+
+// room is how many more keys the cache can take before it gives up.
+func (c *dedupCache) room() int {
+	if !c.usable() {
+		return 0
+	}
+	return c.max - len(c.rows)
 }
 
 func (c *dedupCache) absent(key string) bool {
-	if c == nil || !c.complete {
+	if !c.usable() {
 		return false
 	}
-	_, ok := c.seen[SourceHash(key)]
+	_, ok := c.rows[SourceHash(key)]
 	return !ok
 }
 
-func (c *dedupCache) add(key string) {
-	if c == nil || !c.complete {
+// rowids returns the row ids of every key sharing key's hash, or nil when
+// the cache cannot say.
+func (c *dedupCache) rowids(key string) []int64 {
+	if !c.usable() {
+		return nil
+	}
+	h := SourceHash(key)
+	id, ok := c.rows[h]
+	if !ok {
+		return nil
+	}
+	return append([]int64{id}, c.more[h]...)
+}
+
+func (c *dedupCache) add(key string, rowid int64) {
+	if !c.usable() {
 		return
 	}
-	if len(c.seen) >= c.max {
+	if len(c.rows) >= c.max {
 		c.drop()
 		return
 	}
-	c.seen[SourceHash(key)] = struct{}{}
+	h := SourceHash(key)
+	if _, ok := c.rows[h]; !ok {
+		c.rows[h] = rowid
+		return
+	}
+	if c.more == nil {
+		c.more = map[int64][]int64{}
+	}
+	c.more[h] = append(c.more[h], rowid)
 }
 
 // drop forgets everything: after a rolled-back batch the cache may hold
@@ -315,5 +376,5 @@ func (c *dedupCache) drop() {
 		return
 	}
 	c.complete = false
-	c.seen = nil
+	c.rows, c.more = nil, nil
 }

@@ -109,6 +109,10 @@ func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
 	return applyLifecycle[depositRow](ctx, tx, d.table(), depositCols, evs, depositRef)
 }
 
+func (d Deposits) NewSession(fromZero bool) Session {
+	return newLifecycleFold[depositRow](d.table(), depositCols, depositRef, fromZero)
+}
+
 // fold applies one event to the row. Every event sets only its own
 // columns and status only moves forward, so the result does not depend on
 // the order of events.

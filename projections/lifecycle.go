@@ -67,35 +67,12 @@ func loadByRef(ctx context.Context, tx Tx, table string, cols []string, refs map
 			hashes = append(hashes, h)
 		}
 	}
-	for len(hashes) > 0 {
-		n := min(lookupChunk, len(hashes))
-		k := 1
-		for k < n {
-			k *= 2
+	return queryIn(ctx, tx, `SELECT `+strings.Join(cols, ", ")+` FROM `+table, "tx_hash", hashes, func(rows *sql.Rows) error {
+		if _, err := scan(rows); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
 		}
-		args := hashes[:n:n]
-		for len(args) < k {
-			args = append(args, hashes[0])
-		}
-		q := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table + ` WHERE tx_hash IN (` +
-			strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if _, err := scan(rows); err != nil {
-				rows.Close()
-				return fmt.Errorf("%s: %w", table, err)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		hashes = hashes[n:]
-	}
-	return nil
+		return nil
+	})
 }
 
 // lifecycleUpsert is the lifecycle tables' upsert tail: on the id, it
@@ -152,12 +129,10 @@ func advance(cur *string, next domain.Status) {
 	}
 }
 
-// lifecycleBase is what every lifecycle row has: its key and whether this
-// batch changed it.
+// lifecycleBase is what every lifecycle row has: its key.
 type lifecycleBase struct {
-	id    rowID
-	ref   domain.LogRef
-	dirty bool
+	id  rowID
+	ref domain.LogRef
 }
 
 // lifecycleRow is a deposit or withdrawal row.
@@ -168,42 +143,53 @@ type lifecycleRow interface {
 	args([]any) []any
 }
 
-// applyLifecycle folds a batch into a lifecycle table: load the rows the
-// batch touches, fold each event into its row (creating it, keyed by the
-// event's position, when new), then write the changed rows back in bulk
-// in first-touch order.
-func applyLifecycle[R any, P interface {
+// lifecycleFold folds events into a lifecycle table: it loads the rows a
+// batch touches, folds each event into its row (creating it, keyed by the
+// event's position, when new) and holds the changed rows until Flush
+// writes them in bulk, each once, in first-touch order. As a [Session]
+// it holds rows across the batches of a transaction.
+type lifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
-}](ctx context.Context, tx Tx, table string, cols []string, evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
-	refs := map[domain.LogRef]bool{}
-	for _, ev := range evs {
-		if ref, ok := subject(ev); ok {
-			refs[ref] = true
-		}
+}] struct {
+	table   string
+	cols    []string
+	subject func(*Event) (domain.LogRef, bool)
+	// fromZero: the table was empty at the start and has no secondary
+	// index; stored remembers every row flushed since, to read it back by
+	// id instead of through the tx_hash index.
+	fromZero bool
+	stored   map[domain.LogRef]int64
+	held     map[domain.LogRef]P
+	order    []P
+}
+
+func newLifecycleFold[R any, P interface {
+	*R
+	lifecycleRow
+}](table string, cols []string, subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
+	f := &lifecycleFold[R, P]{table: table, cols: cols, subject: subject, fromZero: fromZero, held: map[domain.LogRef]P{}}
+	if fromZero {
+		f.stored = map[domain.LogRef]int64{}
 	}
-	if len(refs) == 0 {
-		return nil
-	}
-	rows := make(map[domain.LogRef]P, len(refs))
-	err := loadByRef(ctx, tx, table, cols, refs, func(sr *sql.Rows) (domain.LogRef, error) {
-		r := P(new(R))
-		ref, err := r.scan(sr)
-		if err == nil && refs[ref] {
-			rows[ref] = r
-		}
-		return ref, err
-	})
-	if err != nil {
+	return f
+}
+
+func (f *lifecycleFold[R, P]) hold(r P) {
+	f.held[r.base().ref] = r
+	f.order = append(f.order, r)
+}
+
+func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	if err := f.load(ctx, tx, evs); err != nil {
 		return err
 	}
-	var order []P
 	for _, ev := range evs {
-		ref, ok := subject(ev)
+		ref, ok := f.subject(ev)
 		if !ok {
 			continue
 		}
-		r := rows[ref]
+		r := f.held[ref]
 		if r == nil {
 			id, err := newRowID(ev)
 			if err != nil {
@@ -211,22 +197,85 @@ func applyLifecycle[R any, P interface {
 			}
 			r = P(new(R))
 			*r.base() = lifecycleBase{id: id, ref: ref}
-			rows[ref] = r
+			f.hold(r)
 		}
 		if err := r.fold(ev); err != nil {
 			return err
 		}
-		if b := r.base(); !b.dirty {
-			b.dirty = true
-			order = append(order, r)
+	}
+	return nil
+}
+
+// load reads the stored rows the batch touches that are not held yet.
+func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) error {
+	refs := map[domain.LogRef]bool{}
+	var ids []any
+	for _, ev := range evs {
+		ref, ok := f.subject(ev)
+		if !ok || refs[ref] || f.held[ref] != nil {
+			continue
+		}
+		refs[ref] = true
+		if f.fromZero {
+			if id, ok := f.stored[ref]; ok {
+				ids = append(ids, id)
+			}
 		}
 	}
-	args := make([]any, 0, len(order)*len(cols))
-	for _, r := range order {
+	if len(refs) == 0 || f.fromZero && len(ids) == 0 {
+		return nil
+	}
+	scan := func(sr *sql.Rows) (domain.LogRef, error) {
+		r := P(new(R))
+		ref, err := r.scan(sr)
+		if err == nil && refs[ref] && f.held[ref] == nil {
+			f.hold(r)
+		}
+		return ref, err
+	}
+	if !f.fromZero {
+		return loadByRef(ctx, tx, f.table, f.cols, refs, scan)
+	}
+	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, "id", ids, func(sr *sql.Rows) error {
+		_, err := scan(sr)
+		return err
+	})
+}
+
+// Flush writes the held rows and forgets them.
+func (f *lifecycleFold[R, P]) Flush(ctx context.Context, tx Tx) error {
+	if len(f.order) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(f.order)*len(f.cols))
+	for _, r := range f.order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: table, Columns: cols, Tail: lifecycleUpsert(cols)}
-	return b.Exec(ctx, tx, args)
+	b := Bulk{Table: f.table, Columns: f.cols, Tail: lifecycleUpsert(f.cols)}
+	if err := b.Exec(ctx, tx, args); err != nil {
+		return err
+	}
+	if f.fromZero {
+		for _, r := range f.order {
+			f.stored[r.base().ref] = r.base().id.id
+		}
+	}
+	clear(f.held)
+	f.order = f.order[:0]
+	return nil
+}
+
+// applyLifecycle folds one batch and writes it at once (the path without
+// a session).
+func applyLifecycle[R any, P interface {
+	*R
+	lifecycleRow
+}](ctx context.Context, tx Tx, table string, cols []string, evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
+	f := newLifecycleFold[R, P](table, cols, subject, false)
+	if err := f.ApplyBatch(ctx, tx, evs); err != nil {
+		return err
+	}
+	return f.Flush(ctx, tx)
 }
 
 // observation is what deposit and withdrawal rows share: the chain log

@@ -70,6 +70,29 @@ type BatchApplier interface {
 	ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error
 }
 
+// SessionFolder is an optional fast path: a projection that implements it
+// folds through a [Session] that lives for one catch-up, so it can keep
+// rows in memory across the batches of a transaction and write each one
+// once per commit. It must give exactly the rows that calling Apply on
+// each event in turn would give.
+type SessionFolder interface {
+	// NewSession starts a session. fromZero says the projection's tables
+	// were empty when the catch-up began and the runner has dropped their
+	// secondary indexes (it builds them again when the catch-up is done:
+	// sorting once is far cheaper than keeping random-order indexes up to
+	// date row by row), so the session must find its rows without them.
+	NewSession(fromZero bool) Session
+}
+
+// Session folds the First events of one catch-up.
+type Session interface {
+	// ApplyBatch folds a batch, maybe keeping rows back in memory.
+	ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error
+	// Flush writes what ApplyBatch kept back. The runner calls it in the
+	// open transaction just before every commit; an error aborts it.
+	Flush(ctx context.Context, tx Tx) error
+}
+
 // Verdict is the idempotency judgement of an event by its source key.
 type Verdict uint8
 

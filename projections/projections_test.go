@@ -24,6 +24,7 @@ func TestProjections(t *testing.T) {
 		t.Run("ReplayEqualsLive", func(t *testing.T) { testReplayEqualsLive(t, e) })
 		t.Run("VersionBumpBuildsBesideAndSwitches", func(t *testing.T) { testVersionBump(t, e) })
 		t.Run("RejectAndSkipPolicies", func(t *testing.T) { testPolicies(t, e) })
+		t.Run("FromZeroLoadWithoutIndexes", func(t *testing.T) { testFromZeroLoad(t, e) })
 	})
 }
 

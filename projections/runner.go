@@ -129,6 +129,11 @@ type state struct {
 	status  string
 	cp      checkpoint
 	batcher BatchApplier
+	folder  SessionFolder
+	session Session // this catch-up's, when folder is set
+	// indexless: a from-zero catch-up dropped the tables' secondary
+	// indexes and has not built them again yet.
+	indexless bool
 }
 
 func (s *state) label() string { return fmt.Sprintf("%s@v%d", s.p.Name(), s.p.Version()) }
@@ -281,6 +286,9 @@ func (r *Runner) plan(ctx context.Context, tx Tx, all []Projection, recorded []V
 		}
 		if b, ok := p.(BatchApplier); ok {
 			s.batcher = b
+		}
+		if f, ok := p.(SessionFolder); ok {
+			s.folder = f
 		}
 		switch {
 		case v == T && (L == 0 || L == v):
@@ -484,6 +492,10 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	if err := r.prepare(ctx, total); err != nil {
+		return sum, err
+	}
+	defer r.endSessions()
 	if total > 0 {
 		g, gctx := errgroup.WithContext(ctx)
 		batches := make(chan *batch, 1)
@@ -534,6 +546,9 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 		if err := g.Wait(); err != nil {
 			return sum, err
 		}
+	}
+	if err := r.buildIndexes(ctx, r.indexless()); err != nil {
+		return sum, err
 	}
 	if err := r.switchLevel(ctx, end, &sum); err != nil {
 		return sum, err
@@ -752,9 +767,12 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 		if len(mine) == 0 {
 			continue
 		}
-		if s.batcher != nil {
+		switch {
+		case s.session != nil:
+			err = s.session.ApplyBatch(ctx, tx, mine)
+		case s.batcher != nil:
 			err = s.batcher.ApplyBatch(ctx, tx, mine)
-		} else {
+		default:
 			for _, ev := range mine {
 				if err = s.p.Apply(ctx, tx, ev); err != nil {
 					err = fmt.Errorf("event %s (%s) at %s: %w", ev.Envelope.ID, ev.Envelope.Type, FormatPosition(ev.Position), err)
@@ -791,6 +809,16 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 
 // commit writes the checkpoints into the transaction and commits it.
 func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
+	for _, s := range r.states {
+		if s.session == nil {
+			continue
+		}
+		if err := s.session.Flush(ctx, p.tx); err != nil {
+			r.cfg.metrics.Error(s.label())
+			r.abort(p)
+			return fmt.Errorf("projection %s: %w", s.label(), err)
+		}
+	}
 	for s, cp := range p.moved {
 		for k, next := range cp {
 			if err := saveCheckpoint(ctx, p.tx, s.p.Name(), s.p.Version(), k, next); err != nil {
@@ -821,6 +849,114 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 	r.cfg.metrics.Conflict(p.confl)
 	r.cfg.logger.Debug("batch committed", "records", p.sum.Records, "first", p.sum.First,
 		"duplicates", p.dups, "conflicts", p.confl, "skipped", p.sum.Skipped)
+	return nil
+}
+
+// prepare starts the catch-up's sessions. A projection whose tables are
+// empty (no checkpoint yet) is loaded from zero: its secondary indexes are
+// dropped now and built once at the end (see [SessionFolder]). Only
+// processed_events (when its key cache can hold every event) and
+// projections with sessions can do without their indexes. An index-less
+// projection that is not from zero any more (an earlier catch-up failed
+// half-way) gets its indexes back first.
+func (r *Runner) prepare(ctx context.Context, total int64) error {
+	if len(r.judge.cp) == 0 && !r.cache.usable() {
+		// Nothing committed: the table is empty and the cache can start
+		// afresh (an abort dropped it).
+		r.cache = newDedupCache(true, r.cfg.cacheMax)
+	}
+	var drop, restore []*state
+	for _, s := range append([]*state{r.judge}, r.states...) {
+		fromZero := len(s.cp) == 0 && total > 0
+		if s == r.judge {
+			fromZero = fromZero && total <= int64(r.cache.room())
+		} else {
+			fromZero = fromZero && s.folder != nil
+		}
+		if s.folder != nil {
+			s.session = s.folder.NewSession(fromZero)
+		}
+		if fromZero && !s.indexless {
+			drop = append(drop, s)
+		}
+		if !fromZero && s.indexless {
+			restore = append(restore, s)
+		}
+	}
+	if err := r.buildIndexes(ctx, restore); err != nil {
+		return err
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range drop {
+		for _, t := range s.p.Tables() {
+			for _, q := range t.DropIndexDDL() {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return fmt.Errorf("store %s: %s: %w", r.store.Where(), q, err)
+				}
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, s := range drop {
+		s.indexless = true
+		r.cfg.logger.Info("projection loading from zero without its indexes", "projection", s.p.Name(), "version", s.p.Version())
+	}
+	return nil
+}
+
+func (r *Runner) endSessions() {
+	for _, s := range r.states {
+		s.session = nil
+	}
+}
+
+// indexless lists the projections whose secondary indexes prepare dropped.
+func (r *Runner) indexless() []*state {
+	var out []*state
+	for _, s := range append([]*state{r.judge}, r.states...) {
+		if s.indexless {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// buildIndexes creates the secondary indexes of todo again.
+func (r *Runner) buildIndexes(ctx context.Context, todo []*state) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	start := time.Now()
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range todo {
+		for _, t := range s.p.Tables() {
+			for _, q := range t.IndexDDL() {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return fmt.Errorf("store %s: build indexes of %s: %w", r.store.Where(), s.label(), err)
+				}
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, s := range todo {
+		s.indexless = false
+		r.cfg.logger.Info("projection indexes built", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
+	}
 	return nil
 }
 

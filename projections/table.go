@@ -124,17 +124,34 @@ func (t Table) DDL(d Dialect) []string {
 		// The primary key is the row's identity; no hidden rowid b-tree.
 		b.WriteString(" WITHOUT ROWID")
 	}
-	out := []string{b.String()}
+	return append([]string{b.String()}, t.IndexDDL()...)
+}
+
+// IndexDDL returns the statements that create t's secondary indexes (if
+// absent); the same in both dialects.
+func (t Table) IndexDDL() []string {
+	var out []string
 	for _, ix := range t.Indexes {
 		u := ""
 		if ix.Unique {
 			u = "UNIQUE "
 		}
-		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s_%s ON %s (%s)",
-			u, t.Name, strings.Join(ix.Columns, "_"), t.Name, strings.Join(ix.Columns, ", ")))
+		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s (%s)",
+			u, t.indexName(ix), t.Name, strings.Join(ix.Columns, ", ")))
 	}
 	return out
 }
+
+// DropIndexDDL returns the statements that drop t's secondary indexes.
+func (t Table) DropIndexDDL() []string {
+	var out []string
+	for _, ix := range t.Indexes {
+		out = append(out, "DROP INDEX IF EXISTS "+t.indexName(ix))
+	}
+	return out
+}
+
+func (t Table) indexName(ix Index) string { return t.Name + "_" + strings.Join(ix.Columns, "_") }
 
 func (t Table) column(name string) Column {
 	for _, c := range t.Columns {

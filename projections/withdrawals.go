@@ -132,6 +132,10 @@ func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error 
 	return applyLifecycle[withdrawalRow](ctx, tx, w.table(), withdrawalCols, evs, withdrawalRef)
 }
 
+func (w Withdrawals) NewSession(fromZero bool) Session {
+	return newLifecycleFold[withdrawalRow](w.table(), withdrawalCols, withdrawalRef, fromZero)
+}
+
 // fold applies one event; see [depositRow.fold] for why order does not matter.
 func (r *withdrawalRow) fold(ev *Event) error {
 	var err error

@@ -1,0 +1,143 @@
+package projections_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/projections/synth"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// failingDeposits is the deposits projection whose session fails its
+// n-th batch, once: a catch-up that dies half-way through a load from zero.
+type failingDeposits struct {
+	projections.Deposits
+	left *int
+}
+
+func (f failingDeposits) NewSession(fromZero bool) projections.Session {
+	return failingSession{Session: f.Deposits.NewSession(fromZero), left: f.left}
+}
+
+type failingSession struct {
+	projections.Session
+	left *int
+}
+
+var errInjected = errors.New("injected failure")
+
+func (s failingSession) ApplyBatch(ctx context.Context, tx projections.Tx, evs []*projections.Event) error {
+	*s.left--
+	if *s.left == 0 {
+		return errInjected
+	}
+	return s.Session.ApplyBatch(ctx, tx, evs)
+}
+
+// indexes lists the store's secondary indexes.
+func indexes(t *testing.T, st projections.Store) []string {
+	t.Helper()
+	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'`
+	if st.Dialect() == projections.Postgres {
+		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey'`
+	}
+	tx, err := st.Begin(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(ctxT(t), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// testFromZeroLoad: a catch-up into empty tables drops their secondary
+// indexes, folds without them (rows held across batches, read back by id
+// across commits) and builds them at the end; the rows equal those of a
+// catch-up that had its indexes all along, and one that failed half-way
+// gets its indexes back before it goes on.
+func testFromZeroLoad(t *testing.T, e env) {
+	lg := e.newLog(t)
+	ctx := ctxT(t)
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 7, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	small := []projections.Option{projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+
+	// Reference: the first tenth loaded from zero, the rest folded with
+	// every index in place.
+	ends, err := lg.EndOffsets(ctx, topics.TopicBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenth := map[string][]int64{topics.TopicBridge: nil}
+	for _, e := range ends {
+		tenth[topics.TopicBridge] = append(tenth[topics.TopicBridge], e/10)
+	}
+	ref, _ := e.newStore(t)
+	catchUp(t, newRunner(t, lg, ref, builtins(), append(small, projections.WithStopAt(tenth))...))
+	refRun := newRunner(t, lg, ref, builtins(), small...)
+	catchUp(t, refRun)
+	want := digests(t, refRun)
+	allIndexes := indexes(t, ref)
+	if !slices.Contains(allIndexes, "processed_events_v1_source_hash") || !slices.Contains(allIndexes, "deposits_v1_tx_hash_log_index_chain_id") {
+		t.Fatalf("reference store lacks the declared indexes: %v", allIndexes)
+	}
+
+	// From zero in one catch-up, small batches and commits.
+	st, _ := e.newStore(t)
+	run := newRunner(t, lg, st, builtins(), small...)
+	s := catchUp(t, run)
+	if s.Records != 3000 || s.Duplicates == 0 || s.Conflicts == 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	if got := indexes(t, st); !slices.Equal(got, allIndexes) {
+		t.Fatalf("indexes after a load from zero: %v, want %v", got, allIndexes)
+	}
+	for name, d := range digests(t, run) {
+		if want[name] != d {
+			t.Errorf("%s: loaded from zero %s, folded with indexes %s", name, d, want[name])
+		}
+	}
+
+	// A load from zero that fails after some commits.
+	st2, _ := e.newStore(t)
+	left := 4 // dies on the fourth batch with deposits, after some commits
+	ps := []projections.Projection{failingDeposits{left: &left}, projections.Withdrawals{}}
+	run2 := newRunner(t, lg, st2, ps, small...)
+	if _, err := run2.CatchUp(ctx); !errors.Is(err, errInjected) {
+		t.Fatalf("catch-up error %v, want the injected failure (%d batches left)", err, left)
+	}
+	if got := indexes(t, st2); slices.Contains(got, "processed_events_v1_source_hash") || slices.Contains(got, "deposits_v1_status") {
+		t.Fatalf("a load from zero kept its indexes: %v", got)
+	}
+	if count(t, st2, "processed_events_v1") == 0 {
+		t.Fatal("nothing was committed before the failure")
+	}
+	// The same runner goes on: not from zero any more, so the indexes come
+	// back first and the rest is folded through them.
+	catchUp(t, run2)
+	if got := indexes(t, st2); !slices.Equal(got, allIndexes) {
+		t.Fatalf("indexes after the failed load went on: %v, want %v", got, allIndexes)
+	}
+	for name, d := range digests(t, run2) {
+		if want[name] != d {
+			t.Errorf("%s: after a failed load %s, want %s", name, d, want[name])
+		}
+	}
+}
