@@ -304,8 +304,7 @@ func queryIn(ctx context.Context, tx Tx, sel, col string, keys []any, each func(
 // needs no source_hash index at all.
 type dedupCache struct {
 	complete bool
-	rows     map[int64]int64   // source hash → row id of the first key with it
-	more     map[int64][]int64 // further row ids, for hashes several keys share
+	ids      rowIndex
 	max      int
 }
 
@@ -314,7 +313,7 @@ func newDedupCache(complete bool, max int) *dedupCache {
 	if !complete {
 		return nil
 	}
-	return &dedupCache{complete: true, rows: make(map[int64]int64, 1<<16), max: max}
+	return &dedupCache{complete: true, max: max}
 }
 
 // usable says whether the cache knows every key in the table.
@@ -325,15 +324,11 @@ func (c *dedupCache) room() int {
 	if !c.usable() {
 		return 0
 	}
-	return c.max - len(c.rows)
+	return c.max - c.ids.len()
 }
 
 func (c *dedupCache) absent(key string) bool {
-	if !c.usable() {
-		return false
-	}
-	_, ok := c.rows[SourceHash(key)]
-	return !ok
+	return c.usable() && c.ids.ids(SourceHash(key)) == nil
 }
 
 // rowids returns the row ids of every key sharing key's hash, or nil when
@@ -342,31 +337,18 @@ func (c *dedupCache) rowids(key string) []int64 {
 	if !c.usable() {
 		return nil
 	}
-	h := SourceHash(key)
-	id, ok := c.rows[h]
-	if !ok {
-		return nil
-	}
-	return append([]int64{id}, c.more[h]...)
+	return c.ids.ids(SourceHash(key))
 }
 
 func (c *dedupCache) add(key string, rowid int64) {
 	if !c.usable() {
 		return
 	}
-	if len(c.rows) >= c.max {
+	if c.ids.len() >= c.max {
 		c.drop()
 		return
 	}
-	h := SourceHash(key)
-	if _, ok := c.rows[h]; !ok {
-		c.rows[h] = rowid
-		return
-	}
-	if c.more == nil {
-		c.more = map[int64][]int64{}
-	}
-	c.more[h] = append(c.more[h], rowid)
+	c.ids.add(SourceHash(key), rowid)
 }
 
 // drop forgets everything: after a rolled-back batch the cache may hold
@@ -376,5 +358,39 @@ func (c *dedupCache) drop() {
 		return
 	}
 	c.complete = false
-	c.rows, c.more = nil, nil
+	c.ids = rowIndex{}
+}
+
+// rowIndex maps 64-bit key hashes to row ids: 16 bytes a row, the
+// in-memory stand-in for a table's index while a load from zero runs
+// without it. Keys that share a hash all keep their ids; the caller reads
+// the candidate rows and compares the full key.
+type rowIndex struct {
+	first map[int64]int64
+	more  map[int64][]int64 // further ids of a shared hash
+}
+
+func (x *rowIndex) len() int { return len(x.first) }
+
+func (x *rowIndex) add(h, id int64) {
+	if x.first == nil {
+		x.first = make(map[int64]int64, 1<<12)
+	}
+	if _, ok := x.first[h]; !ok {
+		x.first[h] = id
+		return
+	}
+	if x.more == nil {
+		x.more = map[int64][]int64{}
+	}
+	x.more[h] = append(x.more[h], id)
+}
+
+// ids returns the ids stored under h, nil if none.
+func (x *rowIndex) ids(h int64) []int64 {
+	id, ok := x.first[h]
+	if !ok {
+		return nil
+	}
+	return append([]int64{id}, x.more[h]...)
 }

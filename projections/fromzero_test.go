@@ -77,7 +77,9 @@ func testFromZeroLoad(t *testing.T, e env) {
 	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 7, AppendBatch: 100}, nil); err != nil {
 		t.Fatal(err)
 	}
-	small := []projections.Option{projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+	// Small reads, batches and commits: a deposit's events span batches
+	// and transactions.
+	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
 
 	// Reference: the first tenth loaded from zero, the rest folded with
 	// every index in place.
@@ -99,10 +101,13 @@ func testFromZeroLoad(t *testing.T, e env) {
 		t.Fatalf("reference store lacks the declared indexes: %v", allIndexes)
 	}
 
-	// From zero in one catch-up, small batches and commits.
+	// From zero in one catch-up, small batches and commits, and sessions
+	// that flush every few rows (rows flushed earlier are read back by id).
 	st, _ := e.newStore(t)
 	run := newRunner(t, lg, st, builtins(), small...)
+	restore := projections.SetMaxHeldRows(7)
 	s := catchUp(t, run)
+	restore()
 	if s.Records != 3000 || s.Duplicates == 0 || s.Conflicts == 0 {
 		t.Fatalf("summary %+v", s)
 	}
@@ -117,7 +122,7 @@ func testFromZeroLoad(t *testing.T, e env) {
 
 	// A load from zero that fails after some commits.
 	st2, _ := e.newStore(t)
-	left := 4 // dies on the fourth batch with deposits, after some commits
+	left := 12 // dies on the twelfth batch with deposits, after some commits
 	ps := []projections.Projection{failingDeposits{left: &left}, projections.Withdrawals{}}
 	run2 := newRunner(t, lg, st2, ps, small...)
 	if _, err := run2.CatchUp(ctx); !errors.Is(err, errInjected) {

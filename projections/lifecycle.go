@@ -3,7 +3,9 @@ package projections
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 	"time"
@@ -129,10 +131,24 @@ func advance(cur *string, next domain.Status) {
 	}
 }
 
-// lifecycleBase is what every lifecycle row has: its key.
+// lifecycleBase is what every lifecycle row has: its key, and whether it
+// was read from the table (rather than created by this batch).
 type lifecycleBase struct {
-	id  rowID
-	ref domain.LogRef
+	id     rowID
+	ref    domain.LogRef
+	loaded bool
+}
+
+// refHash is a 64-bit FNV-1a of a chain log's identity.
+func refHash(r domain.LogRef) int64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], r.ChainID)
+	h.Write(b[:])
+	h.Write(r.TxHash[:])
+	binary.BigEndian.PutUint32(b[:4], r.LogIndex)
+	h.Write(b[:4])
+	return int64(h.Sum64())
 }
 
 // lifecycleRow is a deposit or withdrawal row.
@@ -156,10 +172,10 @@ type lifecycleFold[R any, P interface {
 	cols    []string
 	subject func(*Event) (domain.LogRef, bool)
 	// fromZero: the table was empty at the start and has no secondary
-	// index; stored remembers every row flushed since, to read it back by
-	// id instead of through the tx_hash index.
+	// index; stored remembers every row flushed since (by a hash of its
+	// ref), to read it back by id instead of through the tx_hash index.
 	fromZero bool
-	stored   map[domain.LogRef]int64
+	stored   rowIndex
 	held     map[domain.LogRef]P
 	order    []P
 }
@@ -168,11 +184,7 @@ func newLifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
 }](table string, cols []string, subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
-	f := &lifecycleFold[R, P]{table: table, cols: cols, subject: subject, fromZero: fromZero, held: map[domain.LogRef]P{}}
-	if fromZero {
-		f.stored = map[domain.LogRef]int64{}
-	}
-	return f
+	return &lifecycleFold[R, P]{table: table, cols: cols, subject: subject, fromZero: fromZero, held: map[domain.LogRef]P{}}
 }
 
 func (f *lifecycleFold[R, P]) hold(r P) {
@@ -203,8 +215,14 @@ func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Even
 			return err
 		}
 	}
+	if len(f.held) >= maxHeldRows {
+		return f.Flush(ctx, tx) // bound the memory a long transaction holds
+	}
 	return nil
 }
+
+// maxHeldRows bounds the rows a session holds between flushes.
+var maxHeldRows = 8192
 
 // load reads the stored rows the batch touches that are not held yet.
 func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) error {
@@ -217,7 +235,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		}
 		refs[ref] = true
 		if f.fromZero {
-			if id, ok := f.stored[ref]; ok {
+			for _, id := range f.stored.ids(refHash(ref)) {
 				ids = append(ids, id)
 			}
 		}
@@ -229,6 +247,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		r := P(new(R))
 		ref, err := r.scan(sr)
 		if err == nil && refs[ref] && f.held[ref] == nil {
+			r.base().loaded = true
 			f.hold(r)
 		}
 		return ref, err
@@ -257,7 +276,10 @@ func (f *lifecycleFold[R, P]) Flush(ctx context.Context, tx Tx) error {
 	}
 	if f.fromZero {
 		for _, r := range f.order {
-			f.stored[r.base().ref] = r.base().id.id
+			if r.base().loaded {
+				continue // stored already
+			}
+			f.stored.add(refHash(r.base().ref), r.base().id.id)
 		}
 	}
 	clear(f.held)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func (c *config) setDefaults() {
 		c.logger = slog.Default()
 	}
 	if c.batchSize <= 0 {
-		c.batchSize = 5000
+		c.batchSize = 2500
 	}
 	if c.commitEvery <= 0 {
 		c.commitEvery = 50000
@@ -74,7 +75,7 @@ func WithMetrics(m Metrics) Option { return func(cfg *config) { cfg.metrics = m 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger = l } }
 
-// WithBatchSize sets how many events one transaction folds (default 5000;
+// WithBatchSize sets how many events one transaction folds (default 2500;
 // larger batches are a little faster and hold more memory).
 func WithBatchSize(n int) Option { return func(cfg *config) { cfg.batchSize = n } }
 
@@ -547,6 +548,12 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 			return sum, err
 		}
 	}
+	r.endSessions() // their memory is not needed to build indexes
+	if len(r.indexless()) > 0 {
+		// Hand the load's garbage back before SQLite sorts the indexes:
+		// the two would otherwise add up in the peak resident set.
+		debug.FreeOSMemory()
+	}
 	if err := r.buildIndexes(ctx, r.indexless()); err != nil {
 		return sum, err
 	}
@@ -860,9 +867,9 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 // projection that is not from zero any more (an earlier catch-up failed
 // half-way) gets its indexes back first.
 func (r *Runner) prepare(ctx context.Context, total int64) error {
-	if len(r.judge.cp) == 0 && !r.cache.usable() {
-		// Nothing committed: the table is empty and the cache can start
-		// afresh (an abort dropped it).
+	if len(r.judge.cp) == 0 {
+		// Nothing committed: the table is empty and the cache starts
+		// afresh (an abort may have dropped it).
 		r.cache = newDedupCache(true, r.cfg.cacheMax)
 	}
 	var drop, restore []*state
