@@ -33,6 +33,13 @@
 // [domain.Advances]), because a replay interleaves partitions differently
 // from the live run. Then a rebuild equals the live tables, digest for
 // digest.
+//
+// Loading from zero: when a catch-up starts with a projection's tables
+// empty, the runner drops their secondary indexes and builds them once at
+// the end, if the projection can do without them meanwhile: the built-in
+// processed_events (its key cache then holds every key with its row id)
+// and projections implementing [SessionFolder]. Keeping random-order
+// indexes up to date row by row was most of a rebuild's SQLite time.
 package projections
 
 import (
