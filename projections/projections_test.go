@@ -25,6 +25,7 @@ func TestProjections(t *testing.T) {
 		t.Run("VersionBumpBuildsBesideAndSwitches", func(t *testing.T) { testVersionBump(t, e) })
 		t.Run("RejectAndSkipPolicies", func(t *testing.T) { testPolicies(t, e) })
 		t.Run("FromZeroLoadWithoutIndexes", func(t *testing.T) { testFromZeroLoad(t, e) })
+		t.Run("TwoRunnersOneStore", func(t *testing.T) { testTwoRunners(t, e) })
 	})
 }
 

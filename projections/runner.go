@@ -828,8 +828,18 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 	}
 	for s, cp := range p.moved {
 		for k, next := range cp {
-			if err := saveCheckpoint(ctx, p.tx, s.p.Name(), s.p.Version(), k, next); err != nil {
+			prev, had := s.cp[k]
+			if err := advanceCheckpoint(ctx, p.tx, s.p.Name(), s.p.Version(), k, prev, had, next); err != nil {
 				r.abort(p)
+				if errors.Is(err, ErrCheckpointMoved) {
+					r.cfg.metrics.Error(s.label())
+					r.cfg.logger.Warn("another runner committed to this store; batch rolled back, checkpoints reloaded",
+						"projection", s.p.Name(), "version", s.p.Version(), "store", r.store.Where(), "err", err)
+					if rerr := r.reloadCheckpoints(ctx); rerr != nil {
+						return errors.Join(err, rerr)
+					}
+					return err
+				}
 				return fmt.Errorf("checkpoint %s: %w", s.label(), err)
 			}
 		}
@@ -856,6 +866,24 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 	r.cfg.metrics.Conflict(p.confl)
 	r.cfg.logger.Debug("batch committed", "records", p.sum.Records, "first", p.sum.First,
 		"duplicates", p.dups, "conflicts", p.confl, "skipped", p.sum.Skipped)
+	return nil
+}
+
+// reloadCheckpoints reads every checkpoint back from the store, after
+// another runner moved them.
+func (r *Runner) reloadCheckpoints(ctx context.Context) error {
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range append([]*state{r.judge}, r.states...) {
+		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
+		if err != nil {
+			return fmt.Errorf("store %s: reload checkpoint of %s: %w", r.store.Where(), s.label(), err)
+		}
+		s.cp = cp
+	}
 	return nil
 }
 
@@ -1026,6 +1054,11 @@ func (r *Runner) switchLevel(ctx context.Context, end map[tp]int64, sum *Summary
 func (r *Runner) Follow(ctx context.Context, each func(Summary)) error {
 	for {
 		sum, err := r.CatchUp(ctx)
+		if errors.Is(err, ErrCheckpointMoved) {
+			// Another runner won a commit; checkpoints are reloaded, go on
+			// from them after a pause.
+			sum, err = Summary{}, nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

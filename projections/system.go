@@ -85,6 +85,55 @@ func loadCheckpoint(ctx context.Context, tx Tx, name string, version int) (check
 	return cp, rows.Err()
 }
 
+// ErrCheckpointMoved: another runner committed to the same store since
+// this one read its checkpoints. The transaction is rolled back; the
+// runner reloads the checkpoints and the next catch-up goes on from them.
+var ErrCheckpointMoved = errors.New("checkpoint moved by another runner on this store")
+
+// CheckpointMovedError names the checkpoint that moved.
+type CheckpointMovedError struct {
+	Projection string
+	Version    int
+	Topic      string
+	Partition  int32
+	Expected   int64 // -1: no checkpoint yet
+}
+
+func (e *CheckpointMovedError) Error() string {
+	return fmt.Sprintf("%s@v%d %s/%d: expected next offset %d: another runner committed to this store meanwhile (rolled back; checkpoints reloaded)",
+		e.Projection, e.Version, e.Topic, e.Partition, e.Expected)
+}
+
+func (e *CheckpointMovedError) Unwrap() error { return ErrCheckpointMoved }
+
+// advanceCheckpoint moves a checkpoint from prev to next only if it still
+// is at prev (had=false: only if there is none): a compare-and-set, so two
+// runners on one store can never both fold the same events. On
+// PostgreSQL the loser's UPDATE waits for the winner's commit and then
+// matches no row.
+func advanceCheckpoint(ctx context.Context, tx Tx, name string, version int, k tp, prev int64, had bool, next int64) error {
+	var n int64
+	var err error
+	if had {
+		n, err = tx.Exec(ctx, `UPDATE `+checkpointsTable+` SET next_offset = ?
+			WHERE projection = ? AND version = ? AND topic = ? AND log_partition = ? AND next_offset = ?`,
+			next, name, version, k.topic, k.part, prev)
+	} else {
+		prev = -1
+		n, err = tx.Exec(ctx, `INSERT INTO `+checkpointsTable+` (projection, version, topic, log_partition, next_offset)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (projection, version, topic, log_partition) DO NOTHING`,
+			name, version, k.topic, k.part, next)
+	}
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return &CheckpointMovedError{Projection: name, Version: version, Topic: k.topic, Partition: k.part, Expected: prev}
+	}
+	return nil
+}
+
+// saveCheckpoint sets a checkpoint whatever it was (operator rewinds).
 func saveCheckpoint(ctx context.Context, tx Tx, name string, version int, k tp, next int64) error {
 	_, err := tx.Exec(ctx, `INSERT INTO `+checkpointsTable+` (projection, version, topic, log_partition, next_offset)
 		VALUES (?, ?, ?, ?, ?)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -30,8 +31,16 @@ transactions used, and how many events were recorded as conflicts.`,
 		if err != nil {
 			return err
 		}
-		if _, err := r.CatchUp(ctx); err != nil {
-			return err
+		// A relay may be writing the same store: losing a commit to it
+		// (ErrCheckpointMoved) reloads the checkpoints; try again.
+		for attempt := 1; ; attempt++ {
+			_, err := r.CatchUp(ctx)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, projections.ErrCheckpointMoved) || attempt == 5 {
+				return err
+			}
 		}
 		rd := projections.BridgeReader{Store: eng.Store}
 		cursors, err := rd.Cursors(ctx)
