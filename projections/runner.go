@@ -895,6 +895,16 @@ func (r *Runner) reloadCheckpoints(ctx context.Context) error {
 // projection that is not from zero any more (an earlier catch-up failed
 // half-way) gets its indexes back first.
 func (r *Runner) prepare(ctx context.Context, total int64) error {
+	for _, s := range append([]*state{r.judge}, r.states...) {
+		if len(s.cp) == 0 && total > 0 {
+			// Tables look empty: make sure no other runner on this store
+			// has filled them since, before dropping their indexes.
+			if err := r.reloadCheckpoints(ctx); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	if len(r.judge.cp) == 0 {
 		// Nothing committed: the table is empty and the cache starts
 		// afresh (an abort may have dropped it).
