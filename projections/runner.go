@@ -931,24 +931,7 @@ func (r *Runner) prepare(ctx context.Context, total int64) error {
 	if err := r.buildIndexes(ctx, restore); err != nil {
 		return err
 	}
-	if len(drop) == 0 {
-		return nil
-	}
-	tx, err := r.store.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, s := range drop {
-		for _, t := range s.p.Tables() {
-			for _, q := range t.DropIndexDDL() {
-				if _, err := tx.Exec(ctx, q); err != nil {
-					return fmt.Errorf("store %s: %s: %w", r.store.Where(), q, err)
-				}
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := r.indexDDL(ctx, drop, Table.DropIndexDDL); err != nil {
 		return err
 	}
 	for _, s := range drop {
@@ -962,6 +945,29 @@ func (r *Runner) endSessions() {
 	for _, s := range r.states {
 		s.session = nil
 	}
+}
+
+// indexDDL runs ddl's statements for every table of states, in one
+// transaction.
+func (r *Runner) indexDDL(ctx context.Context, states []*state, ddl func(Table) []string) error {
+	if len(states) == 0 {
+		return nil
+	}
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range states {
+		for _, t := range s.p.Tables() {
+			for _, q := range ddl(t) {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return fmt.Errorf("store %s: %s of %s: %w", r.store.Where(), q, s.label(), err)
+				}
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 // indexless lists the projections whose secondary indexes prepare dropped.
@@ -981,21 +987,7 @@ func (r *Runner) buildIndexes(ctx context.Context, todo []*state) error {
 		return nil
 	}
 	start := time.Now()
-	tx, err := r.store.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, s := range todo {
-		for _, t := range s.p.Tables() {
-			for _, q := range t.IndexDDL() {
-				if _, err := tx.Exec(ctx, q); err != nil {
-					return fmt.Errorf("store %s: build indexes of %s: %w", r.store.Where(), s.label(), err)
-				}
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := r.indexDDL(ctx, todo, Table.IndexDDL); err != nil {
 		return err
 	}
 	for _, s := range todo {
