@@ -40,6 +40,11 @@ func BenchmarkSQLiteCeiling(b *testing.B) {
 				"0190d6a2-8c6b-7b9e-a1c2-0123456789ab", content, "2026-01-01T00:00:00.123456789Z", 0)
 		}},
 	}
+	b.Run("deposits_24cols_333k_rows", func(b *testing.B) {
+		// One deposit row per three events of a 1M-event log, written once,
+		// then the seed's unique key and the status index.
+		benchLifecycleCeiling(b, rows/3)
+	})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for n := 0; n < b.N; n++ {
@@ -104,5 +109,53 @@ func exec(b *testing.B, st projections.Store, qs ...string) {
 	}
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+var depositLike = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index",
+	"status", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id",
+	"detected_at", "confirmed_at", "confirmed_block", "minted_at", "mint_tx_hash", "gas_used",
+	"mint_block_number", "failed_at", "error_reason", "reorged_block_hash"}
+
+func benchLifecycleCeiling(b *testing.B, rows int) {
+	hex64 := func(i int, salt uint64) string { return fmt.Sprintf("0x%064x", uint64(i)*0x9E3779B97F4A7C15^salt) }
+	addr := func(i int) string { return fmt.Sprintf("0x%040x", uint64(i)*0xBF58476D1CE4E5B9) }
+	at := "2026-01-01T00:00:00.123456789Z"
+	for n := 0; n < b.N; n++ {
+		ctx := context.Background()
+		st, err := sqlstore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "ceiling.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		exec(b, st, `CREATE TABLE t (id INTEGER PRIMARY KEY, `+strings.Join(depositLike[1:], ", ")+`)`)
+		start := time.Now()
+		bulk := projections.Bulk{Table: "t", Columns: depositLike}
+		const commit = 50_000 / 3
+		args := make([]any, 0, commit*len(depositLike))
+		for i := 0; i < rows; i += commit {
+			args = args[:0]
+			for j := i; j < min(i+commit, rows); j++ {
+				args = append(args, j, j%8, j, 338, hex64(j, 1), j%4, "MINTED", addr(1), addr(j), "1000000000000000000",
+					addr(j+1), 1_000_000+j, hex64(j, 2), j, at, at, 1_000_005+j, at, hex64(j, 3), 52_000,
+					1_000_007+j, nil, nil, nil)
+			}
+			tx, err := st.Begin(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := bulk.Exec(ctx, tx, args); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		load := time.Since(start)
+		b.ReportMetric(float64(rows)/load.Seconds(), "rows/s")
+		start = time.Now()
+		exec(b, st, `CREATE UNIQUE INDEX t_k ON t (tx_hash, log_index, chain_id)`, `CREATE INDEX t_s ON t (status)`)
+		b.ReportMetric(time.Since(start).Seconds()*1000, "index_build_ms")
+		b.ReportMetric((load+time.Since(start)).Seconds()*1000, "total_ms")
+		st.Close()
 	}
 }
