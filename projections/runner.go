@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"maps"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -869,8 +870,9 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 	return nil
 }
 
-// reloadCheckpoints reads every checkpoint back from the store, after
-// another runner moved them.
+// reloadCheckpoints reads every checkpoint back from the store. If
+// another runner has moved the dedup table's, the key cache no longer
+// knows every key in it and is dropped.
 func (r *Runner) reloadCheckpoints(ctx context.Context) error {
 	tx, err := r.store.Begin(ctx)
 	if err != nil {
@@ -881,6 +883,9 @@ func (r *Runner) reloadCheckpoints(ctx context.Context) error {
 		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
 		if err != nil {
 			return fmt.Errorf("store %s: reload checkpoint of %s: %w", r.store.Where(), s.label(), err)
+		}
+		if s == r.judge && !maps.Equal(cp, s.cp) {
+			r.cache.drop()
 		}
 		s.cp = cp
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // testTwoRunners: two runners on one store (two processes by mistake, or
@@ -38,6 +39,26 @@ func testTwoRunners(t *testing.T, e env) {
 	}
 	if got := indexes(t, st); !slices.Contains(got, "processed_events_v1_source_hash") {
 		t.Fatalf("b dropped the indexes of tables a had filled: %v", got)
+	}
+	// b did not write those keys: it must still see a resent one as the
+	// duplicate it is.
+	tail, err := lg.EndOffsets(ctx, topics.TopicBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := lg.Read(ctx, topics.TopicBridge, 0, tail[0]-1, 1)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("read the last record of partition 0: %v", err)
+	}
+	if _, err := lg.Append(ctx, topics.TopicBridge, topics.Message{Key: first[0].Key, Value: first[0].Value}); err != nil {
+		t.Fatal(err)
+	}
+	if s := catchUp(t, b); s.Records != 1 || s.Duplicates != 1 {
+		t.Fatalf("b judged a resent event: %+v, want one duplicate", s)
+	}
+	// Now a is the stale one.
+	if _, err := a.CatchUp(ctx); !errors.Is(err, projections.ErrCheckpointMoved) {
+		t.Fatalf("a's catch-up after b's commit: %v, want ErrCheckpointMoved", err)
 	}
 	// Both have read the same checkpoints; a commits first, b's fold is stale.
 	gen(2)
@@ -103,7 +124,7 @@ func testTwoRunners(t *testing.T, e env) {
 	// One runner alone on a fresh store.
 	ref, _ := e.newStore(t)
 	one := newRunner(t, lg, ref, builtins())
-	if s := catchUp(t, one); s.Records != 6000 {
+	if s := catchUp(t, one); s.Records != 6001 {
 		t.Fatalf("reference folded %d records", s.Records)
 	}
 	want := digests(t, one)
