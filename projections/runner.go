@@ -1,12 +1,12 @@
 package projections
 
 import (
-	"maps"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"sort"
 	"strings"
