@@ -135,7 +135,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	if err != nil {
 		return st, err
 	}
-	var inserts []any
+	inserts := make([]any, 0, len(evs)*len(processedCols))
 	var conflicts []any
 	dups := map[*firstSeen]int{}
 	for _, ev := range evs {
@@ -153,9 +153,9 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 				return st, err
 			}
 			known[key] = f
-			cache.add(key, f.rowid)
-			inserts = append(inserts, f.rowid, f.topic, f.part, f.off, key, SourceHash(key), f.typ, f.id,
-				hex.EncodeToString(f.content[:]), FormatTime(ev.Envelope.RecordedAt), 0)
+			cache.add(ev.sourceHash, f.rowid)
+			inserts = append(inserts, f.rowid, f.topic, f.part, f.off, key, ev.sourceHash, f.typ, f.id,
+				ev.contentHex, ev.recordedAt, 0)
 			ev.Verdict = First
 		case f.is(ev):
 			ev.Verdict = First // judged before (a rebuild of another projection)
@@ -212,21 +212,22 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	var hashes, ids []any
 	want := map[string]bool{}
 	for _, ev := range evs {
+		ev.derive()
 		key := ev.Envelope.SourceKey
 		if _, ok := known[key]; ok || want[key] {
 			continue
 		}
-		if cache.absent(key) {
+		if cache.absent(ev.sourceHash) {
 			known[key] = nil // the cache knows the key is new
 			continue
 		}
 		want[key] = true
-		if rows := cache.rowids(key); rows != nil {
+		if rows := cache.rowids(ev.sourceHash); rows != nil {
 			for _, id := range rows {
 				ids = append(ids, id)
 			}
 		} else {
-			hashes = append(hashes, SourceHash(key))
+			hashes = append(hashes, ev.sourceHash)
 		}
 	}
 	scan := func(rows *sql.Rows) error {
@@ -327,20 +328,25 @@ func (c *dedupCache) room() int {
 	return c.max - c.ids.len()
 }
 
-func (c *dedupCache) absent(key string) bool {
-	return c.usable() && c.ids.ids(SourceHash(key)) == nil
+// absent says the cache knows no key with source hash h is in the table.
+func (c *dedupCache) absent(h int64) bool {
+	if !c.usable() {
+		return false
+	}
+	_, ok := c.ids.first[h]
+	return !ok
 }
 
-// rowids returns the row ids of every key sharing key's hash, or nil when
-// the cache cannot say.
-func (c *dedupCache) rowids(key string) []int64 {
+// rowids returns the row ids of every key with source hash h, or nil
+// when the cache cannot say.
+func (c *dedupCache) rowids(h int64) []int64 {
 	if !c.usable() {
 		return nil
 	}
-	return c.ids.ids(SourceHash(key))
+	return c.ids.ids(h)
 }
 
-func (c *dedupCache) add(key string, rowid int64) {
+func (c *dedupCache) add(h int64, rowid int64) {
 	if !c.usable() {
 		return
 	}
@@ -348,7 +354,7 @@ func (c *dedupCache) add(key string, rowid int64) {
 		c.drop()
 		return
 	}
-	c.ids.add(SourceHash(key), rowid)
+	c.ids.add(h, rowid)
 }
 
 // drop forgets everything: after a rolled-back batch the cache may hold

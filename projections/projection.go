@@ -45,6 +45,7 @@ package projections
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -141,6 +142,24 @@ type Event struct {
 	// ContentHash is sha256(type || 0x00 || payload): what "same content"
 	// means for duplicates.
 	ContentHash [32]byte
+
+	// What processed_events needs, derived once by [Event.derive] on the
+	// runner's reading goroutine so its writing goroutine does not.
+	derived    bool
+	sourceHash int64
+	recordedAt any // a string, or nil for an unknown time
+	contentHex string
+}
+
+// derive fills the derived fields (once).
+func (e *Event) derive() {
+	if e.derived {
+		return
+	}
+	e.sourceHash = SourceHash(e.Envelope.SourceKey)
+	e.recordedAt = FormatTime(e.Envelope.RecordedAt)
+	e.contentHex = hex.EncodeToString(e.ContentHash[:])
+	e.derived = true
 }
 
 // Decode decodes the payload into v.

@@ -699,6 +699,7 @@ func (r *Runner) decode(dec *topics.Decoder, rec *topics.Record, hashBuf *[]byte
 	buf = append(buf, ev.Envelope.Payload...)
 	ev.ContentHash = sha256.Sum256(buf)
 	*hashBuf = buf
+	ev.derive()
 	return ev, nil
 }
 
