@@ -13,6 +13,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore/pgtest"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
 )
@@ -68,6 +69,16 @@ func peakRSS() int64 {
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 func benchRebuild(b *testing.B, n int) {
+	benchRebuildInto(b, n, func(b *testing.B) projections.Store {
+		st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "p.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
+}
+
+func benchRebuildInto(b *testing.B, n int, open func(*testing.B) projections.Store) {
 	dir := benchLog(b, n)
 	lg, err := embeddedlog.Open(dir, embeddedlog.WithLogger(quiet()))
 	if err != nil {
@@ -81,11 +92,7 @@ func benchRebuild(b *testing.B, n int) {
 	var took time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		path := filepath.Join(b.TempDir(), "p.db")
-		st, err := sqlstore.OpenSQLite(ctx, path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := open(b)
 		ps := builtins()
 		ropts := []projections.Option{projections.WithLogger(quiet())}
 		// BENCH_BATCH=n / BENCH_COMMIT=n try another batch size / commit interval.
@@ -124,3 +131,17 @@ func BenchmarkRebuild1M(b *testing.B) { benchRebuild(b, 1_000_000) }
 
 // BenchmarkRebuild100k is the same on a tenth of the log, for quick runs.
 func BenchmarkRebuild100k(b *testing.B) { benchRebuild(b, 100_000) }
+
+// BenchmarkRebuild1MPostgres is the same rebuild into PostgreSQL (a
+// throwaway cluster the benchmark starts; the server's processes share
+// the machine's cores with the runner).
+func BenchmarkRebuild1MPostgres(b *testing.B) {
+	c := pgtest.Start(b)
+	benchRebuildInto(b, 1_000_000, func(b *testing.B) projections.Store {
+		st, err := sqlstore.OpenPostgres(context.Background(), c.NewDB(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
+}
