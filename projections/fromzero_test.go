@@ -3,9 +3,13 @@ package projections_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
 	"github.com/bridgelog/bridgelog/topics"
@@ -144,5 +148,63 @@ func testFromZeroLoad(t *testing.T, e env) {
 		if want[name] != d {
 			t.Errorf("%s: after a failed load %s, want %s", name, d, want[name])
 		}
+	}
+}
+
+// logLines records log messages.
+type logLines struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logLines) Handle(_ context.Context, r slog.Record) error {
+	var proj string
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "projection" {
+			proj = a.Value.String()
+		}
+		return true
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message+" "+proj)
+	return nil
+}
+func (l *logLines) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logLines) WithGroup(string) slog.Handler      { return l }
+
+// TestNothingToLoadKeepsIndexes: a relay's first catch-ups see chain
+// events but no deposit yet; the deposit tables have nothing to load and
+// keep their indexes instead of dropping and building them every time.
+func TestNothingToLoadKeepsIndexes(t *testing.T) {
+	lg := embeddedLog(t)
+	st, _ := sqliteStore(t)
+	lines := &logLines{}
+	run := newRunner(t, lg, st, append(builtins(), projections.ChainCursors{}), projections.WithLogger(slog.New(lines)))
+	for i := uint64(0); i < 3; i++ {
+		appendEv(t, lg, t0, domain.ChainScanned{ChainID: 338, From: 10 * i, To: 10*i + 9, ToHash: domain.Hash32{byte(i)}, Tip: 100})
+		catchUp(t, run)
+	}
+	for _, m := range lines.msgs {
+		if strings.HasPrefix(m, "projection loading from zero") && !strings.HasSuffix(m, " processed_events") {
+			t.Errorf("%q: a projection with nothing to fold dropped its indexes", m)
+		}
+	}
+	if got := indexes(t, st); !slices.Contains(got, "deposits_v1_status") {
+		t.Fatalf("indexes %v", got)
+	}
+	// The first deposit is loaded from zero.
+	appendEv(t, lg, t0, detected(ref(1), 5))
+	catchUp(t, run)
+	loaded := false
+	for _, m := range lines.msgs {
+		loaded = loaded || m == "projection loading from zero without its indexes deposits"
+	}
+	if !loaded {
+		t.Fatalf("the first deposit was not loaded from zero: %q", lines.msgs)
+	}
+	if count(t, st, "deposits_v1") != 1 {
+		t.Fatal("deposit not folded")
 	}
 }

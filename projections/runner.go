@@ -494,7 +494,7 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if err := r.prepare(ctx, total); err != nil {
+	if err := r.prepare(ctx, end, total); err != nil {
 		return sum, err
 	}
 	defer r.endSessions()
@@ -900,9 +900,22 @@ func (r *Runner) reloadCheckpoints(ctx context.Context) error {
 // projections with sessions can do without their indexes. An index-less
 // projection that is not from zero any more (an earlier catch-up failed
 // half-way) gets its indexes back first.
-func (r *Runner) prepare(ctx context.Context, total int64) error {
+func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) error {
+	// A projection loads from zero only when it has records to fold: one
+	// whose topics are still empty keeps its (empty) indexes.
+	empty := func(s *state) bool {
+		if len(s.cp) > 0 {
+			return false
+		}
+		for k, e := range end {
+			if s.reads(k.topic) && e > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, s := range append([]*state{r.judge}, r.states...) {
-		if len(s.cp) == 0 && total > 0 {
+		if empty(s) {
 			// Tables look empty: make sure no other runner on this store
 			// has filled them since, before dropping their indexes.
 			if err := r.reloadCheckpoints(ctx); err != nil {
@@ -918,7 +931,7 @@ func (r *Runner) prepare(ctx context.Context, total int64) error {
 	}
 	var drop, restore []*state
 	for _, s := range append([]*state{r.judge}, r.states...) {
-		fromZero := len(s.cp) == 0 && total > 0
+		fromZero := empty(s)
 		if s == r.judge {
 			fromZero = fromZero && total <= int64(r.cache.room())
 		} else {
