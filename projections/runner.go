@@ -1002,14 +1002,11 @@ func (r *Runner) indexless() []*state {
 
 // buildIndexes creates the secondary indexes of todo again.
 func (r *Runner) buildIndexes(ctx context.Context, todo []*state) error {
-	if len(todo) == 0 {
-		return nil
-	}
-	start := time.Now()
-	if err := r.indexDDL(ctx, todo, Table.IndexDDL); err != nil {
-		return err
-	}
 	for _, s := range todo {
+		start := time.Now()
+		if err := r.indexDDL(ctx, []*state{s}, Table.IndexDDL); err != nil {
+			return err
+		}
 		s.indexless = false
 		r.cfg.logger.Info("projection indexes built", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
 	}
