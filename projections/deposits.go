@@ -102,11 +102,7 @@ func depositRef(ev *Event) (domain.LogRef, bool) {
 }
 
 func (d Deposits) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	return d.ApplyBatch(ctx, tx, []*Event{ev})
-}
-
-func (d Deposits) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
-	return applyLifecycle[depositRow](ctx, tx, d.table(), depositCols, evs, depositRef)
+	return applyLifecycle[depositRow](ctx, tx, d.table(), depositCols, []*Event{ev}, depositRef)
 }
 
 func (d Deposits) NewSession(fromZero bool) Session {

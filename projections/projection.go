@@ -70,16 +70,9 @@ type Projection interface {
 	Apply(ctx context.Context, tx Tx, ev *Event) error
 }
 
-// BatchApplier is an optional fast path: a projection that implements it
-// receives whole batches (First events only, in log order per partition)
-// instead of one Apply call per event. It must give exactly the rows that
-// calling Apply on each event in turn would give.
-type BatchApplier interface {
-	ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error
-}
-
 // SessionFolder is an optional fast path: a projection that implements it
-// folds through a [Session] that lives for one catch-up, so it can keep
+// receives whole batches (First events only, in log order per partition)
+// through a [Session] that lives for one catch-up, so it can keep
 // rows in memory across the batches of a transaction and write each one
 // once per commit. It must give exactly the rows that calling Apply on
 // each event in turn would give.

@@ -130,7 +130,6 @@ type state struct {
 	topics  map[string]bool // nil: every topic (the dedup projection)
 	status  string
 	cp      checkpoint
-	batcher BatchApplier
 	folder  SessionFolder
 	session Session // this catch-up's, when folder is set
 	// indexless: a from-zero catch-up dropped the tables' secondary
@@ -285,9 +284,6 @@ func (r *Runner) plan(ctx context.Context, tx Tx, all []Projection, recorded []V
 			for _, t := range ts {
 				s.topics[t] = true
 			}
-		}
-		if b, ok := p.(BatchApplier); ok {
-			s.batcher = b
 		}
 		if f, ok := p.(SessionFolder); ok {
 			s.folder = f
@@ -776,12 +772,9 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 		if len(mine) == 0 {
 			continue
 		}
-		switch {
-		case s.session != nil:
+		if s.session != nil {
 			err = s.session.ApplyBatch(ctx, tx, mine)
-		case s.batcher != nil:
-			err = s.batcher.ApplyBatch(ctx, tx, mine)
-		default:
+		} else {
 			for _, ev := range mine {
 				if err = s.p.Apply(ctx, tx, ev); err != nil {
 					err = fmt.Errorf("event %s (%s) at %s: %w", ev.Envelope.ID, ev.Envelope.Type, FormatPosition(ev.Position), err)

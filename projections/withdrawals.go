@@ -16,7 +16,7 @@ import (
 // flow (a later version); batched_at is kept NULL until then.
 //
 // Extending it: add the column to withdrawalCols and Tables, the field to
-// withdrawalRow (and to args and the scan in ApplyBatch), a case to fold
+// withdrawalRow (and to args and scan), a case to fold
 // (and to withdrawalRef), then bump Version so the new table is rebuilt
 // beside the old one.
 type Withdrawals struct{}
@@ -125,11 +125,7 @@ func withdrawalRef(ev *Event) (domain.LogRef, bool) {
 }
 
 func (w Withdrawals) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	return w.ApplyBatch(ctx, tx, []*Event{ev})
-}
-
-func (w Withdrawals) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
-	return applyLifecycle[withdrawalRow](ctx, tx, w.table(), withdrawalCols, evs, withdrawalRef)
+	return applyLifecycle[withdrawalRow](ctx, tx, w.table(), withdrawalCols, []*Event{ev}, withdrawalRef)
 }
 
 func (w Withdrawals) NewSession(fromZero bool) Session {
