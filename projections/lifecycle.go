@@ -56,27 +56,6 @@ func lifecycleIndexes() []Index {
 	}
 }
 
-// loadByRef reads the rows of refs from table: cols must start with
-// lifecycleKeyCols; scan receives each row.
-func loadByRef(ctx context.Context, tx Tx, table string, cols []string, refs map[domain.LogRef]bool,
-	scan func(rows *sql.Rows) (domain.LogRef, error)) error {
-	hashes := make([]any, 0, len(refs))
-	seen := map[string]bool{}
-	for r := range refs {
-		h := r.TxHash.Hex()
-		if !seen[h] {
-			seen[h] = true
-			hashes = append(hashes, h)
-		}
-	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(cols, ", ")+` FROM `+table, "tx_hash", hashes, func(rows *sql.Rows) error {
-		if _, err := scan(rows); err != nil {
-			return fmt.Errorf("%s: %w", table, err)
-		}
-		return nil
-	})
-}
-
 // lifecycleUpsert is the lifecycle tables' upsert tail: on the id, it
 // sets every column but the key columns. Those never change once a row
 // exists, and leaving them out spares SQLite rewriting the row's entry in
@@ -224,10 +203,15 @@ func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Even
 // maxHeldRows bounds the rows a session holds between flushes.
 var maxHeldRows = 8192
 
-// load reads the stored rows the batch touches that are not held yet.
+// load reads the stored rows the batch touches that are not held yet: by
+// id from the session's own record when loading from zero (the table has
+// no secondary index then), else through the tx_hash index.
 func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) error {
 	refs := map[domain.LogRef]bool{}
-	var ids []any
+	col, keys := "tx_hash", []any{}
+	if f.fromZero {
+		col = "id"
+	}
 	for _, ev := range evs {
 		ref, ok := f.subject(ev)
 		if !ok || refs[ref] || f.held[ref] != nil {
@@ -236,28 +220,23 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		refs[ref] = true
 		if f.fromZero {
 			for _, id := range f.stored.ids(refHash(ref)) {
-				ids = append(ids, id)
+				keys = append(keys, id)
 			}
+		} else {
+			keys = append(keys, ref.TxHash.Hex())
 		}
 	}
-	if len(refs) == 0 || f.fromZero && len(ids) == 0 {
-		return nil
-	}
-	scan := func(sr *sql.Rows) (domain.LogRef, error) {
+	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, col, keys, func(sr *sql.Rows) error {
 		r := P(new(R))
 		ref, err := r.scan(sr)
-		if err == nil && refs[ref] && f.held[ref] == nil {
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.table, err)
+		}
+		if refs[ref] && f.held[ref] == nil {
 			r.base().loaded = true
 			f.hold(r)
 		}
-		return ref, err
-	}
-	if !f.fromZero {
-		return loadByRef(ctx, tx, f.table, f.cols, refs, scan)
-	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, "id", ids, func(sr *sql.Rows) error {
-		_, err := scan(sr)
-		return err
+		return nil
 	})
 }
 
