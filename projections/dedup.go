@@ -172,7 +172,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 					return st, err
 				}
 				conflicts = append(conflicts, cid, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
-					ev.Envelope.ID, ev.Envelope.Type, hex.EncodeToString(ev.ContentHash[:]), FormatTime(ev.Envelope.RecordedAt),
+					ev.Envelope.ID, ev.Envelope.Type, ev.contentHex, ev.recordedAt,
 					f.topic, f.part, f.off, f.id, f.typ, hex.EncodeToString(f.content[:]))
 			}
 		}
