@@ -24,27 +24,44 @@ func BenchmarkSQLiteCeiling(b *testing.B) {
 	key := func(i int) string { return fmt.Sprintf("338:0x%064x:%d", uint64(i)*0x9E3779B97F4A7C15, i%5) }
 	hash := func(i int) int64 { return int64(uint64(i) * 0xBF58476D1CE4E5B9) }
 	content := strings.Repeat("ab", 32)
-	cases := []struct {
-		name  string
-		cols  []string
-		index string // built during the load when set
-		row   func(i int, dst []any) []any
-	}{
-		{"2cols", []string{"id", "k"}, "", func(i int, d []any) []any { return append(d, i, key(i)) }},
-		{"processed_events_11cols", processedLike, "", func(i int, d []any) []any {
-			return append(d, i, "bridge", i%8, i, key(i), hash(i), "deposit.detected",
-				"0190d6a2-8c6b-7b9e-a1c2-0123456789ab", content, "2026-01-01T00:00:00.123456789Z", 0)
-		}},
-		{"processed_events_11cols_indexed_during_load", processedLike, "h", func(i int, d []any) []any {
-			return append(d, i, "bridge", i%8, i, key(i), hash(i), "deposit.detected",
-				"0190d6a2-8c6b-7b9e-a1c2-0123456789ab", content, "2026-01-01T00:00:00.123456789Z", 0)
-		}},
+	processedRow := func(i int, d []any) []any {
+		return append(d, i, "bridge", i%8, i, key(i), hash(i), "deposit.detected",
+			"0190d6a2-8c6b-7b9e-a1c2-0123456789ab", content, "2026-01-01T00:00:00.123456789Z", 0)
 	}
-	b.Run("deposits_24cols_333k_rows", func(b *testing.B) {
+	hex64 := func(i int, salt uint64) string { return fmt.Sprintf("0x%064x", uint64(i)*0x9E3779B97F4A7C15^salt) }
+	addr := func(i int) string { return fmt.Sprintf("0x%040x", uint64(i)*0xBF58476D1CE4E5B9) }
+	at := "2026-01-01T00:00:00.123456789Z"
+	depositRow := func(j int, d []any) []any {
+		return append(d, j, j%8, j, 338, hex64(j, 1), j%4, "MINTED", addr(1), addr(j), "1000000000000000000",
+			addr(j+1), 1_000_000+j, hex64(j, 2), j, at, at, 1_000_005+j, at, hex64(j, 3), 52_000,
+			1_000_007+j, nil, nil, nil)
+	}
+	type step struct {
+		metric string // reported in ms
+		ddl    []string
+	}
+	cases := []struct {
+		name   string
+		cols   []string
+		rows   int
+		commit int      // rows per transaction
+		during []string // indexes kept up to date during the load
+		after  []step   // built once the rows are in
+		row    func(i int, dst []any) []any
+	}{
+		{name: "2cols", cols: []string{"id", "k"}, rows: rows, commit: 50_000,
+			row: func(i int, d []any) []any { return append(d, i, key(i)) }},
+		{name: "processed_events_11cols", cols: processedLike, rows: rows, commit: 50_000, row: processedRow,
+			after: []step{{"int_index_build_ms", []string{`CREATE INDEX t_h ON t (h)`}},
+				{"text_unique_index_build_ms", []string{`CREATE UNIQUE INDEX t_k ON t (k)`}}}},
+		{name: "processed_events_11cols_indexed_during_load", cols: processedLike, rows: rows, commit: 50_000,
+			row: processedRow, during: []string{`CREATE INDEX t_h ON t (h)`}},
 		// One deposit row per three events of a 1M-event log, written once,
 		// then the seed's unique key and the status index.
-		benchLifecycleCeiling(b, rows/3)
-	})
+		{name: "deposits_24cols_333k_rows", cols: depositLike, rows: rows / 3, commit: 50_000 / 3, row: depositRow,
+			after: []step{{"index_build_ms", []string{`CREATE UNIQUE INDEX t_k ON t (tx_hash, log_index, chain_id)`,
+				`CREATE INDEX t_s ON t (status)`}}}},
+	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for n := 0; n < b.N; n++ {
@@ -53,17 +70,13 @@ func BenchmarkSQLiteCeiling(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ddl := []string{`CREATE TABLE t (id INTEGER PRIMARY KEY, ` + strings.Join(c.cols[1:], ", ") + `)`}
-				if c.index != "" {
-					ddl = append(ddl, `CREATE INDEX t_`+c.index+` ON t (`+c.index+`)`)
-				}
-				exec(b, st, ddl...)
+				exec(b, st, append([]string{`CREATE TABLE t (id INTEGER PRIMARY KEY, ` + strings.Join(c.cols[1:], ", ") + `)`}, c.during...)...)
 				start := time.Now()
 				bulk := projections.Bulk{Table: "t", Columns: c.cols}
-				args := make([]any, 0, 50_000*len(c.cols))
-				for i := 0; i < rows; i += 50_000 {
+				args := make([]any, 0, c.commit*len(c.cols))
+				for i := 0; i < c.rows; i += c.commit {
 					args = args[:0]
-					for j := i; j < i+50_000; j++ {
+					for j := i; j < min(i+c.commit, c.rows); j++ {
 						args = c.row(j, args)
 					}
 					tx, err := st.Begin(ctx)
@@ -77,15 +90,14 @@ func BenchmarkSQLiteCeiling(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				load := time.Since(start)
-				b.ReportMetric(rows/load.Seconds(), "rows/s")
-				if c.index == "" && len(c.cols) > 2 {
-					start = time.Now()
-					exec(b, st, `CREATE INDEX t_h ON t (h)`)
-					b.ReportMetric(time.Since(start).Seconds()*1000, "int_index_build_ms")
-					start = time.Now()
-					exec(b, st, `CREATE UNIQUE INDEX t_k ON t (k)`)
-					b.ReportMetric(time.Since(start).Seconds()*1000, "text_unique_index_build_ms")
+				b.ReportMetric(float64(c.rows)/time.Since(start).Seconds(), "rows/s")
+				for _, s := range c.after {
+					t := time.Now()
+					exec(b, st, s.ddl...)
+					b.ReportMetric(time.Since(t).Seconds()*1000, s.metric)
+				}
+				if len(c.after) > 0 {
+					b.ReportMetric(time.Since(start).Seconds()*1000, "total_ms")
 				}
 				st.Close()
 			}
@@ -94,6 +106,11 @@ func BenchmarkSQLiteCeiling(b *testing.B) {
 }
 
 var processedLike = []string{"id", "topic", "part", "off", "k", "h", "typ", "eid", "content", "at", "dups"}
+
+var depositLike = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index",
+	"status", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id",
+	"detected_at", "confirmed_at", "confirmed_block", "minted_at", "mint_tx_hash", "gas_used",
+	"mint_block_number", "failed_at", "error_reason", "reorged_block_hash"}
 
 func exec(b *testing.B, st projections.Store, qs ...string) {
 	b.Helper()
@@ -109,53 +126,5 @@ func exec(b *testing.B, st projections.Store, qs ...string) {
 	}
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
-	}
-}
-
-var depositLike = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index",
-	"status", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id",
-	"detected_at", "confirmed_at", "confirmed_block", "minted_at", "mint_tx_hash", "gas_used",
-	"mint_block_number", "failed_at", "error_reason", "reorged_block_hash"}
-
-func benchLifecycleCeiling(b *testing.B, rows int) {
-	hex64 := func(i int, salt uint64) string { return fmt.Sprintf("0x%064x", uint64(i)*0x9E3779B97F4A7C15^salt) }
-	addr := func(i int) string { return fmt.Sprintf("0x%040x", uint64(i)*0xBF58476D1CE4E5B9) }
-	at := "2026-01-01T00:00:00.123456789Z"
-	for n := 0; n < b.N; n++ {
-		ctx := context.Background()
-		st, err := sqlstore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "ceiling.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		exec(b, st, `CREATE TABLE t (id INTEGER PRIMARY KEY, `+strings.Join(depositLike[1:], ", ")+`)`)
-		start := time.Now()
-		bulk := projections.Bulk{Table: "t", Columns: depositLike}
-		const commit = 50_000 / 3
-		args := make([]any, 0, commit*len(depositLike))
-		for i := 0; i < rows; i += commit {
-			args = args[:0]
-			for j := i; j < min(i+commit, rows); j++ {
-				args = append(args, j, j%8, j, 338, hex64(j, 1), j%4, "MINTED", addr(1), addr(j), "1000000000000000000",
-					addr(j+1), 1_000_000+j, hex64(j, 2), j, at, at, 1_000_005+j, at, hex64(j, 3), 52_000,
-					1_000_007+j, nil, nil, nil)
-			}
-			tx, err := st.Begin(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := bulk.Exec(ctx, tx, args); err != nil {
-				b.Fatal(err)
-			}
-			if err := tx.Commit(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		load := time.Since(start)
-		b.ReportMetric(float64(rows)/load.Seconds(), "rows/s")
-		start = time.Now()
-		exec(b, st, `CREATE UNIQUE INDEX t_k ON t (tx_hash, log_index, chain_id)`, `CREATE INDEX t_s ON t (status)`)
-		b.ReportMetric(time.Since(start).Seconds()*1000, "index_build_ms")
-		b.ReportMetric((load+time.Since(start)).Seconds()*1000, "total_ms")
-		st.Close()
 	}
 }
