@@ -464,6 +464,10 @@ func (r *Runner) select_(names []string, withJudge bool) ([]*state, error) {
 	return out, nil
 }
 
+// all lists every projection version the runner drives, processed_events
+// first.
+func (r *Runner) all() []*state { return append([]*state{r.judge}, r.states...) }
+
 func (r *Runner) names() []string {
 	out := []string{ProcessedEventsName}
 	for _, s := range r.states {
@@ -575,7 +579,7 @@ func (r *Runner) bounds(ctx context.Context) (from, end map[tp]int64, total int6
 				e = r.cfg.stopAt[k]
 			}
 			start := e
-			for _, s := range append([]*state{r.judge}, r.states...) {
+			for _, s := range r.all() {
 				if s.reads(t) {
 					start = min(start, s.cp[k])
 				}
@@ -743,7 +747,7 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	// another one made the reader start earlier) are dropped here. The
 	// committed checkpoints suffice: batches of one catch-up come in
 	// offset order.
-	all := append([]*state{r.judge}, r.states...)
+	all := r.all()
 	evs := b.evs[:0:0]
 	for _, ev := range b.evs {
 		k := tp{ev.Position.Topic, ev.Position.Partition}
@@ -873,7 +877,7 @@ func (r *Runner) reloadCheckpoints(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
-	for _, s := range append([]*state{r.judge}, r.states...) {
+	for _, s := range r.all() {
 		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
 		if err != nil {
 			return fmt.Errorf("store %s: reload checkpoint of %s: %w", r.store.Where(), s.label(), err)
@@ -907,7 +911,7 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 		}
 		return false
 	}
-	for _, s := range append([]*state{r.judge}, r.states...) {
+	for _, s := range r.all() {
 		if empty(s) {
 			// Tables look empty: make sure no other runner on this store
 			// has filled them since, before dropping their indexes.
@@ -923,7 +927,7 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 		r.cache = newDedupCache(true, r.cfg.cacheMax)
 	}
 	var drop, restore []*state
-	for _, s := range append([]*state{r.judge}, r.states...) {
+	for _, s := range r.all() {
 		fromZero := empty(s)
 		if s == r.judge {
 			fromZero = fromZero && total <= int64(r.cache.room())
@@ -985,7 +989,7 @@ func (r *Runner) indexDDL(ctx context.Context, states []*state, ddl func(Table) 
 // indexless lists the projections whose secondary indexes prepare dropped.
 func (r *Runner) indexless() []*state {
 	var out []*state
-	for _, s := range append([]*state{r.judge}, r.states...) {
+	for _, s := range r.all() {
 		if s.indexless {
 			out = append(out, s)
 		}
@@ -1009,7 +1013,7 @@ func (r *Runner) buildIndexes(ctx context.Context, todo []*state) error {
 // switchLevel makes every building version whose checkpoints reached end
 // live, retiring the version it replaces.
 func (r *Runner) switchLevel(ctx context.Context, end map[tp]int64, sum *Summary) error {
-	for _, s := range append([]*state{r.judge}, r.states...) {
+	for _, s := range r.all() {
 		if s.status != StateBuilding {
 			continue
 		}
@@ -1121,7 +1125,7 @@ func (r *Runner) Checkpoints(ctx context.Context) (map[string][]int64, error) {
 		for p := range ends {
 			k := tp{t, int32(p)}
 			low := int64(-1)
-			for _, s := range append([]*state{r.judge}, r.states...) {
+			for _, s := range r.all() {
 				if s.reads(t) && (low < 0 || s.cp[k] < low) {
 					low = s.cp[k]
 				}
