@@ -60,13 +60,7 @@ beside the live version instead, bump the projection's Version.`,
 		if err != nil {
 			return err
 		}
-		start := time.Now()
-		sum, err := r.CatchUp(ctx)
-		bar.finish()
-		if err != nil {
-			return err
-		}
-		return printSummary(ctx, cmd.OutOrStdout(), eng.Store, r, sum, time.Since(start))
+		return catchUpAndPrint(ctx, cmd.OutOrStdout(), eng.Store, r, bar)
 	},
 }
 
@@ -100,13 +94,7 @@ func runProject(ctx context.Context, out, errOut io.Writer, eng *engines, follow
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	sum, err := r.CatchUp(ctx)
-	bar.finish()
-	if err != nil {
-		return err
-	}
-	if err := printSummary(ctx, out, eng.Store, r, sum, time.Since(start)); err != nil {
+	if err := catchUpAndPrint(ctx, out, eng.Store, r, bar); err != nil {
 		return err
 	}
 	if !follow {
@@ -126,6 +114,18 @@ func newProjector(ctx context.Context, eng *engines, progress func(projections.P
 		opts = append(opts, projections.WithBatchSize(batch))
 	}
 	return projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), opts...)
+}
+
+// catchUpAndPrint catches r up (the bar showing progress) and prints the
+// summary: the tail of both replay and project.
+func catchUpAndPrint(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, bar *progress) error {
+	start := time.Now()
+	sum, err := r.CatchUp(ctx)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	return printSummary(ctx, w, st, r, sum, time.Since(start))
 }
 
 // printSummary prints what a catch-up did and what the store now holds.
