@@ -24,17 +24,6 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 )
 
-// buildBinary builds cmd/bridgelog once per test run.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bridgelog")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build bridgelog: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestRelaySurvivesSIGKILL runs the chain in one process and kills the
 // relay process with SIGKILL at random moments, again and again, while
 // deposits and withdrawals flow. Afterwards the chain shows every deposit
@@ -42,7 +31,7 @@ func buildBinary(t *testing.T) string {
 // of the log equals the projections the killed relays left.
 func TestRelaySurvivesSIGKILL(t *testing.T) {
 	const deposits, withdrawals, kills = 6, 6, 12
-	bin := buildBinary(t)
+	bin := testBinary(t)
 	data := t.TempDir()
 	if d := os.Getenv("BRIDGELOG_SIGKILL_DATA"); d != "" {
 		data = d // keep the files for a post-mortem
