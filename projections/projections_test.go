@@ -26,6 +26,7 @@ func TestProjections(t *testing.T) {
 		t.Run("RejectAndSkipPolicies", func(t *testing.T) { testPolicies(t, e) })
 		t.Run("FromZeroLoadWithoutIndexes", func(t *testing.T) { testFromZeroLoad(t, e) })
 		t.Run("TwoRunnersOneStore", func(t *testing.T) { testTwoRunners(t, e) })
+		t.Run("PruneDropsRetiredVersions", func(t *testing.T) { testPrune(t, e) })
 	})
 }
 

@@ -323,6 +323,10 @@ func createTables(ctx context.Context, tx Tx, p Projection) error {
 				return err
 			}
 		}
+		if _, err := tx.Exec(ctx, `INSERT INTO `+tablesTable+` (projection, version, table_name) VALUES (?, ?, ?)
+			ON CONFLICT (projection, version, table_name) DO NOTHING`, p.Name(), p.Version(), t.Name); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -14,13 +14,15 @@ import (
 const (
 	checkpointsTable = "projection_checkpoints"
 	versionsTable    = "projection_versions"
+	tablesTable      = "projection_tables"
 )
 
 // Version states in projection_versions.
 const (
 	StateLive     = "live"     // readers use this version's tables
 	StateBuilding = "building" // being rebuilt from offset 0 beside the live one
-	StateRetired  = "retired"  // replaced; tables kept until an operator drops them
+	StateRetired  = "retired"  // replaced; tables kept until an operator prunes them
+	StateDropped  = "dropped"  // retired, and its tables dropped by [Runner.Prune]
 )
 
 // SystemTables are the runner's own tables, created by every store.
@@ -45,6 +47,17 @@ func SystemTables() []Table {
 				{Name: "state", Type: Text},
 			},
 			PrimaryKey: []string{"projection", "version"},
+		},
+		{
+			// Which tables each version created, so that pruning a
+			// retired version drops exactly its tables.
+			Name: tablesTable,
+			Columns: []Column{
+				{Name: "projection", Type: Text},
+				{Name: "version", Type: Integer},
+				{Name: "table_name", Type: Text},
+			},
+			PrimaryKey: []string{"projection", "version", "table_name"},
 		},
 	}
 }

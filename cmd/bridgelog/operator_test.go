@@ -88,11 +88,31 @@ func tamper(t *testing.T, data, stmt string) {
 	}
 }
 
+// storeQuery reads one row from the live SQLite store.
+func storeQuery(t *testing.T, data, q string, dest ...any) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(data, "projections.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow(ctx, q).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
 // TestOperatorCommands drives the operator commands through the binary:
 // verify passes on a store that matches the log, fails with exit status
 // 3 naming the projection and the table when a row was changed behind the
 // log's back, and passes again after replay rebuilds that projection;
-// log inspect and log tail print JSON lines; and bad input (a bad flag, a
+// log inspect and log tail print JSON lines; prune drops only retired
+// versions' tables, and only with --yes; and bad input (a bad flag, a
 // damaged log file, a store from a newer binary) fails with a message
 // that names it, losing nothing.
 func TestOperatorCommands(t *testing.T) {
@@ -202,6 +222,34 @@ func TestOperatorCommands(t *testing.T) {
 			t.Fatalf("unknown projection: %s", errOut)
 		}
 		verifyOK("after refused replays")
+	})
+
+	t.Run("prune lists, then drops, only retired versions' tables", func(t *testing.T) {
+		if out, _ := o.run(0, "prune"); !strings.Contains(out, "no retired projection versions") {
+			t.Fatalf("prune on a store without retired versions: %s", out)
+		}
+		// A version a newer one replaced, as the runner records it.
+		tamper(t, o.data, `CREATE TABLE old_totals_v1 (k TEXT PRIMARY KEY, n BIGINT)`)
+		tamper(t, o.data, `INSERT INTO projection_versions (projection, version, state) VALUES ('old_totals', 1, 'retired')`)
+		tamper(t, o.data, `INSERT INTO projection_tables (projection, version, table_name) VALUES ('old_totals', 1, 'old_totals_v1')`)
+		out, _ := o.run(0, "prune")
+		if !strings.Contains(out, "would drop old_totals@v1: old_totals_v1") || !strings.Contains(out, "nothing was changed") {
+			t.Fatalf("prune without --yes: %s", out)
+		}
+		if out, _ := o.run(0, "prune", "--yes"); !strings.Contains(out, "dropped old_totals@v1: old_totals_v1") {
+			t.Fatalf("prune --yes: %s", out)
+		}
+		if out, _ := o.run(0, "prune"); !strings.Contains(out, "no retired projection versions") {
+			t.Fatalf("prune after dropping: %s", out)
+		}
+		var state string
+		var tables int
+		storeQuery(t, o.data, `SELECT state FROM projection_versions WHERE projection = 'old_totals'`, &state)
+		storeQuery(t, o.data, `SELECT count(*) FROM sqlite_master WHERE name = 'old_totals_v1'`, &tables)
+		if state != "dropped" || tables != 0 {
+			t.Fatalf("after prune --yes: state %q, %d tables named old_totals_v1", state, tables)
+		}
+		verifyOK("after prune")
 	})
 
 	t.Run("a damaged log file is named, and nothing is lost", func(t *testing.T) {

@@ -214,8 +214,8 @@ func (p *progress) finish() {
 func init() {
 	replayCmd.Flags().Int64Var(&replayFlags.fromOffset, "from-offset", 0, "re-fold from this offset (every partition) over the existing rows instead of rebuilding from 0")
 	replayCmd.Flags().StringSliceVar(&replayFlags.projections, "projection", nil, "projection to replay (repeatable; default all)")
-	replayCmd.Flags().IntVar(&replayFlags.batch, "batch", 0, "events per transaction (default 5000)")
+	replayCmd.Flags().IntVar(&replayFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
 	projectCmd.Flags().BoolVar(&projectFlags.follow, "follow", false, "keep following the log (live mode) until interrupted")
-	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events per transaction (default 5000)")
+	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
 	rootCmd.AddCommand(replayCmd, projectCmd)
 }
