@@ -1,7 +1,10 @@
 package projections
 
 import (
+	"encoding/json"
 	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
@@ -72,4 +75,49 @@ func DecodeBody(env *topics.Envelope) (domain.Event, error) {
 		return nil, fmt.Errorf("event %s type %s: %w", env.ID, env.Type, err)
 	}
 	return b, nil
+}
+
+// PayloadJSON renders an envelope's payload as JSON: through its domain
+// type when the catalog accepts the envelope and [DecodeBody] knows the
+// type, generically (msgpack to JSON) otherwise, so unknown and newer
+// events can still be read. It is what `log inspect --json` prints and
+// what the analytics sink stores.
+func PayloadJSON(cat *topics.Catalog, env *topics.Envelope) (json.RawMessage, error) {
+	if err := cat.Check(env); err == nil {
+		if body, err := DecodeBody(env); err != nil {
+			return nil, err
+		} else if body != nil {
+			return json.Marshal(body)
+		}
+	}
+	var v any
+	if err := msgpack.Unmarshal(env.Payload, &v); err != nil {
+		return nil, fmt.Errorf("%w: payload: %v", topics.ErrMalformed, err)
+	}
+	return json.Marshal(jsonSafe(v))
+}
+
+// jsonSafe turns msgpack's generic maps (map[any]any) into JSON-encodable ones.
+func jsonSafe(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonSafe(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = jsonSafe(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = jsonSafe(e)
+		}
+		return x
+	case []byte:
+		return fmt.Sprintf("0x%x", x)
+	}
+	return v
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
@@ -252,7 +251,7 @@ func (p *printer) print(rec topics.Record) {
 		if !env.RecordedAt.IsZero() {
 			ev.RecordedAt = &env.RecordedAt
 		}
-		ev.Payload, err = p.payload(&env)
+		ev.Payload, err = projections.PayloadJSON(p.cat, &env)
 	}
 	if err != nil {
 		ev.Error = err.Error()
@@ -287,48 +286,6 @@ func (p *printer) print(rec topics.Record) {
 		line += "\n    " + string(ev.Payload)
 	}
 	_, p.err = fmt.Fprintln(p.w, line)
-}
-
-// payload decodes the body to JSON: through the domain type when the
-// catalog and the projections know it, generically otherwise.
-func (p *printer) payload(env *topics.Envelope) (json.RawMessage, error) {
-	if err := p.cat.Check(env); err == nil {
-		if body, err := projections.DecodeBody(env); err != nil {
-			return nil, err
-		} else if body != nil {
-			return json.Marshal(body)
-		}
-	}
-	var v any
-	if err := msgpack.Unmarshal(env.Payload, &v); err != nil {
-		return nil, fmt.Errorf("%w: payload: %v", topics.ErrMalformed, err)
-	}
-	return json.Marshal(jsonSafe(v))
-}
-
-// jsonSafe turns msgpack's generic maps (map[any]any) into JSON-encodable ones.
-func jsonSafe(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonSafe(e)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = jsonSafe(e)
-		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = jsonSafe(e)
-		}
-		return x
-	case []byte:
-		return fmt.Sprintf("0x%x", x)
-	}
-	return v
 }
 
 func init() {
