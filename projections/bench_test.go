@@ -24,7 +24,7 @@ import (
 // complete.
 func benchLog(b *testing.B, n int) string {
 	b.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-%d-v1", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-%d-v2", n))
 	marker := filepath.Join(dir, "complete")
 	if _, err := os.Stat(marker); err == nil {
 		return dir

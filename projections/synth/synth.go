@@ -115,7 +115,7 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 			i := g.rng.IntN(len(flows))
 			f := flows[i]
 			ev = g.next(f)
-			if f.step >= 2 {
+			if f.step >= 3 { // detected, confirmed, then minted/executed or failed
 				flows[i] = flows[len(flows)-1]
 				flows = flows[:len(flows)-1]
 			}
