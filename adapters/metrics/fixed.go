@@ -208,3 +208,44 @@ func (w *WatermillMetrics) Malformed(topic, dir string) {
 		c.Inc()
 	}
 }
+
+// AnalyticsMetrics implements analytics.Metrics.
+type AnalyticsMetrics struct {
+	r           *Registry
+	sunk        *prometheus.CounterVec
+	undecodable *prometheus.CounterVec
+	failed      *prometheus.CounterVec
+}
+
+func newAnalyticsMetrics(r *Registry) *AnalyticsMetrics {
+	return &AnalyticsMetrics{
+		r: r,
+		sunk: counterVec(r, "analytics_records_total",
+			"Log records written to the analytics warehouse, by topic.", "topic"),
+		undecodable: counterVec(r, "analytics_undecodable_total",
+			"Records written to the warehouse with a decode error instead of an event, by topic.", "topic"),
+		failed: counterVec(r, "analytics_insert_errors_total",
+			"Failed warehouse writes, by table.", "table"),
+	}
+}
+
+// Sunk counts n records of topic written to the warehouse.
+func (a *AnalyticsMetrics) Sunk(topic string, n int) {
+	if c := a.r.with("analytics_records_total", a.sunk, topic); c != nil {
+		a.r.add("analytics_records_total", c, int64(n))
+	}
+}
+
+// Undecodable counts n records of topic written with a decode error.
+func (a *AnalyticsMetrics) Undecodable(topic string, n int) {
+	if c := a.r.with("analytics_undecodable_total", a.undecodable, topic); c != nil {
+		a.r.add("analytics_undecodable_total", c, int64(n))
+	}
+}
+
+// InsertFailed counts one failed write to table.
+func (a *AnalyticsMetrics) InsertFailed(table string) {
+	if c := a.r.with("analytics_insert_errors_total", a.failed, table); c != nil {
+		c.Inc()
+	}
+}

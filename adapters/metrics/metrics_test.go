@@ -22,6 +22,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
+	"github.com/bridgelog/bridgelog/analytics"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
 )
@@ -33,6 +34,7 @@ var (
 	_ embeddedlog.Metrics  = (*EmbeddedLogMetrics)(nil)
 	_ kafkalog.Metrics     = (*KafkaLogMetrics)(nil)
 	_ watermilllog.Metrics = (*WatermillMetrics)(nil)
+	_ analytics.Metrics    = (*AnalyticsMetrics)(nil)
 )
 
 // scrape GETs /metrics from h over real HTTP and parses the text format.
@@ -198,6 +200,9 @@ func TestLogEngineMetricsExposition(t *testing.T) {
 	e.GroupCommitted("bridge.events", 30)
 	r.KafkaLog().Rejected("bridge.events", "too_large")
 	r.Watermill().Malformed("bridge.claims", "subscribe")
+	r.Analytics().Sunk("bridge.events", 500)
+	r.Analytics().Undecodable("bridge.events", 1)
+	r.Analytics().InsertFailed("bridgelog_events")
 
 	fams := scrape(t, r.Handler())
 	check(t, fams, []want{
@@ -207,6 +212,9 @@ func TestLogEngineMetricsExposition(t *testing.T) {
 		{"bridgelog_embeddedlog_appends_rejected_total", map[string]string{"topic": "bridge.events", "reason": "value_too_large"}, 1},
 		{"bridgelog_kafkalog_rejected_total", map[string]string{"topic": "bridge.events", "reason": "too_large"}, 1},
 		{"bridgelog_watermill_malformed_total", map[string]string{"topic": "bridge.claims", "dir": "subscribe"}, 1},
+		{"bridgelog_analytics_records_total", map[string]string{"topic": "bridge.events"}, 500},
+		{"bridgelog_analytics_undecodable_total", map[string]string{"topic": "bridge.events"}, 1},
+		{"bridgelog_analytics_insert_errors_total", map[string]string{"table": "bridgelog_events"}, 1},
 	})
 	hist := fams["bridgelog_embeddedlog_group_commit_records"]
 	if hist == nil || len(hist.GetMetric()) != 1 {

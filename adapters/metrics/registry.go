@@ -54,6 +54,7 @@ type Registry struct {
 	embedded    *EmbeddedLogMetrics
 	kafka       *KafkaLogMetrics
 	watermill   *WatermillMetrics
+	analytics   *AnalyticsMetrics
 }
 
 // Option configures [New].
@@ -98,6 +99,7 @@ func New(opts ...Option) *Registry {
 	r.embedded = newEmbeddedLogMetrics(r)
 	r.kafka = newKafkaLogMetrics(r)
 	r.watermill = newWatermillMetrics(r)
+	r.analytics = newAnalyticsMetrics(r)
 	return r
 }
 
@@ -112,6 +114,9 @@ func (r *Registry) EmbeddedLog() *EmbeddedLogMetrics { return r.embedded }
 
 // KafkaLog returns the kafkalog.Metrics implementation.
 func (r *Registry) KafkaLog() *KafkaLogMetrics { return r.kafka }
+
+// Analytics returns the analytics.Metrics implementation.
+func (r *Registry) Analytics() *AnalyticsMetrics { return r.analytics }
 
 // Watermill returns the watermilllog.Metrics implementation.
 func (r *Registry) Watermill() *WatermillMetrics { return r.watermill }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/analytics/chtest"
 	"github.com/bridgelog/bridgelog/projections"
 )
 
@@ -311,3 +312,37 @@ func TestOperatorCommands(t *testing.T) {
 }
 
 func first(a, _ string) string { return a }
+
+// TestAnalyticsCommands sinks a generated log into a throwaway ClickHouse
+// through the binary and reads it back with the query commands.
+func TestAnalyticsCommands(t *testing.T) {
+	srv := chtest.Start(t)
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	dsn := srv.NewDB(t)
+	o.run(0, "log", "generate", "--events", "2000", "--seed", "5")
+	out, _ := o.run(0, "analytics", "sink", "--clickhouse", dsn)
+	if !strings.Contains(out, "sank 2000 records (0 undecodable)") {
+		t.Fatalf("sink: %s", out)
+	}
+	if out, _ := o.run(0, "analytics", "sink", "--clickhouse", dsn); !strings.Contains(out, "sank 0 records") {
+		t.Fatalf("second sink: %s", out)
+	}
+	lat := jsonLines(t, first(o.run(0, "analytics", "latency", "--json", "--clickhouse", dsn)))
+	if len(lat) != 2 || lat[0]["flow"] != "deposit" || lat[0]["completed"].(float64) == 0 {
+		t.Fatalf("latency: %v", lat)
+	}
+	errs := first(o.run(0, "analytics", "errors", "--clickhouse", dsn))
+	if !strings.Contains(errs, "deposit.failed") || !strings.Contains(errs, "RATE") {
+		t.Fatalf("errors: %s", errs)
+	}
+	// The audit trail of the first deposit, as the log has it.
+	ev := jsonLines(t, first(o.run(0, "log", "inspect", "--json", "--topic", "bridgelog.bridge.v1", "--partition", "0", "--limit", "1")))[0]
+	trail := jsonLines(t, first(o.run(0, "analytics", "audit", ev["aggregateId"].(string), "--json", "--clickhouse", dsn)))
+	if len(trail) == 0 || trail[0]["eventId"] != ev["id"] || trail[0]["offset"] != 0.0 {
+		t.Fatalf("audit of %s: %v", ev["aggregateId"], trail)
+	}
+	_, errOut := o.run(1, "analytics", "gas", "--clickhouse", "clickhouse://127.0.0.1:1/default?dial_timeout=1s")
+	if !strings.Contains(errOut, "127.0.0.1:1") {
+		t.Fatalf("unreachable warehouse: %s", errOut)
+	}
+}

@@ -1,0 +1,145 @@
+// Package analytics sinks every event of the log into ClickHouse and
+// answers the operator's questions there: gas per kind of transaction,
+// flow latencies, error rates, and "everything that happened to X".
+//
+// Every record becomes one row of bridgelog_events, keyed by its log
+// position; a record that cannot be decoded becomes a row too (with the
+// reason), so nothing on the log is missing from the warehouse. The sink
+// records how far it got per partition after each insert; a sink that
+// dies between the two re-inserts the same rows, which the
+// ReplacingMergeTree collapses, and every query reads with FINAL. The
+// warehouse is reached through [Warehouse]; adapters/clickhouse
+// implements it with clickhouse-go.
+package analytics
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Row is one log record as the warehouse stores it.
+type Row struct {
+	Topic         string
+	Partition     uint32
+	Offset        uint64
+	EventID       string
+	Type          string
+	SchemaVersion uint16
+	SourceKey     string
+	AggregateID   string
+	CorrelationID string
+	CausationID   string
+	OccurredAt    time.Time // whole seconds (DateTime); OccurredMs has the milliseconds
+	RecordedAt    time.Time
+	OccurredMs    int64 // Unix milliseconds, 0 when unknown
+	RecordedMs    int64
+	ChainID       uint64
+	TxHash        string
+	GasUsed       uint64
+	Status        string // a transaction outcome's status
+	Reason        string // why something failed
+	IsError       uint8  // 1 for a failure, a reverted or abandoned transaction, or an undecodable record
+	Payload       string // JSON
+	DecodeError   string // set when the record could not be decoded
+}
+
+// Columns of bridgelog_events in the order [Row.values] gives them.
+var eventColumns = []string{
+	"topic", "log_partition", "log_offset", "event_id", "type", "schema_version", "source_key",
+	"aggregate_id", "correlation_id", "causation_id", "occurred_at", "recorded_at", "occurred_ms",
+	"recorded_ms", "chain_id", "tx_hash", "gas_used", "status", "reason", "is_error", "payload",
+	"decode_error",
+}
+
+// values are the row's column values with the exact Go types the
+// ClickHouse columns take.
+func (r *Row) values() []any {
+	return []any{r.Topic, r.Partition, r.Offset, r.EventID, r.Type, r.SchemaVersion, r.SourceKey,
+		r.AggregateID, r.CorrelationID, r.CausationID, dateTime(r.OccurredAt), dateTime(r.RecordedAt),
+		r.OccurredMs, r.RecordedMs, r.ChainID, r.TxHash, r.GasUsed, r.Status, r.Reason, r.IsError,
+		r.Payload, r.DecodeError}
+}
+
+// dateTime clamps a time into DateTime's range (from the Unix epoch): an
+// unknown (zero) time is stored as the epoch.
+func dateTime(t time.Time) time.Time {
+	if t.Before(time.Unix(0, 0)) {
+		return time.Unix(0, 0).UTC()
+	}
+	return t.UTC().Truncate(time.Second)
+}
+
+// failureTypes are the events that record a failure.
+var failureTypes = map[string]bool{
+	domain.TypeDepositFailed:    true,
+	domain.TypeWithdrawalFailed: true,
+	domain.TypeBatchFailed:      true,
+	domain.TypeChainLogRejected: true,
+	domain.TypeRelayStepFailed:  true,
+}
+
+// facts are the payload fields the analytics columns come from; they are
+// read from the payload's JSON, so they work for every event type that
+// has them, including types this binary does not know.
+type facts struct {
+	ChainID     uint64 `json:"chainId"`
+	TxHash      string `json:"txHash"`
+	MintTxHash  string `json:"mintTxHash"`
+	ClaimTxHash string `json:"claimTxHash"`
+	GasUsed     uint64 `json:"gasUsed"`
+	Status      string `json:"status"`
+	Reason      string `json:"reason"`
+	Ref         struct {
+		ChainID uint64 `json:"chainId"`
+		TxHash  string `json:"txHash"`
+	} `json:"ref"`
+}
+
+// RowOf maps a log record to its row. It never fails: a record that
+// cannot be decoded gives a row with DecodeError set and IsError 1.
+func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
+	r := Row{Topic: rec.Topic, Partition: uint32(rec.Partition), Offset: uint64(rec.Offset)}
+	env, err := topics.DecodeEnvelope(rec.Value)
+	if err != nil {
+		r.DecodeError, r.IsError = err.Error(), 1
+		return r
+	}
+	r.EventID, r.Type, r.SchemaVersion, r.SourceKey = env.ID, env.Type, env.SchemaVersion, env.SourceKey
+	r.AggregateID, r.CorrelationID, r.CausationID = env.AggregateID, env.CorrelationID, env.CausationID
+	r.OccurredAt, r.RecordedAt = env.OccurredAt, env.RecordedAt
+	if !env.OccurredAt.IsZero() {
+		r.OccurredMs = env.OccurredAt.UnixMilli()
+	}
+	if !env.RecordedAt.IsZero() {
+		r.RecordedMs = env.RecordedAt.UnixMilli()
+	}
+	payload, err := projections.PayloadJSON(cat, &env)
+	if err != nil {
+		r.DecodeError, r.IsError = err.Error(), 1
+		return r
+	}
+	r.Payload = string(payload)
+	var f facts
+	if json.Unmarshal(payload, &f) == nil {
+		r.ChainID = max(f.ChainID, f.Ref.ChainID)
+		r.TxHash = firstOf(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
+		r.GasUsed, r.Status, r.Reason = f.GasUsed, f.Status, f.Reason
+	}
+	if failureTypes[r.Type] || r.Status == string(domain.TxReverted) || r.Status == string(domain.TxAbandoned) {
+		r.IsError = 1
+	}
+	return r
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,208 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Metrics counts what the sink does; adapters/metrics exports them.
+type Metrics interface {
+	// Sunk counts records written to the warehouse, per topic.
+	Sunk(topic string, n int)
+	// Undecodable counts records written with a decode error.
+	Undecodable(topic string, n int)
+	// InsertFailed counts failed warehouse writes.
+	InsertFailed(table string)
+}
+
+// NopMetrics counts nothing.
+type NopMetrics struct{}
+
+func (NopMetrics) Sunk(string, int)        {}
+func (NopMetrics) Undecodable(string, int) {}
+func (NopMetrics) InsertFailed(string)     {}
+
+// Config tunes a [Sink]; the zero value sinks every topic.
+type Config struct {
+	Topics  []string        // default: every topic in the catalog
+	Batch   int             // records per insert (default 5000)
+	Poll    time.Duration   // Follow's wait when caught up (default 500 ms)
+	Catalog *topics.Catalog // default topics.DefaultCatalog()
+	Metrics Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time // the checkpoint's written_at (default time.Now)
+}
+
+func (c *Config) setDefaults() {
+	if len(c.Topics) == 0 {
+		for _, t := range topics.Topics() {
+			c.Topics = append(c.Topics, t.Name)
+		}
+	}
+	if c.Batch <= 0 {
+		c.Batch = 5000
+	}
+	if c.Poll <= 0 {
+		c.Poll = 500 * time.Millisecond
+	}
+	if c.Catalog == nil {
+		c.Catalog = topics.DefaultCatalog()
+	}
+	if c.Metrics == nil {
+		c.Metrics = NopMetrics{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Sink copies the log into the warehouse.
+type Sink struct {
+	log topics.Log
+	wh  Warehouse
+	cfg Config
+}
+
+// NewSink returns a sink from lg into wh (already migrated, see
+// [Migrate]).
+func NewSink(lg topics.Log, wh Warehouse, cfg Config) *Sink {
+	cfg.setDefaults()
+	return &Sink{log: lg, wh: wh, cfg: cfg}
+}
+
+// Stats says what a catch-up wrote.
+type Stats struct {
+	Records     int // rows written
+	Undecodable int // of which could not be decoded
+}
+
+// CatchUp writes every record past the sink's checkpoints up to the log's
+// current end, in batches: rows first, then the checkpoint, so a sink
+// that dies between the two writes the same rows again (collapsed by the
+// table's key) and never skips one.
+func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
+	var st Stats
+	cps, err := s.checkpoints(ctx)
+	if err != nil {
+		return st, err
+	}
+	for _, topic := range s.cfg.Topics {
+		ends, err := s.log.EndOffsets(ctx, topic)
+		if err != nil {
+			return st, fmt.Errorf("analytics: end offsets of %s: %w", topic, err)
+		}
+		for p, end := range ends {
+			from := cps[partitionKey{topic, uint32(p)}]
+			for from < end {
+				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch)
+				if err != nil {
+					return st, fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
+				}
+				if len(recs) == 0 {
+					break // Kafka offsets may end in a gap
+				}
+				n, bad, err := s.write(ctx, topic, uint32(p), recs)
+				st.Records += n
+				st.Undecodable += bad
+				if err != nil {
+					return st, err
+				}
+				from = recs[len(recs)-1].Offset + 1
+			}
+		}
+	}
+	return st, nil
+}
+
+// write inserts one partition's records and then moves its checkpoint.
+func (s *Sink) write(ctx context.Context, topic string, part uint32, recs []topics.Record) (n, bad int, err error) {
+	rows := make([][]any, len(recs))
+	for i := range recs {
+		r := RowOf(s.cfg.Catalog, &recs[i])
+		if r.DecodeError != "" {
+			bad++
+			s.cfg.Logger.Warn("analytics: undecodable record kept with its error", "position",
+				fmt.Sprintf("%s/%d@%d", topic, part, recs[i].Offset), "err", r.DecodeError)
+		}
+		rows[i] = r.values()
+	}
+	if err := s.wh.Insert(ctx, EventsTable, eventColumns, rows); err != nil {
+		s.cfg.Metrics.InsertFailed(EventsTable)
+		return 0, 0, fmt.Errorf("analytics: insert %d records of %s/%d from offset %d: %w", len(recs), topic, part, recs[0].Offset, err)
+	}
+	s.cfg.Metrics.Sunk(topic, len(recs))
+	if bad > 0 {
+		s.cfg.Metrics.Undecodable(topic, bad)
+	}
+	next := uint64(recs[len(recs)-1].Offset + 1)
+	if err := s.wh.Insert(ctx, CheckpointsTable, []string{"topic", "log_partition", "next_offset", "written_at"},
+		[][]any{{topic, part, next, dateTime(s.cfg.Now())}}); err != nil {
+		s.cfg.Metrics.InsertFailed(CheckpointsTable)
+		return len(recs), bad, fmt.Errorf("analytics: checkpoint %s/%d at %d: %w", topic, part, next, err)
+	}
+	return len(recs), bad, nil
+}
+
+type partitionKey struct {
+	topic string
+	part  uint32
+}
+
+// checkpoints reads where the sink stopped in each partition.
+func (s *Sink) checkpoints(ctx context.Context) (map[partitionKey]int64, error) {
+	rows, err := s.wh.Query(ctx, `SELECT topic, log_partition, max(next_offset) FROM `+CheckpointsTable+
+		` GROUP BY topic, log_partition`)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: read checkpoints: %w", err)
+	}
+	defer rows.Close()
+	out := map[partitionKey]int64{}
+	for rows.Next() {
+		var k partitionKey
+		var next uint64
+		if err := rows.Scan(&k.topic, &k.part, &next); err != nil {
+			return nil, err
+		}
+		out[k] = int64(next)
+	}
+	return out, rows.Err()
+}
+
+// Follow catches up again and again until ctx ends, calling onRound after
+// every catch-up that wrote something. A failed round (the warehouse or
+// the log unreachable) is logged and retried with a growing pause (up to
+// 30 s): the rows are on the log and the checkpoint did not move, so
+// nothing is lost while it waits.
+func (s *Sink) Follow(ctx context.Context, onRound func(Stats)) error {
+	wait := s.cfg.Poll
+	for {
+		st, err := s.CatchUp(ctx)
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
+			wait = min(2*wait, 30*time.Second)
+			s.cfg.Logger.Warn("analytics sink round failed; retrying", "err", err, "retry_in", wait)
+		default:
+			wait = s.cfg.Poll
+			if st.Records > 0 && onRound != nil {
+				onRound(st)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return nil
+			}
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}

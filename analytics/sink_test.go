@@ -1,0 +1,434 @@
+package analytics_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/clickhouse"
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/analytics"
+	"github.com/bridgelog/bridgelog/analytics/chtest"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/projections/synth"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// fixture is a log with a synthetic bridge history, transaction outcomes,
+// a failure and an undecodable record, and a migrated warehouse.
+type fixture struct {
+	lg *embeddedlog.Log
+	wh *clickhouse.Warehouse
+}
+
+func newFixture(t *testing.T, srv *chtest.Server) fixture {
+	t.Helper()
+	ctx := ctxT(t)
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 11, InFlight: 50}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cat := topics.DefaultCatalog()
+	outcome := func(p domain.Purpose, subject string, h byte, status domain.TxStatus, gas uint64, reason string) domain.Event {
+		return domain.TxOutcome{Purpose: p, Subject: subject, TxHash: domain.Hash32{h}, Status: status, GasUsed: gas, Reason: reason}
+	}
+	for i, ev := range []domain.Event{
+		outcome(domain.PurposeMint, "deposit:a", 1, domain.TxSucceeded, 51_000, ""),
+		outcome(domain.PurposeMint, "deposit:b", 2, domain.TxSucceeded, 53_000, ""),
+		outcome(domain.PurposeClaim, "withdrawal:c", 3, domain.TxReverted, 30_000, "execution reverted: boom"),
+		outcome(domain.PurposeAnchor, "batch:1", 4, domain.TxSucceeded, 70_000, ""),
+		domain.RelayStepFailed{Step: "mint", Reason: "rpc down"},
+	} {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		env, topic, err := cat.Wrap(ev, topics.Meta{OccurredAt: at, RecordedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := env.Message(topics.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lg.Append(ctx, topic, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Bytes that are no envelope: kept, with the reason.
+	if _, err := lg.Append(ctx, topics.TopicBridge, topics.Message{Key: []byte("junk"), Value: []byte("not an envelope")}); err != nil {
+		t.Fatal(err)
+	}
+	wh, err := clickhouse.Open(ctx, srv.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wh.Close() })
+	if err := analytics.Migrate(ctx, wh, t0); err != nil {
+		t.Fatal(err)
+	}
+	return fixture{lg: lg, wh: wh}
+}
+
+// logRecord is one record of the log, decoded independently of the sink.
+type logRecord struct {
+	rec  topics.Record
+	env  topics.Envelope
+	body domain.Event
+	bad  bool
+}
+
+func readLog(t *testing.T, lg topics.Log) []logRecord {
+	t.Helper()
+	ctx := ctxT(t)
+	var out []logRecord
+	for _, spec := range topics.Topics() {
+		ends, err := lg.EndOffsets(ctx, spec.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, end := range ends {
+			for from := int64(0); from < end; {
+				recs, err := lg.Read(ctx, spec.Name, int32(p), from, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					lr := logRecord{rec: r}
+					env, err := topics.DecodeEnvelope(r.Value)
+					lr.env, lr.bad = env, err != nil
+					if err == nil {
+						lr.body, _ = projections.DecodeBody(&env)
+					}
+					out = append(out, lr)
+				}
+				from = recs[len(recs)-1].Offset + 1
+			}
+		}
+	}
+	return out
+}
+
+func countFinal(t *testing.T, wh analytics.Warehouse, final string) uint64 {
+	t.Helper()
+	rows, err := wh.Query(ctxT(t), `SELECT count() FROM `+analytics.EventsTable+` `+final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n uint64
+	if !rows.Next() {
+		t.Fatal("count: no row")
+	}
+	if err := rows.Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestSinkAndQueries sinks a log and checks every row is there once and
+// that gas, latency, error and audit answers equal what the log says,
+// computed here from the log directly.
+func TestSinkAndQueries(t *testing.T) {
+	srv := chtest.Start(t)
+	f := newFixture(t, srv)
+	ctx := ctxT(t)
+	log := readLog(t, f.lg)
+
+	st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{Batch: 700}).CatchUp(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != len(log) || st.Undecodable != 1 {
+		t.Fatalf("sunk %+v, the log has %d records, 1 undecodable", st, len(log))
+	}
+	if n := countFinal(t, f.wh, "FINAL"); n != uint64(len(log)) {
+		t.Fatalf("warehouse has %d events, log %d", n, len(log))
+	}
+	// A second sink over the same warehouse resumes at the checkpoints.
+	if st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{}).CatchUp(ctx); err != nil || st.Records != 0 {
+		t.Fatalf("second catch-up: %+v, %v", st, err)
+	}
+
+	t.Run("gas", func(t *testing.T) {
+		type key struct{ typ, status string }
+		want := map[key]analytics.GasRow{}
+		for _, r := range log {
+			o, ok := r.body.(*domain.TxOutcome)
+			if !ok {
+				continue
+			}
+			k := key{r.env.Type, string(o.Status)}
+			g := want[k]
+			g.Type, g.Status = k.typ, k.status
+			g.Txs++
+			g.Total += o.GasUsed
+			g.Max = max(g.Max, o.GasUsed)
+			want[k] = g
+		}
+		got, err := analytics.Gas(ctx, f.wh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) != 3 {
+			t.Fatalf("gas rows %+v, want %+v", got, want)
+		}
+		for _, g := range got {
+			w := want[key{g.Type, g.Status}]
+			if g.Txs != w.Txs || g.Total != w.Total || g.Max != w.Max || g.Avg != float64(w.Total)/float64(w.Txs) {
+				t.Errorf("gas %s/%s: %+v, want %+v", g.Type, g.Status, g, w)
+			}
+		}
+	})
+
+	t.Run("latency", func(t *testing.T) {
+		type span struct{ start, done int64 }
+		spans := map[string]map[string]*span{"deposit": {}, "withdrawal": {}}
+		for _, r := range log {
+			var flow string
+			var isStart bool
+			switch r.env.Type {
+			case domain.TypeDepositDetected, domain.TypeDepositMinted:
+				flow, isStart = "deposit", r.env.Type == domain.TypeDepositDetected
+			case domain.TypeWithdrawalDetected, domain.TypeWithdrawalExecuted:
+				flow, isStart = "withdrawal", r.env.Type == domain.TypeWithdrawalDetected
+			default:
+				continue
+			}
+			s := spans[flow][r.env.AggregateID]
+			if s == nil {
+				s = &span{}
+				spans[flow][r.env.AggregateID] = s
+			}
+			ms := r.env.RecordedAt.UnixMilli()
+			if isStart && (s.start == 0 || ms < s.start) {
+				s.start = ms
+			}
+			if !isStart && (s.done == 0 || ms < s.done) {
+				s.done = ms
+			}
+		}
+		got, err := analytics.Latency(ctx, f.wh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("latency rows %+v", got)
+		}
+		for _, g := range got {
+			var n uint64
+			var longest float64
+			for _, s := range spans[g.Flow] {
+				if s.start != 0 && s.done != 0 {
+					n++
+					longest = max(longest, float64(s.done-s.start)/1000)
+				}
+			}
+			if n == 0 || g.Completed != n || g.Max != longest || !(g.P50 > 0 && g.P50 <= g.P90 && g.P90 <= g.P99 && g.P99 <= g.Max) {
+				t.Errorf("latency %s: %+v, want %d completed, max %.3f s", g.Flow, g, n, longest)
+			}
+		}
+	})
+
+	t.Run("errors", func(t *testing.T) {
+		want := map[string]uint64{}
+		for _, r := range log {
+			switch {
+			case r.bad:
+				want["undecodable"]++
+			case r.env.Type == domain.TypeDepositFailed, r.env.Type == domain.TypeWithdrawalFailed,
+				r.env.Type == domain.TypeRelayStepFailed:
+				want[r.env.Type]++
+			default:
+				if o, ok := r.body.(*domain.TxOutcome); ok && o.Status == domain.TxReverted {
+					want[r.env.Type]++
+				}
+			}
+		}
+		got, err := analytics.Errors(ctx, f.wh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotCounts := map[string]uint64{}
+		var total uint64
+		for _, g := range got {
+			gotCounts[g.Kind] = g.Count
+			total += g.Count
+			if g.LastReason == "" {
+				t.Errorf("error kind %s has no reason", g.Kind)
+			}
+		}
+		if !reflect.DeepEqual(gotCounts, want) || want[domain.TypeDepositFailed] == 0 {
+			t.Fatalf("errors %v, want %v", gotCounts, want)
+		}
+		hours, err := analytics.ErrorRates(ctx, f.wh, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events, errs uint64
+		for _, h := range hours {
+			events += h.Events
+			errs += h.Errors
+			if h.Rate() < 0 || h.Rate() > 1 {
+				t.Errorf("hour %v: rate %f", h.Hour, h.Rate())
+			}
+		}
+		if events != uint64(len(log)) || errs != total {
+			t.Fatalf("hourly rates sum to %d events, %d errors; want %d, %d", events, errs, len(log), total)
+		}
+	})
+
+	t.Run("audit", func(t *testing.T) {
+		// A deposit that went all the way, with its duplicates.
+		var id string
+		for _, r := range log {
+			if r.env.Type == domain.TypeDepositMinted {
+				id = r.env.AggregateID
+				break
+			}
+		}
+		if id == "" {
+			t.Fatal("the synthetic log has no minted deposit")
+		}
+		var want []string
+		for _, r := range log {
+			if !r.bad && (r.env.AggregateID == id || r.env.CorrelationID == id || r.env.SourceKey == id) {
+				want = append(want, fmt.Sprintf("%d|%s/%d@%d", r.env.RecordedAt.UnixMilli(), r.rec.Topic, r.rec.Partition, r.rec.Offset))
+			}
+		}
+		sort.Strings(want) // recorded-at first, as the audit orders
+		got, err := analytics.Audit(ctx, f.wh, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotPos []string
+		for _, a := range got {
+			gotPos = append(gotPos, fmt.Sprintf("%d|%s/%d@%d", a.RecordedMs, a.Topic, a.Partition, a.Offset))
+			if !strings.HasPrefix(a.Payload, "{") {
+				t.Errorf("audit row %s/%d@%d payload %q", a.Topic, a.Partition, a.Offset, a.Payload)
+			}
+		}
+		if len(want) < 3 || !reflect.DeepEqual(gotPos, want) {
+			t.Fatalf("audit of %s:\n got %v\nwant %v", id, gotPos, want)
+		}
+	})
+}
+
+// failingCheckpoints fails the checkpoint insert once, after the rows
+// went in: the sink "dies" between its two writes.
+type failingCheckpoints struct {
+	analytics.Warehouse
+	failed bool
+}
+
+func (w *failingCheckpoints) Insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+	if table == analytics.CheckpointsTable && !w.failed {
+		w.failed = true
+		return errors.New("injected: connection lost")
+	}
+	return w.Warehouse.Insert(ctx, table, cols, rows)
+}
+
+// TestSinkDiesBetweenRowsAndCheckpoint: the rows written before the
+// checkpoint failed are written again by the next run, and every query
+// still counts each record once.
+func TestSinkDiesBetweenRowsAndCheckpoint(t *testing.T) {
+	srv := chtest.Start(t)
+	f := newFixture(t, srv)
+	ctx := ctxT(t)
+	total := len(readLog(t, f.lg))
+	_, err := analytics.NewSink(f.lg, &failingCheckpoints{Warehouse: f.wh}, analytics.Config{Batch: 500}).CatchUp(ctx)
+	if err == nil || !strings.Contains(err.Error(), "injected") || !strings.Contains(err.Error(), "checkpoint") {
+		t.Fatalf("catch-up with a failing checkpoint: %v", err)
+	}
+	st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{Batch: 500}).CatchUp(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != total {
+		t.Fatalf("the rerun wrote %d records, want all %d (the first batch again)", st.Records, total)
+	}
+	if raw, final := countFinal(t, f.wh, ""), countFinal(t, f.wh, "FINAL"); final != uint64(total) || raw <= final {
+		t.Fatalf("rows: %d stored, %d distinct; want %d distinct and the re-written batch stored twice", raw, final, total)
+	}
+	hours, err := analytics.ErrorRates(ctx, f.wh, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events uint64
+	for _, h := range hours {
+		events += h.Events
+	}
+	if events != uint64(total) {
+		t.Fatalf("error rates count %d events, want %d", events, total)
+	}
+}
+
+// TestFollowSinksNewEvents: a following sink picks up appends.
+func TestFollowSinksNewEvents(t *testing.T) {
+	srv := chtest.Start(t)
+	f := newFixture(t, srv)
+	ctx, cancel := context.WithCancel(ctxT(t))
+	done := make(chan error, 1)
+	go func() {
+		done <- analytics.NewSink(f.lg, f.wh, analytics.Config{Poll: 20 * time.Millisecond}).Follow(ctx, nil)
+	}()
+	if _, err := synth.Generate(ctx, f.lg, synth.Config{Events: 500, Seed: 12, InFlight: 50}, nil); err != nil {
+		t.Fatal(err)
+	}
+	total := uint64(len(readLog(t, f.lg)))
+	deadline := time.Now().Add(time.Minute)
+	for countFinal(t, f.wh, "FINAL") != total {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute the warehouse has %d of %d events", countFinal(t, f.wh, "FINAL"), total)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+}
+
+// TestMigrateRefusesNewerSchema: a warehouse a newer binary migrated is
+// refused, unchanged.
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	srv := chtest.Start(t)
+	ctx := ctxT(t)
+	wh, err := clickhouse.Open(ctx, srv.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	if err := analytics.Migrate(ctx, wh, t0); err != nil {
+		t.Fatal(err)
+	}
+	// Migrating again is a no-op.
+	if err := analytics.Migrate(ctx, wh, t0); err != nil {
+		t.Fatal(err)
+	}
+	next := analytics.SchemaVersion() + 1
+	if err := wh.Insert(ctx, analytics.MigrationsTable, []string{"version", "applied_at"}, [][]any{{next, t0}}); err != nil {
+		t.Fatal(err)
+	}
+	err = analytics.Migrate(ctx, wh, t0)
+	var tooNew *analytics.ErrWarehouseTooNew
+	if !errors.As(err, &tooNew) || tooNew.Found != next {
+		t.Fatalf("migrating a newer warehouse: %v", err)
+	}
+}
