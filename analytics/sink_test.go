@@ -12,6 +12,8 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/clickhouse"
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog"
+	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
 	"github.com/bridgelog/bridgelog/analytics"
 	"github.com/bridgelog/bridgelog/analytics/chtest"
 	"github.com/bridgelog/bridgelog/domain"
@@ -31,18 +33,33 @@ func ctxT(t *testing.T) context.Context {
 // fixture is a log with a synthetic bridge history, transaction outcomes,
 // a failure and an undecodable record, and a migrated warehouse.
 type fixture struct {
-	lg *embeddedlog.Log
+	lg topics.Log
 	wh *clickhouse.Warehouse
 }
 
+// engines are the log engines the sink is tested on.
+var engines = []struct {
+	name string
+	open func(t *testing.T) topics.Log
+}{
+	{"embedded", func(t *testing.T) topics.Log {
+		lg, err := embeddedlog.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lg.Close() })
+		return lg
+	}},
+	{"kafka", func(t *testing.T) topics.Log { return kafkatest.Open(t, kafkalog.Config{}) }},
+}
+
 func newFixture(t *testing.T, srv *chtest.Server) fixture {
+	return newFixtureOn(t, srv, engines[0].open(t))
+}
+
+func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	t.Helper()
 	ctx := ctxT(t)
-	lg, err := embeddedlog.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lg.Close() })
 	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 11, InFlight: 50}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +125,9 @@ func readLog(t *testing.T, lg topics.Log) []logRecord {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if len(recs) == 0 {
+					break
+				}
 				for _, r := range recs {
 					lr := logRecord{rec: r}
 					env, err := topics.DecodeEnvelope(r.Value)
@@ -146,7 +166,12 @@ func countFinal(t *testing.T, wh analytics.Warehouse, final string) uint64 {
 // computed here from the log directly.
 func TestSinkAndQueries(t *testing.T) {
 	srv := chtest.Start(t)
-	f := newFixture(t, srv)
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { testSinkAndQueries(t, newFixtureOn(t, srv, e.open(t))) })
+	}
+}
+
+func testSinkAndQueries(t *testing.T, f fixture) {
 	ctx := ctxT(t)
 	log := readLog(t, f.lg)
 
