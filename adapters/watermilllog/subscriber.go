@@ -115,16 +115,7 @@ func (s *Subscriber) deliver(ctx context.Context, dec *topics.Decoder, rec topic
 		select {
 		case <-msg.Acked():
 			cancel()
-			// Commit even when Close raced with the ack: the handler's
-			// work is done, redoing it is only the fallback.
-			cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CommitTimeout)
-			err := sub.Commit(cctx, rec)
-			ccancel()
-			if err != nil {
-				// The record stays uncommitted and may come again, to
-				// this member or another: at least once.
-				s.logger.Warn("commit failed", "topic", rec.Topic, "partition", rec.Partition, "offset", rec.Offset, "err", err)
-			}
+			s.commit(ctx, sub, rec)
 			return ctx.Err() == nil
 		case <-msg.Nacked():
 			cancel()
@@ -133,8 +124,27 @@ func (s *Subscriber) deliver(ctx context.Context, dec *topics.Decoder, rec topic
 			}
 		case <-ctx.Done():
 			cancel()
+			// select picks at random among ready cases: an ack that came
+			// just before Close must still be committed.
+			select {
+			case <-msg.Acked():
+				s.commit(ctx, sub, rec)
+			default:
+			}
 			return false
 		}
+	}
+}
+
+// commit commits an acked record, even when Close raced with the ack: the
+// handler's work is done, redoing it is only the fallback.
+func (s *Subscriber) commit(ctx context.Context, sub topics.Subscription, rec topics.Record) {
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CommitTimeout)
+	defer ccancel()
+	if err := sub.Commit(cctx, rec); err != nil {
+		// The record stays uncommitted and may come again, to this
+		// member or another: at least once.
+		s.logger.Warn("commit failed", "topic", rec.Topic, "partition", rec.Partition, "offset", rec.Offset, "err", err)
 	}
 }
 
