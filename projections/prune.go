@@ -84,20 +84,8 @@ func (r *Runner) Prune(ctx context.Context, drop bool) ([]Retired, error) {
 
 // retiredTables names the tables of a retired version that exist.
 func (r *Runner) retiredTables(ctx context.Context, tx Tx, v VersionState, existing map[string]bool) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT table_name FROM `+tablesTable+` WHERE projection = ? AND version = ?`, v.Projection, v.Version)
+	names, err := stringSet(ctx, tx, `SELECT table_name FROM `+tablesTable+` WHERE projection = ? AND version = ?`, v.Projection, v.Version)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	names := map[string]bool{}
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		names[t] = true
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	// Recorded or not, the registered version's tables renamed to the
@@ -141,18 +129,23 @@ func storeTables(ctx context.Context, tx Tx) (map[string]bool, error) {
 	if tx.Dialect() == Postgres {
 		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
 	}
-	rows, err := tx.Query(ctx, q)
+	return stringSet(ctx, tx, q)
+}
+
+// stringSet runs a query of one text column and returns its values.
+func stringSet(ctx context.Context, tx Tx, q string, args ...any) (map[string]bool, error) {
+	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := map[string]bool{}
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out[t] = true
+		out[s] = true
 	}
 	return out, rows.Err()
 }

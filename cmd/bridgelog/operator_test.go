@@ -66,9 +66,8 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 	return out
 }
 
-// tamper runs a statement against the live SQLite store, as a bug or a
-// hand edit would.
-func tamper(t *testing.T, data, stmt string) {
+// inStore runs fn in a transaction on the live SQLite store and commits.
+func inStore(t *testing.T, data string, fn func(ctx context.Context, tx projections.StoreTx) error) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(data, "projections.db"))
@@ -81,7 +80,7 @@ func tamper(t *testing.T, data, stmt string) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(ctx, stmt); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -89,23 +88,22 @@ func tamper(t *testing.T, data, stmt string) {
 	}
 }
 
+// tamper runs a statement against the live SQLite store, as a bug or a
+// hand edit would.
+func tamper(t *testing.T, data, stmt string) {
+	t.Helper()
+	inStore(t, data, func(ctx context.Context, tx projections.StoreTx) error {
+		_, err := tx.Exec(ctx, stmt)
+		return err
+	})
+}
+
 // storeQuery reads one row from the live SQLite store.
 func storeQuery(t *testing.T, data, q string, dest ...any) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(data, "projections.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tx, err := st.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if err := tx.QueryRow(ctx, q).Scan(dest...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	inStore(t, data, func(ctx context.Context, tx projections.StoreTx) error {
+		return tx.QueryRow(ctx, q).Scan(dest...)
+	})
 }
 
 // TestOperatorCommands drives the operator commands through the binary:
