@@ -66,16 +66,17 @@ func (c *Config) setDefaults() {
 
 // Sink copies the log into the warehouse.
 type Sink struct {
-	log topics.Log
-	wh  Warehouse
-	cfg Config
+	log     topics.Log
+	wh      Warehouse
+	cfg     Config
+	checked map[partitionKey]bool // partitions whose last row matched the log
 }
 
 // NewSink returns a sink from lg into wh (already migrated, see
 // [Migrate]).
 func NewSink(lg topics.Log, wh Warehouse, cfg Config) *Sink {
 	cfg.setDefaults()
-	return &Sink{log: lg, wh: wh, cfg: cfg}
+	return &Sink{log: lg, wh: wh, cfg: cfg, checked: map[partitionKey]bool{}}
 }
 
 // Stats says what a catch-up wrote.
@@ -94,12 +95,20 @@ func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	for _, topic := range s.cfg.Topics {
-		ends, err := s.log.EndOffsets(ctx, topic)
-		if err != nil {
+	// Every partition is checked before anything is written.
+	ends := make([][]int64, len(s.cfg.Topics))
+	for i, topic := range s.cfg.Topics {
+		if ends[i], err = s.log.EndOffsets(ctx, topic); err != nil {
 			return st, fmt.Errorf("analytics: end offsets of %s: %w", topic, err)
 		}
-		for p, end := range ends {
+		for p, end := range ends[i] {
+			if err := s.sameLog(ctx, topic, int32(p), cps[partitionKey{topic, uint32(p)}], end); err != nil {
+				return st, err
+			}
+		}
+	}
+	for i, topic := range s.cfg.Topics {
+		for p, end := range ends[i] {
 			from := cps[partitionKey{topic, uint32(p)}]
 			for from < end {
 				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch)
@@ -120,6 +129,23 @@ func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// WrongLogError: the warehouse was filled from another log than the one
+// the sink reads (another data directory, a new Kafka cluster): it got
+// further than this log reaches, or holds another event where it
+// stopped. Nothing is written, since sinking this log's records beside
+// the old rows would mix two histories.
+type WrongLogError struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Why       string
+}
+
+func (e *WrongLogError) Error() string {
+	return fmt.Sprintf("analytics: the warehouse does not match the log at %s/%d@%d (%s): use another ClickHouse database for another log",
+		e.Topic, e.Partition, e.Offset, e.Why)
 }
 
 // write inserts one partition's records and then moves its checkpoint.
@@ -149,6 +175,41 @@ func (s *Sink) write(ctx context.Context, topic string, part uint32, recs []topi
 		return len(recs), bad, fmt.Errorf("analytics: checkpoint %s/%d at %d: %w", topic, part, next, err)
 	}
 	return len(recs), bad, nil
+}
+
+// sameLog checks, once per partition and sink, that the warehouse's last
+// row of the partition is the log's record at that offset.
+func (s *Sink) sameLog(ctx context.Context, topic string, part int32, from, end int64) error {
+	if from > end {
+		return &WrongLogError{Topic: topic, Partition: part, Offset: end,
+			Why: fmt.Sprintf("the warehouse has records up to offset %d, the log ends at %d", from-1, end)}
+	}
+	k := partitionKey{topic, uint32(part)}
+	if from == 0 || s.checked[k] {
+		return nil
+	}
+	recs, err := s.log.Read(ctx, topic, part, from-1, 1)
+	if err != nil {
+		return fmt.Errorf("analytics: read %s/%d@%d: %w", topic, part, from-1, err)
+	}
+	if len(recs) == 1 && recs[0].Offset == from-1 { // (a Kafka offset may be a gap)
+		logged := RowOf(s.cfg.Catalog, &recs[0])
+		rows, err := s.wh.Query(ctx, `SELECT event_id, decode_error FROM `+EventsTable+
+			` WHERE topic = ? AND log_partition = ? AND log_offset = ? LIMIT 1`, topic, uint32(part), uint64(from-1))
+		if err != nil {
+			return fmt.Errorf("analytics: read the last row of %s/%d: %w", topic, part, err)
+		}
+		got, err := scanAll(rows, func(r *Row) []any { return []any{&r.EventID, &r.DecodeError} })
+		if err != nil {
+			return fmt.Errorf("analytics: read the last row of %s/%d: %w", topic, part, err)
+		}
+		if len(got) == 1 && (got[0].EventID != logged.EventID || (got[0].DecodeError == "") != (logged.DecodeError == "")) {
+			return &WrongLogError{Topic: topic, Partition: part, Offset: from - 1,
+				Why: fmt.Sprintf("event %q in the warehouse, %q on the log", got[0].EventID, logged.EventID)}
+		}
+	}
+	s.checked[k] = true
+	return nil
 }
 
 type partitionKey struct {

@@ -457,3 +457,36 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 		t.Fatalf("migrating a newer warehouse: %v", err)
 	}
 }
+
+// TestSinkRefusesAnotherLog: a warehouse filled from one log is not mixed
+// with another, shorter or longer.
+func TestSinkRefusesAnotherLog(t *testing.T) {
+	srv := chtest.Start(t)
+	f := newFixture(t, srv)
+	ctx := ctxT(t)
+	if _, err := analytics.NewSink(f.lg, f.wh, analytics.Config{}).CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := countFinal(t, f.wh, "FINAL")
+	for _, events := range []int{100, 20_000} {
+		other := engines[0].open(t)
+		if _, err := synth.Generate(ctx, other, synth.Config{Events: events, Seed: 99}, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err := analytics.NewSink(other, f.wh, analytics.Config{}).CatchUp(ctx)
+		var wrong *analytics.WrongLogError
+		if !errors.As(err, &wrong) {
+			t.Fatalf("sinking another log of %d events: %v", events, err)
+		}
+		if n := countFinal(t, f.wh, "FINAL"); n != before {
+			t.Fatalf("another log of %d events: rows went from %d to %d", events, before, n)
+		}
+	}
+	// The right log still sinks what is new.
+	if _, err := synth.Generate(ctx, f.lg, synth.Config{Events: 50, Seed: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{}).CatchUp(ctx); err != nil || st.Records != 50 {
+		t.Fatalf("the same log after the refusals: %+v, %v", st, err)
+	}
+}
