@@ -13,7 +13,6 @@
 package analytics
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -82,21 +81,21 @@ var failureTypes = map[string]bool{
 	domain.TypeRelayStepFailed:  true,
 }
 
-// facts are the payload fields the analytics columns come from; they are
-// read from the payload's JSON, so they work for every event type that
-// has them, including types this binary does not know.
+// facts are the payload fields the analytics columns come from, decoded
+// straight from the msgpack payload by their tags, so they work for every
+// event type that has them, including types this binary does not know.
 type facts struct {
-	ChainID     uint64 `json:"chainId"`
-	TxHash      string `json:"txHash"`
-	MintTxHash  string `json:"mintTxHash"`
-	ClaimTxHash string `json:"claimTxHash"`
-	GasUsed     uint64 `json:"gasUsed"`
-	Status      string `json:"status"`
-	Reason      string `json:"reason"`
+	ChainID     uint64        `msgpack:"chain_id"`
+	TxHash      domain.Hash32 `msgpack:"tx_hash"`
+	MintTxHash  domain.Hash32 `msgpack:"mint_tx_hash"`
+	ClaimTxHash domain.Hash32 `msgpack:"claim_tx_hash"`
+	GasUsed     uint64        `msgpack:"gas_used"`
+	Status      string        `msgpack:"status"`
+	Reason      string        `msgpack:"reason"`
 	Ref         struct {
-		ChainID uint64 `json:"chainId"`
-		TxHash  string `json:"txHash"`
-	} `json:"ref"`
+		ChainID uint64        `msgpack:"chain_id"`
+		TxHash  domain.Hash32 `msgpack:"tx_hash"`
+	} `msgpack:"ref"`
 }
 
 // RowOf maps a log record to its row. It never fails: a record that
@@ -124,9 +123,11 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 	}
 	r.Payload = string(payload)
 	var f facts
-	if json.Unmarshal(payload, &f) == nil {
+	// A payload whose fields have other types than these (a foreign
+	// event) just gives no facts.
+	if topics.DecodePayload(env.Payload, &f) == nil {
 		r.ChainID = max(f.ChainID, f.Ref.ChainID)
-		r.TxHash = firstOf(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
+		r.TxHash = firstHash(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
 		r.GasUsed, r.Status, r.Reason = f.GasUsed, f.Status, f.Reason
 	}
 	if failureTypes[r.Type] || r.Status == string(domain.TxReverted) || r.Status == string(domain.TxAbandoned) {
@@ -135,10 +136,11 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 	return r
 }
 
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
+// firstHash is the first non-zero hash, in hex, or "".
+func firstHash(hs ...domain.Hash32) string {
+	for _, h := range hs {
+		if !h.IsZero() {
+			return h.Hex()
 		}
 	}
 	return ""

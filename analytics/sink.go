@@ -30,7 +30,7 @@ func (NopMetrics) InsertFailed(string)     {}
 // Config tunes a [Sink]; the zero value sinks every topic.
 type Config struct {
 	Topics  []string        // default: every topic in the catalog
-	Batch   int             // records per insert (default 5000)
+	Batch   int             // records per insert, across partitions (default 20000)
 	Poll    time.Duration   // Follow's wait when caught up (default 500 ms)
 	Catalog *topics.Catalog // default topics.DefaultCatalog()
 	Metrics Metrics
@@ -45,7 +45,7 @@ func (c *Config) setDefaults() {
 		}
 	}
 	if c.Batch <= 0 {
-		c.Batch = 5000
+		c.Batch = 20000
 	}
 	if c.Poll <= 0 {
 		c.Poll = 500 * time.Millisecond
@@ -107,28 +107,91 @@ func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
+	b := &pending{}
 	for i, topic := range s.cfg.Topics {
 		for p, end := range ends[i] {
 			from := cps[partitionKey{topic, uint32(p)}]
 			for from < end {
-				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch)
+				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-len(b.rows))
 				if err != nil {
 					return st, fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
 				}
 				if len(recs) == 0 {
 					break // Kafka offsets may end in a gap
 				}
-				n, bad, err := s.write(ctx, topic, uint32(p), recs)
-				st.Records += n
-				st.Undecodable += bad
-				if err != nil {
-					return st, err
-				}
+				s.add(b, recs)
 				from = recs[len(recs)-1].Offset + 1
+				if len(b.rows) >= s.cfg.Batch {
+					if err := s.flush(ctx, b, &st); err != nil {
+						return st, err
+					}
+				}
 			}
 		}
 	}
-	return st, nil
+	return st, s.flush(ctx, b, &st)
+}
+
+// pending is a batch being built: rows of any partitions, and where each
+// partition's checkpoint goes once they are in.
+type pending struct {
+	rows   [][]any
+	bad    int
+	topics map[string][2]int // records and undecodable ones per topic, for the metrics
+	next   map[partitionKey]uint64
+}
+
+func (s *Sink) add(b *pending, recs []topics.Record) {
+	if b.next == nil {
+		b.topics, b.next = map[string][2]int{}, map[partitionKey]uint64{}
+	}
+	last := recs[len(recs)-1]
+	counts := b.topics[last.Topic]
+	counts[0] += len(recs)
+	for i := range recs {
+		r := RowOf(s.cfg.Catalog, &recs[i])
+		if r.DecodeError != "" {
+			b.bad++
+			counts[1]++
+			s.cfg.Logger.Warn("analytics: undecodable record kept with its error", "position",
+				fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset), "err", r.DecodeError)
+		}
+		b.rows = append(b.rows, r.values())
+	}
+	b.topics[last.Topic] = counts
+	b.next[partitionKey{last.Topic, uint32(last.Partition)}] = uint64(last.Offset + 1)
+}
+
+// flush inserts the batch's rows as one block and then moves the
+// checkpoints of every partition in it, in a second insert: a sink that
+// dies between the two writes the same rows again, never skips one.
+func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	if err := s.wh.Insert(ctx, EventsTable, eventColumns, b.rows); err != nil {
+		s.cfg.Metrics.InsertFailed(EventsTable)
+		return fmt.Errorf("analytics: insert %d records: %w", len(b.rows), err)
+	}
+	for topic, n := range b.topics {
+		s.cfg.Metrics.Sunk(topic, n[0])
+		if n[1] > 0 {
+			s.cfg.Metrics.Undecodable(topic, n[1])
+		}
+	}
+	st.Records += len(b.rows)
+	st.Undecodable += b.bad
+	now := dateTime(s.cfg.Now())
+	cps := make([][]any, 0, len(b.next))
+	for k, next := range b.next {
+		cps = append(cps, []any{k.topic, k.part, next, now})
+	}
+	if err := s.wh.Insert(ctx, CheckpointsTable, []string{"topic", "log_partition", "next_offset", "written_at"}, cps); err != nil {
+		s.cfg.Metrics.InsertFailed(CheckpointsTable)
+		return fmt.Errorf("analytics: checkpoint %d partitions: %w", len(cps), err)
+	}
+	*b = pending{}
+	return nil
 }
 
 // WrongLogError: the warehouse was filled from another log than the one
@@ -146,35 +209,6 @@ type WrongLogError struct {
 func (e *WrongLogError) Error() string {
 	return fmt.Sprintf("analytics: the warehouse does not match the log at %s/%d@%d (%s): use another ClickHouse database for another log",
 		e.Topic, e.Partition, e.Offset, e.Why)
-}
-
-// write inserts one partition's records and then moves its checkpoint.
-func (s *Sink) write(ctx context.Context, topic string, part uint32, recs []topics.Record) (n, bad int, err error) {
-	rows := make([][]any, len(recs))
-	for i := range recs {
-		r := RowOf(s.cfg.Catalog, &recs[i])
-		if r.DecodeError != "" {
-			bad++
-			s.cfg.Logger.Warn("analytics: undecodable record kept with its error", "position",
-				fmt.Sprintf("%s/%d@%d", topic, part, recs[i].Offset), "err", r.DecodeError)
-		}
-		rows[i] = r.values()
-	}
-	if err := s.wh.Insert(ctx, EventsTable, eventColumns, rows); err != nil {
-		s.cfg.Metrics.InsertFailed(EventsTable)
-		return 0, 0, fmt.Errorf("analytics: insert %d records of %s/%d from offset %d: %w", len(recs), topic, part, recs[0].Offset, err)
-	}
-	s.cfg.Metrics.Sunk(topic, len(recs))
-	if bad > 0 {
-		s.cfg.Metrics.Undecodable(topic, bad)
-	}
-	next := uint64(recs[len(recs)-1].Offset + 1)
-	if err := s.wh.Insert(ctx, CheckpointsTable, []string{"topic", "log_partition", "next_offset", "written_at"},
-		[][]any{{topic, part, next, dateTime(s.cfg.Now())}}); err != nil {
-		s.cfg.Metrics.InsertFailed(CheckpointsTable)
-		return len(recs), bad, fmt.Errorf("analytics: checkpoint %s/%d at %d: %w", topic, part, next, err)
-	}
-	return len(recs), bad, nil
 }
 
 // sameLog checks, once per partition and sink, that the warehouse's last

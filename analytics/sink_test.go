@@ -175,12 +175,16 @@ func testSinkAndQueries(t *testing.T, f fixture) {
 	ctx := ctxT(t)
 	log := readLog(t, f.lg)
 
-	st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{Batch: 700}).CatchUp(ctx)
+	m := &countingMetrics{}
+	st, err := analytics.NewSink(f.lg, f.wh, analytics.Config{Batch: 700, Metrics: m}).CatchUp(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Records != len(log) || st.Undecodable != 1 {
 		t.Fatalf("sunk %+v, the log has %d records, 1 undecodable", st, len(log))
+	}
+	if m.sunk != len(log) || m.undecodable[topics.TopicBridge] != 1 || len(m.undecodable) != 1 {
+		t.Fatalf("metrics: %d sunk, undecodable %v", m.sunk, m.undecodable)
 	}
 	if n := countFinal(t, f.wh, "FINAL"); n != uint64(len(log)) {
 		t.Fatalf("warehouse has %d events, log %d", n, len(log))
@@ -352,6 +356,20 @@ func testSinkAndQueries(t *testing.T, f fixture) {
 			t.Fatalf("audit of %s:\n got %v\nwant %v", id, gotPos, want)
 		}
 	})
+}
+
+type countingMetrics struct {
+	analytics.NopMetrics
+	sunk        int
+	undecodable map[string]int
+}
+
+func (c *countingMetrics) Sunk(_ string, n int) { c.sunk += n }
+func (c *countingMetrics) Undecodable(topic string, n int) {
+	if c.undecodable == nil {
+		c.undecodable = map[string]int{}
+	}
+	c.undecodable[topic] += n
 }
 
 // failingCheckpoints fails the checkpoint insert once, after the rows
