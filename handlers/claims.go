@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
@@ -64,49 +66,59 @@ func (c *claimState) final() bool {
 // locally; nothing is sent.
 var ErrProofInvalid = errors.New("merkle proof does not verify locally")
 
-// Run processes claims until ctx ends.
+// Run processes claims until ctx ends, as a handler on a Watermill router
+// (adapters/watermilllog) whose subscriber is this member of the group.
+// A claim that fails (an RPC outage, a log write) is retried inside the
+// handler until it succeeds, never poisoned: the cause may go away, and
+// Handle reconciles whatever the failed attempt left open. A record that
+// is not a claims envelope is retried by the router and then goes to the
+// dead-letter topic with the reason. Stopped mid-claim, the record is
+// left uncommitted and its next owner reconciles the intents left open.
 func (x *ClaimExecutor) Run(ctx context.Context) error {
 	group := x.Group
 	if group == "" {
 		group = "bridgelog-claims"
 	}
-	sub, err := x.Log.Subscribe(ctx, topics.TopicClaims, group)
+	logger := loggerOr(x.Logger)
+	cfg := watermilllog.Config{ConsumerGroup: group, Logger: logger}
+	sub, err := watermilllog.NewSubscriber(x.Log, cfg)
 	if err != nil {
-		return fmt.Errorf("claims subscribe: %w", err)
+		return fmt.Errorf("claims subscriber: %w", err)
 	}
 	defer sub.Close()
-	for {
-		rec, err := sub.Fetch(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("claims fetch: %w", err)
-		}
-		// Stopped mid-claim or mid-commit is a clean stop, as in Fetch:
-		// the record stays uncommitted and its next owner reconciles the
-		// intents left open. Any other failure (an RPC outage, a log
-		// write) is retried with backoff: the cause may go away, and
-		// Handle reconciles whatever the failed attempt left open.
-		if err := x.handleWithRetry(ctx, rec); err != nil {
-			return nil // only ctx ends the retries
-		}
-		if err := sub.Commit(ctx, rec); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if errors.Is(err, topics.ErrClosed) {
-				return fmt.Errorf("claims commit %d/%d: %w", rec.Partition, rec.Offset, err)
-			}
-			// A rebalance moved the partition away while its claim was
-			// driven (the embedded engine refuses such a commit). The new
-			// owner gets the record again and finds the claim final: no
-			// reason for this member to stop.
-			loggerOr(x.Logger).Warn("claim commit failed, the partition's owner will see the record again",
-				"partition", rec.Partition, "offset", rec.Offset, "error", err)
-			metricsOr(x.Metrics).Count("claim_commits_failed_total", nil, 1)
-		}
+	deadLetters, err := watermilllog.NewPublisher(x.Log, cfg)
+	if err != nil {
+		return fmt.Errorf("claims dead-letter publisher: %w", err)
 	}
+	defer deadLetters.Close()
+	router, err := watermilllog.NewRouter(watermilllog.RouterConfig{DeadLetters: deadLetters}, logger)
+	if err != nil {
+		return fmt.Errorf("claims router: %w", err)
+	}
+	router.AddNoPublisherHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
+	stop := context.AfterFunc(ctx, func() { router.Close() })
+	defer stop()
+	if err := router.Run(ctx); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("claims router: %w", err)
+	}
+	return nil
+}
+
+// ErrNotAClaim: a claims-topic record that is not an envelope.
+var ErrNotAClaim = errors.New("claims record is not an envelope")
+
+// handleMessage is the router's handler: one claims record, driven until
+// it is done or the executor stops.
+func (x *ClaimExecutor) handleMessage(msg *message.Message) error {
+	if reason := msg.Metadata.Get(watermilllog.MetaMalformed); reason != "" {
+		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
+		return fmt.Errorf("%w: %s", ErrNotAClaim, reason)
+	}
+	rec, err := watermilllog.RecordOf(msg)
+	if err != nil {
+		return err
+	}
+	return x.handleWithRetry(msg.Context(), rec)
 }
 
 // maxRetryBackoff caps the pause between attempts at a failing claim.

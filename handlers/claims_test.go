@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
+	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -676,7 +678,7 @@ func TestClaimExecutorSurvivesRebalanceMidClaim(t *testing.T) {
 			for key, cs := range s.verifyPaidOnce() {
 				t.Logf("conflicting withdrawal.executed contents for %s (both drove it across the rebalance): %+v", key, cs)
 			}
-			failed := s.lines.executorsLogging("claim commit failed")
+			failed := s.lines.executorsLogging("commit failed", "topic="+topics.TopicClaims)
 			if eng.name == "embedded" && !slices.Contains(failed, "first") {
 				t.Errorf("the first member's commit of a partition it lost did not fail (executors logging a failed commit: %v): the test did not hold a claim across the rebalance", failed)
 			}
@@ -964,5 +966,54 @@ func TestClaimWithInvalidProofSendsNothing(t *testing.T) {
 	}
 	if _, failed := s.verdicts(); len(failed) != 1 {
 		t.Fatalf("%d withdrawal.failed events, want 1", len(failed))
+	}
+}
+
+// TestUndecodableClaimRecordIsDeadLettered: bytes on the claims topic that
+// are no envelope go, after the router's retries, to the dead-letter
+// topic with the reason and their raw bytes; the executor moves on and
+// pays every leaf, including those after it in its partition.
+func TestUndecodableClaimRecordIsDeadLettered(t *testing.T) {
+	for _, eng := range claimEngines() {
+		t.Run(eng.name, func(t *testing.T) {
+			s := newClaimSwarm(t, eng.open(t), 4, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), swarmWait)
+			defer cancel()
+			junk := []byte("\xc1 not an envelope")
+			pos, err := s.log.Append(ctx, topics.TopicClaims, topics.Message{Key: []byte("junk"), Value: junk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := s.start("x", 2)
+			s.waitJoined(1, []*runningExecutor{x})
+			s.requestClaims()
+			s.waitExecuted([]*runningExecutor{x})
+			if err := x.stop(); err != nil {
+				t.Fatal(err)
+			}
+			ends, err := s.log.EndOffsets(ctx, topics.TopicDeadLetter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var letters []watermilllog.DeadLetter
+			for p, end := range ends {
+				recs, err := s.log.Read(ctx, topics.TopicDeadLetter, int32(p), 0, int(end))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					d, err := watermilllog.DecodeDeadLetter(r.Value, topics.Limits{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					letters = append(letters, d)
+				}
+			}
+			if len(letters) != 1 || !bytes.Equal(letters[0].Payload, junk) ||
+				!strings.Contains(letters[0].Reason(), ErrNotAClaim.Error()) ||
+				letters[0].Metadata[watermilllog.MetaLogOffset] != fmt.Sprint(pos[0].Offset) {
+				t.Fatalf("dead letters %+v, want the junk record at offset %d with the reason", letters, pos[0].Offset)
+			}
+		})
 	}
 }

@@ -56,9 +56,8 @@ var handlerHelp = map[string]string{
 	"batches_created_total":           "Withdrawal batches created.",
 	"chain_events_total":              "Bridge events appended by the indexer, by chain.",
 	"claim_attempts_failed_total":     "Claim attempts that failed and will be retried.",
-	"claim_commits_failed_total":      "Claim records whose offset commit failed.",
 	"claim_proofs_invalid_total":      "Claims refused because their merkle proof did not verify.",
-	"claim_records_undecodable_total": "Claim records skipped because they did not decode.",
+	"claim_records_undecodable_total": "Claim records that did not decode (dead-lettered with the reason).",
 	"confirmations_total":             "Observations that reached the confirmation depth, by chain.",
 	"deposits_failed_total":           "Deposits whose mint failed (reverted or abandoned).",
 	"deposits_minted_total":           "Deposits minted (including ones found already minted).",
@@ -77,7 +76,7 @@ var handlerHelp = map[string]string{
 // over them, and a series born at 1 hides its first increment.
 var presetCounters = []string{
 	"anchor_failures_total", "batches_anchored_total", "batches_created_total",
-	"claim_attempts_failed_total", "claim_commits_failed_total", "claim_proofs_invalid_total",
+	"claim_attempts_failed_total", "claim_proofs_invalid_total",
 	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total",
 	"withdrawals_executed_total", "withdrawals_failed_total",
 }

@@ -1,6 +1,7 @@
 package watermilllog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,6 +71,13 @@ func (c RouterConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// stopped reports a handler that gave up because its message's context
+// was cancelled (the router or its subscriber is closing): not a poison
+// message, so it is neither retried nor dead-lettered. It is nacked, and
+// since its subscription is closing, left uncommitted for the partition's
+// next owner.
+func stopped(err error) bool { return errors.Is(err, context.Canceled) }
+
 // NewRouter returns a Watermill router whose handlers are wrapped, outside
 // in, by:
 //
@@ -80,6 +88,9 @@ func (c RouterConfig) Validate() error {
 //     retries goes to the dead-letter topic with the error in metadata
 //     "reason_poisoned", and is acked so its partition moves on;
 //  3. middleware.Retry: exponential backoff, MaxRetries attempts;
+//
+// except that a handler stopped by shutdown (an error wrapping
+// context.Canceled) is neither retried nor dead-lettered;
 //  4. middleware.Recoverer: a panic becomes an error, so it is retried and
 //     then dead-lettered instead of killing the process.
 //
@@ -94,7 +105,7 @@ func NewRouter(cfg RouterConfig, logger *slog.Logger) (*message.Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watermilllog: router: %w", err)
 	}
-	poison, err := middleware.PoisonQueue(cfg.DeadLetters, cfg.DeadLetterTopic)
+	poison, err := middleware.PoisonQueueWithFilter(cfg.DeadLetters, cfg.DeadLetterTopic, func(err error) bool { return !stopped(err) })
 	if err != nil {
 		return nil, fmt.Errorf("watermilllog: poison queue: %w", err)
 	}
@@ -109,6 +120,7 @@ func NewRouter(cfg RouterConfig, logger *slog.Logger) (*message.Router, error) {
 			// Each attempt gets the message's own context back, not one a
 			// previous attempt may have replaced.
 			ResetContextOnRetry: true,
+			ShouldRetry:         func(p middleware.RetryParams) bool { return !stopped(p.Err) },
 			Logger:              wlog,
 		}.Middleware,
 		middleware.Recoverer,

@@ -203,6 +203,19 @@ func (s *Subscriber) Close() error {
 	return nil
 }
 
+// RecordOf returns the log record a subscribed message was read from
+// (its position from the metadata, its value the payload). Not for
+// messages of the dead-letter topic, whose payload is unwrapped.
+func RecordOf(msg *message.Message) (topics.Record, error) {
+	part, err1 := strconv.ParseInt(msg.Metadata.Get(MetaLogPartition), 10, 32)
+	off, err2 := strconv.ParseInt(msg.Metadata.Get(MetaLogOffset), 10, 64)
+	topic := msg.Metadata.Get(MetaLogTopic)
+	if err := errors.Join(err1, err2); err != nil || topic == "" {
+		return topics.Record{}, fmt.Errorf("watermilllog: message %s has no log position: %v", msg.UUID, err)
+	}
+	return topics.Record{Topic: topic, Partition: int32(part), Offset: off, Value: msg.Payload}, nil
+}
+
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

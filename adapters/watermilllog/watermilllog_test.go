@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -438,6 +439,74 @@ func TestRouterRetriesThenDeadLetters(t *testing.T) {
 		defer mu.Unlock()
 		if attempts[poison.ID] != maxRetries+1 {
 			t.Errorf("poison handled %d times, want %d", attempts[poison.ID], maxRetries+1)
+		}
+	})
+}
+
+// TestRouterStopMidHandlerIsNotPoison: a handler still working when the
+// router closes gives up with its context's error; that message is not
+// retried, not dead-lettered and not committed, so the group's next
+// member gets it again.
+func TestRouterStopMidHandlerIsNotPoison(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l topics.Log) {
+		ctx := ctxT(t)
+		pub, err := watermilllog.NewPublisher(l, watermilllog.Config{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, b := envelope(t, "claim.requested", "leaf-1", "leaf-1", "")
+		if err := pub.Publish(topics.TopicClaims, message.NewMessage(e.ID, b)); err != nil {
+			t.Fatal(err)
+		}
+		cfg := watermilllog.Config{ConsumerGroup: "stopper", Logger: quiet}
+		sub, err := watermilllog.NewSubscriber(l, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		router, err := watermilllog.NewRouter(watermilllog.RouterConfig{DeadLetters: pub, InitialInterval: time.Millisecond}, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entered := make(chan struct{}, 10)
+		var calls atomic.Int32
+		router.AddNoPublisherHandler("slow", topics.TopicClaims, sub, func(m *message.Message) error {
+			calls.Add(1)
+			entered <- struct{}{}
+			<-m.Context().Done() // working until the router stops
+			return fmt.Errorf("claim interrupted: %w", m.Context().Err())
+		})
+		runCtx, stop := context.WithCancel(ctx)
+		runErr := make(chan error, 1)
+		go func() { runErr <- router.Run(runCtx) }()
+		select {
+		case <-entered:
+		case <-ctx.Done():
+			t.Fatal("handler never called")
+		}
+		stop()
+		if err := router.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-runErr; err != nil {
+			t.Fatal(err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("handler called %d times: a stopped handler was retried", n)
+		}
+		if dl := readAll(t, l, topics.TopicDeadLetter); len(dl) != 0 {
+			t.Fatalf("%d dead letters: a stopped handler's message was poisoned", len(dl))
+		}
+		sub2, err := watermilllog.NewSubscriber(l, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub2.Close()
+		ch, err := sub2.Subscribe(ctx, topics.TopicClaims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := receive(t, ch); m.UUID != e.ID {
+			t.Fatalf("next member got %s, want the interrupted %s again", m.UUID, e.ID)
 		}
 	})
 }
