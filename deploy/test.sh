@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every bridgelog test on a fresh Debian machine: installs what the
-# tests need (PostgreSQL and ClickHouse server binaries, Node.js/npm
+# tests need (PostgreSQL and ClickHouse server binaries, promtool, Node.js/npm
 # packages for the contract and merkle cross-checks), then `go test ./...`.
 # The tests start their own servers (PostgreSQL cluster, ClickHouse server,
 # Kafka-protocol broker, simulated EVM chain) and fail loudly if they
@@ -12,6 +12,7 @@ need_apt=()
 command -v node >/dev/null || need_apt+=(nodejs npm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v clickhouse-server >/dev/null || need_apt+=(clickhouse-server clickhouse-client)
+command -v promtool >/dev/null || need_apt+=(prometheus) # promtool, for the alert rules' unit tests
 if [ ${#need_apt[@]} -gt 0 ]; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "test.sh: missing ${need_apt[*]}; install them (apt-get install -y ${need_apt[*]}) or run as root" >&2
