@@ -38,7 +38,7 @@ func Open(ctx context.Context, dsn string) (*Warehouse, error) {
 	if opts.DialTimeout == 0 {
 		opts.DialTimeout = 5 * time.Second
 	}
-	where := fmt.Sprintf("clickhouse://%v/%s", opts.Addr, opts.Auth.Database)
+	where := fmt.Sprintf("clickhouse://%s/%s", strings.Join(opts.Addr, ","), opts.Auth.Database)
 	conn, err := ch.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse %s: %w", where, err)
