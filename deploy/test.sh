@@ -12,14 +12,22 @@ need_apt=()
 command -v node >/dev/null || need_apt+=(nodejs npm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v clickhouse-server >/dev/null || need_apt+=(clickhouse-server clickhouse-client)
-command -v promtool >/dev/null || need_apt+=(prometheus) # promtool, for the alert rules' unit tests
-if [ ${#need_apt[@]} -gt 0 ]; then
+# promtool, for the alert rules' unit tests; without recommends, which
+# would add a node exporter service.
+need_bare=()
+command -v promtool >/dev/null || need_bare+=(prometheus)
+if [ $((${#need_apt[@]} + ${#need_bare[@]})) -gt 0 ]; then
 	if [ "$(id -u)" != 0 ]; then
-		echo "test.sh: missing ${need_apt[*]}; install them (apt-get install -y ${need_apt[*]}) or run as root" >&2
+		echo "test.sh: missing ${need_apt[*]} ${need_bare[*]}; install them (apt-get install -y ...) or run as root" >&2
 		exit 1
 	fi
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+	if [ ${#need_apt[@]} -gt 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+	fi
+	if [ ${#need_bare[@]} -gt 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_bare[@]}"
+	fi
 fi
 
 # npm packages pinned by the committed lock files.
