@@ -215,7 +215,7 @@ func init() {
 		dsn = "clickhouse://127.0.0.1:9000/default"
 	}
 	pf := analyticsCmd.PersistentFlags()
-	pf.StringVar(&analyticsFlags.dsn, "clickhouse", dsn, "ClickHouse DSN, native protocol (default $BRIDGELOG_CLICKHOUSE_DSN)")
+	pf.StringVar(&analyticsFlags.dsn, "clickhouse", dsn, "ClickHouse DSN, native protocol (or $BRIDGELOG_CLICKHOUSE_DSN)")
 	pf.BoolVar(&analyticsFlags.json, "json", false, "print JSON lines instead of a table")
 	analyticsSinkCmd.Flags().BoolVar(&analyticsFlags.follow, "follow", false, "keep following the log until interrupted")
 	analyticsSinkCmd.Flags().StringVar(&analyticsFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address")
