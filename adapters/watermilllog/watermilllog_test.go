@@ -107,6 +107,22 @@ func receive(t *testing.T, ch <-chan *message.Message) *message.Message {
 	}
 }
 
+// joinGroup subscribes a new member of cfg's group to topic; it leaves
+// when the test ends.
+func joinGroup(t *testing.T, l topics.Log, cfg watermilllog.Config, topic string) <-chan *message.Message {
+	t.Helper()
+	sub, err := watermilllog.NewSubscriber(l, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Close() })
+	ch, err := sub.Subscribe(ctxT(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
 func TestPublishSubscribeRoundTrip(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l topics.Log) {
 		ctx := ctxT(t)
@@ -227,16 +243,7 @@ func TestNackRedeliversInOrderAndAckCommits(t *testing.T) {
 		if err := pub.Publish(topics.TopicClaims, message.NewMessage("4", b4)); err != nil {
 			t.Fatal(err)
 		}
-		sub2, err := watermilllog.NewSubscriber(l, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sub2.Close()
-		ch2, err := sub2.Subscribe(ctx, topics.TopicClaims)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := receive(t, ch2); m.UUID != e4.ID {
+		if m := receive(t, joinGroup(t, l, cfg, topics.TopicClaims)); m.UUID != e4.ID {
 			t.Fatalf("after restart got %s, want the unacked %s", m.UUID, e4.ID)
 		}
 	})
@@ -496,16 +503,7 @@ func TestRouterStopMidHandlerIsNotPoison(t *testing.T) {
 		if dl := readAll(t, l, topics.TopicDeadLetter); len(dl) != 0 {
 			t.Fatalf("%d dead letters: a stopped handler's message was poisoned", len(dl))
 		}
-		sub2, err := watermilllog.NewSubscriber(l, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sub2.Close()
-		ch, err := sub2.Subscribe(ctx, topics.TopicClaims)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := receive(t, ch); m.UUID != e.ID {
+		if m := receive(t, joinGroup(t, l, cfg, topics.TopicClaims)); m.UUID != e.ID {
 			t.Fatalf("next member got %s, want the interrupted %s again", m.UUID, e.ID)
 		}
 	})
