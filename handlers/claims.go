@@ -98,10 +98,16 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 	router.AddNoPublisherHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
 	stop := context.AfterFunc(ctx, func() { router.Close() })
 	defer stop()
-	if err := router.Run(ctx); err != nil && ctx.Err() == nil {
+	err = router.Run(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case err != nil:
 		return fmt.Errorf("claims router: %w", err)
 	}
-	return nil
+	// The subscription ended by itself (the log was closed): this member
+	// serves nothing any more, which its caller must hear about.
+	return fmt.Errorf("claims router stopped while running: %w", topics.ErrClosed)
 }
 
 // ErrNotAClaim: a claims-topic record that is not an envelope.

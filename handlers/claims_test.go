@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -1015,5 +1016,27 @@ func TestUndecodableClaimRecordIsDeadLettered(t *testing.T) {
 				t.Fatalf("dead letters %+v, want the junk record at offset %d with the reason", letters, pos[0].Offset)
 			}
 		})
+	}
+}
+
+// TestClaimExecutorReportsALostLog: when the log under a running executor
+// closes, Run returns an error instead of quietly serving nothing.
+func TestClaimExecutorReportsALostLog(t *testing.T) {
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &ClaimExecutor{Log: lg, Logger: quietLogger}
+	done := make(chan error, 1)
+	go func() { done <- x.Run(context.Background()) }()
+	time.Sleep(100 * time.Millisecond) // usually subscribed by now; closed before or after, Run must say so
+	lg.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, topics.ErrClosed) {
+			t.Fatalf("Run after the log closed: %v, want ErrClosed", err)
+		}
+	case <-time.After(swarmWait):
+		t.Fatal("Run still running after its log closed")
 	}
 }
