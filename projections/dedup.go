@@ -33,16 +33,11 @@ func (ProcessedEvents) Topics() []string { return nil } // every topic the runne
 func (p ProcessedEvents) table() string     { return Versioned("processed_events", p.Version()) }
 func (p ProcessedEvents) conflicts() string { return Versioned("event_conflicts", p.Version()) }
 
-var processedCols = []string{
-	"id", "first_topic", "first_partition", "first_offset", "event_source", "source_hash",
-	"event_type", "first_event_id", "content_hash", "processed_at", "duplicates",
-}
-
-var conflictCols = []string{
-	"id", "conflict_topic", "conflict_partition", "conflict_offset", "event_source",
-	"conflict_event_id", "conflict_type", "conflict_hash", "recorded_at",
-	"first_topic", "first_partition", "first_offset", "first_event_id", "first_type", "first_hash",
-}
+// The tables' column names, in the order rows are built in.
+var (
+	processedCols = ProcessedEvents{}.Tables()[0].ColumnNames()
+	conflictCols  = ProcessedEvents{}.Tables()[1].ColumnNames()
+)
 
 func (p ProcessedEvents) Tables() []Table {
 	return []Table{

@@ -20,10 +20,8 @@ func (Deposits) Topics() []string { return []string{topics.TopicBridge} }
 
 func (d Deposits) table() string { return Versioned("deposits", d.Version()) }
 
-var depositCols = append(append([]string{}, lifecycleKeyCols...),
-	"status", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id",
-	"detected_at", "confirmed_at", "confirmed_block", "minted_at", "mint_tx_hash", "gas_used",
-	"mint_block_number", "failed_at", "error_reason", "reorged_block_hash")
+// depositCols are the table's column names, in the order rows are built in.
+var depositCols = Deposits{}.Tables()[0].ColumnNames()
 
 func (d Deposits) Tables() []Table {
 	cols := append(lifecycleKeyColumns(),

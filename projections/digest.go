@@ -56,11 +56,7 @@ func DigestOf(ctx context.Context, tx Tx, p Projection) (Digest, error) {
 }
 
 func digestTable(ctx context.Context, tx Tx, t Table) (TableDigest, error) {
-	names := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		names[i] = c.Name
-	}
-	q := `SELECT ` + strings.Join(names, ", ") + ` FROM ` + t.Name + ` ORDER BY ` + strings.Join(t.PrimaryKey, ", ")
+	q := `SELECT ` + strings.Join(t.ColumnNames(), ", ") + ` FROM ` + t.Name + ` ORDER BY ` + strings.Join(t.PrimaryKey, ", ")
 	rows, err := tx.Query(ctx, q)
 	if err != nil {
 		return TableDigest{}, fmt.Errorf("digest %s: %w", t.Name, err)

@@ -34,7 +34,7 @@ func newRowID(ev *Event) (rowID, error) {
 }
 
 // lifecycleKeyCols are the leading columns of both tables.
-var lifecycleKeyCols = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
+var lifecycleKeyCols = Table{Columns: lifecycleKeyColumns()}.ColumnNames()
 
 func lifecycleKeyColumns() []Column {
 	return []Column{

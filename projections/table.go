@@ -151,6 +151,16 @@ func (t Table) DropIndexDDL() []string {
 	return out
 }
 
+// ColumnNames lists the columns' names in table order, the order rows
+// are written and digested in.
+func (t Table) ColumnNames() []string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
 func (t Table) indexName(ix Index) string { return t.Name + "_" + strings.Join(ix.Columns, "_") }
 
 func (t Table) column(name string) Column {

@@ -15,8 +15,8 @@ import (
 // FAILED with its reason. batch_id and merkle_proof come with the batch
 // flow (a later version); batched_at is kept NULL until then.
 //
-// Extending it: add the column to withdrawalCols and Tables, the field to
-// withdrawalRow (and to args and scan), a case to fold
+// Extending it: add the column to Tables, the field to withdrawalRow (and
+// to args and scan, in table order), a case to fold
 // (and to withdrawalRef), then bump Version so the new table is rebuilt
 // beside the old one.
 type Withdrawals struct{}
@@ -27,11 +27,8 @@ func (Withdrawals) Topics() []string { return []string{topics.TopicBridge} }
 
 func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version()) }
 
-var withdrawalCols = append(append([]string{}, lifecycleKeyCols...),
-	"status", "contract", "withdrawer", "amount", "recipient", "block_number", "block_hash", "onchain_id",
-	"detected_at", "confirmed_at", "confirmed_block", "batched_at", "executed_at", "claim_tx_hash", "gas_used",
-	"already_done", "failed_at", "error_reason", "reorged_block_hash",
-	"batch_sequence", "batch_id", "leaf_index", "leaf_hash", "merkle_proof")
+// withdrawalCols are the table's column names, in the order rows are built in.
+var withdrawalCols = Withdrawals{}.Tables()[0].ColumnNames()
 
 func (w Withdrawals) Tables() []Table {
 	cols := append(lifecycleKeyColumns(),
