@@ -244,6 +244,16 @@ func (r *runningExecutor) stop() error {
 	}
 }
 
+// stopAll stops the executors, reporting any whose Run failed.
+func (s *claimSwarm) stopAll(running []*runningExecutor) {
+	s.t.Helper()
+	for _, r := range running {
+		if err := r.stop(); err != nil {
+			s.t.Errorf("executor %s: %v", r.name, err)
+		}
+	}
+}
+
 // waitFor polls cond until it holds. It fails the test when cond errs, when
 // a running executor exits on its own, or after swarmWait.
 func (s *claimSwarm) waitFor(what string, running []*runningExecutor, cond func() (bool, string, error)) {
@@ -501,11 +511,7 @@ func TestClaimSwarmPaysEveryLeafOnce(t *testing.T) {
 				s.waitJoined(n, running)
 				s.requestClaims()
 				s.waitExecuted(running)
-				for _, r := range running {
-					if err := r.stop(); err != nil {
-						t.Errorf("executor %s: %v", r.name, err)
-					}
-				}
+				s.stopAll(running)
 				for key, cs := range s.verifyPaidOnce() {
 					// Without rebalances a leaf has one owner; report it.
 					t.Logf("conflicting withdrawal.executed contents for %s: %+v", key, cs)
@@ -585,11 +591,7 @@ func TestClaimSwarmMemberKilledAndRestarted(t *testing.T) {
 			restarted := s.start("restarted", 3)
 			running := []*runningExecutor{survivor, restarted}
 			s.waitExecuted(running)
-			for _, r := range running {
-				if err := r.stop(); err != nil {
-					t.Errorf("executor %s: %v", r.name, err)
-				}
-			}
+			s.stopAll(running)
 			for key, cs := range s.verifyPaidOnce() {
 				t.Logf("conflicting withdrawal.executed contents for %s: %+v", key, cs)
 			}
@@ -671,11 +673,7 @@ func TestClaimExecutorSurvivesRebalanceMidClaim(t *testing.T) {
 			second := s.start("second", 3)
 			running := []*runningExecutor{first, second}
 			s.waitExecuted(running)
-			for _, r := range running {
-				if err := r.stop(); err != nil {
-					t.Errorf("executor %s: %v", r.name, err)
-				}
-			}
+			s.stopAll(running)
 			for key, cs := range s.verifyPaidOnce() {
 				t.Logf("conflicting withdrawal.executed contents for %s (both drove it across the rebalance): %+v", key, cs)
 			}

@@ -343,8 +343,8 @@ func dropTables(ctx context.Context, tx Tx, p Projection) error {
 // Projections lists the projection versions the runner drives, the
 // built-in processed_events first.
 func (r *Runner) Projections() []Projection {
-	out := []Projection{r.judge.p}
-	for _, s := range r.states {
+	var out []Projection
+	for _, s := range r.all() {
 		out = append(out, s.p)
 	}
 	return out
