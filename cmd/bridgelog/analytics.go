@@ -103,22 +103,26 @@ var analyticsSinkCmd = &cobra.Command{
 	},
 }
 
-// query opens the warehouse, runs q and prints its rows as a table or
-// as JSON lines.
-func query[T any](header string, q func(context.Context, analytics.Warehouse) ([]T, error), row func(T) []any) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		ctx := cmd.Context()
-		wh, err := openWarehouse(ctx)
+// withWarehouse opens (and migrates) the warehouse once for a query
+// command and hands it to run.
+func withWarehouse(run func(ctx context.Context, w io.Writer, wh analytics.Warehouse, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		wh, err := openWarehouse(cmd.Context())
 		if err != nil {
 			return err
 		}
 		defer wh.Close()
-		rows, err := q(ctx, wh)
-		if err != nil {
-			return err
-		}
-		return printRows(cmd.OutOrStdout(), header, rows, row)
+		return run(cmd.Context(), cmd.OutOrStdout(), wh, args)
 	}
+}
+
+// show prints a query's rows as a table (header, then row's cells) or as
+// JSON lines, or returns the query's error.
+func show[T any](w io.Writer, header string, rows []T, err error, row func(T) []any) error {
+	if err != nil {
+		return err
+	}
+	return printRows(w, header, rows, row)
 }
 
 func printRows[T any](w io.Writer, header string, rows []T, row func(T) []any) error {
@@ -149,8 +153,11 @@ var analyticsGasCmd = &cobra.Command{
 	Use:   "gas [--json]",
 	Short: "Gas per kind of transaction and outcome",
 	Args:  cobra.NoArgs,
-	RunE: query("KIND\tSTATUS\tTXS\tTOTAL GAS\tAVG\tMEDIAN\tMAX", analytics.Gas, func(g analytics.GasRow) []any {
-		return []any{g.Type, g.Status, g.Txs, g.Total, fmt.Sprintf("%.0f", g.Avg), fmt.Sprintf("%.0f", g.Median), g.Max}
+	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, _ []string) error {
+		rows, err := analytics.Gas(ctx, wh)
+		return show(w, "KIND\tSTATUS\tTXS\tTOTAL GAS\tAVG\tMEDIAN\tMAX", rows, err, func(g analytics.GasRow) []any {
+			return []any{g.Type, g.Status, g.Txs, g.Total, fmt.Sprintf("%.0f", g.Avg), fmt.Sprintf("%.0f", g.Median), g.Max}
+		})
 	}),
 }
 
@@ -158,8 +165,11 @@ var analyticsLatencyCmd = &cobra.Command{
 	Use:   "latency [--json]",
 	Short: "Deposit and withdrawal latencies (seconds, recorded-at to recorded-at)",
 	Args:  cobra.NoArgs,
-	RunE: query("FLOW\tCOMPLETED\tP50 S\tP90 S\tP99 S\tMAX S", analytics.Latency, func(l analytics.LatencyRow) []any {
-		return []any{l.Flow, l.Completed, fmt.Sprintf("%.1f", l.P50), fmt.Sprintf("%.1f", l.P90), fmt.Sprintf("%.1f", l.P99), fmt.Sprintf("%.1f", l.Max)}
+	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, _ []string) error {
+		rows, err := analytics.Latency(ctx, wh)
+		return show(w, "FLOW\tCOMPLETED\tP50 S\tP90 S\tP99 S\tMAX S", rows, err, func(l analytics.LatencyRow) []any {
+			return []any{l.Flow, l.Completed, fmt.Sprintf("%.1f", l.P50), fmt.Sprintf("%.1f", l.P90), fmt.Sprintf("%.1f", l.P99), fmt.Sprintf("%.1f", l.Max)}
+		})
 	}),
 }
 
@@ -167,46 +177,43 @@ var analyticsErrorsCmd = &cobra.Command{
 	Use:   "errors [--since 24h] [--json]",
 	Short: "Errors by kind, and the error rate per hour",
 	Args:  cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		err := query("KIND\tCOUNT\tLAST AT\tLAST REASON", analytics.Errors, func(e analytics.ErrorKind) []any {
+	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, _ []string) error {
+		kinds, err := analytics.Errors(ctx, wh)
+		err = show(w, "KIND\tCOUNT\tLAST AT\tLAST REASON", kinds, err, func(e analytics.ErrorKind) []any {
 			return []any{e.Kind, e.Count, e.LastAt.Format(time.RFC3339), e.LastReason}
-		})(cmd, args)
+		})
 		if err != nil {
 			return err
 		}
 		if !analyticsFlags.json {
-			fmt.Fprintln(cmd.OutOrStdout())
+			fmt.Fprintln(w)
 		}
 		since := time.Unix(0, 0)
 		if analyticsFlags.since > 0 {
 			since = time.Now().Add(-analyticsFlags.since)
 		}
-		rates := func(ctx context.Context, wh analytics.Warehouse) ([]analytics.ErrorHour, error) {
-			return analytics.ErrorRates(ctx, wh, since)
-		}
-		return query("HOUR\tEVENTS\tERRORS\tRATE", rates, func(h analytics.ErrorHour) []any {
+		hours, err := analytics.ErrorRates(ctx, wh, since)
+		return show(w, "HOUR\tEVENTS\tERRORS\tRATE", hours, err, func(h analytics.ErrorHour) []any {
 			return []any{h.Hour.Format("2006-01-02 15:00"), h.Events, h.Errors, fmt.Sprintf("%.2f%%", 100*h.Rate())}
-		})(cmd, args)
-	},
+		})
+	}),
 }
 
 var analyticsAuditCmd = &cobra.Command{
 	Use:   "audit ID [--json]",
 	Short: "Everything that happened to an aggregate, correlation id, source key or transaction hash",
 	Args:  cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		trail := func(ctx context.Context, wh analytics.Warehouse) ([]analytics.AuditRow, error) {
-			return analytics.Audit(ctx, wh, args[0])
-		}
-		return query("RECORDED\tPOSITION\tTYPE\tSOURCE KEY\tPAYLOAD", trail, func(a analytics.AuditRow) []any {
+	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, args []string) error {
+		trail, err := analytics.Audit(ctx, wh, args[0])
+		return show(w, "RECORDED\tPOSITION\tTYPE\tSOURCE KEY\tPAYLOAD", trail, err, func(a analytics.AuditRow) []any {
 			payload := a.Payload
 			if a.DecodeError != "" {
 				payload = "ERROR " + a.DecodeError
 			}
 			return []any{time.UnixMilli(a.RecordedMs).UTC().Format("2006-01-02T15:04:05.000Z"),
 				fmt.Sprintf("%s/%d@%d", a.Topic, a.Partition, a.Offset), a.Type, a.SourceKey, payload}
-		})(cmd, args)
-	},
+		})
+	}),
 }
 
 func init() {
