@@ -151,25 +151,15 @@ func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topic
 			buf = nb
 			used += want
 		}
-		f, n, err := parseFrame(buf)
-		if errors.Is(err, errShortFrame) {
-			if int64(len(buf)) >= sp.size-pos {
-				// The durable size says a whole frame is there.
-				return nil, 0, 0, p.corrupt(sp.seg, pos, err)
-			}
-			continue // refill with the frame's full length
-		}
+		f, n, refill, err := p.frameAt(sp, buf, pos, expect)
 		if err != nil {
-			return nil, 0, 0, p.corrupt(sp.seg, pos, err)
+			return nil, 0, 0, err
 		}
-		if f.offset != expect {
-			return nil, 0, 0, p.corrupt(sp.seg, pos, fmt.Errorf("%w: offset %d, expected %d", errBadFrame, f.offset, expect))
+		if refill {
+			continue // with the frame's full length
 		}
 		if f.offset >= from {
-			recs = append(recs, topics.Record{
-				Topic: p.topic, Partition: p.id, Offset: f.offset,
-				Key: f.key, Value: f.value, Time: time.Unix(0, f.time).UTC(),
-			})
+			recs = append(recs, p.record(f))
 			from = f.offset + 1
 		}
 		expect++
@@ -183,6 +173,34 @@ func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topic
 }
 
 // frameLen is the full length of the frame starting buf, as far as known.
+// frameAt parses the frame at pos, the expect-th of the segment, from buf
+// (the segment's bytes from pos on). refill says buf holds only part of
+// it and more can be read; damage is a corruption error naming the file
+// and position, never data.
+func (p *partition) frameAt(sp readSpan, buf []byte, pos, expect int64) (f frame, n int, refill bool, err error) {
+	f, n, err = parseFrame(buf)
+	if errors.Is(err, errShortFrame) {
+		if int64(len(buf)) >= sp.size-pos {
+			// The durable size says a whole frame is there.
+			return f, 0, false, p.corrupt(sp.seg, pos, err)
+		}
+		return f, 0, true, nil
+	}
+	if err == nil && f.offset != expect {
+		err = fmt.Errorf("%w: offset %d, expected %d", errBadFrame, f.offset, expect)
+	}
+	if err != nil {
+		return f, 0, false, p.corrupt(sp.seg, pos, err)
+	}
+	return f, n, false, nil
+}
+
+// record is frame f as a record of p.
+func (p *partition) record(f frame) topics.Record {
+	return topics.Record{Topic: p.topic, Partition: p.id, Offset: f.offset,
+		Key: f.key, Value: f.value, Time: time.Unix(0, f.time).UTC()}
+}
+
 func frameLen(buf []byte) int {
 	if len(buf) < 8 {
 		return 8

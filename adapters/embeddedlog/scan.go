@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -81,23 +80,15 @@ func (l *Log) scanPart(ctx context.Context, p *partition, sp readSpan, from, end
 			}
 			chunk = buf[:n]
 		}
-		f, n, err := parseFrame(chunk)
-		if errors.Is(err, errShortFrame) {
-			if int64(len(chunk)) >= sp.size-pos {
-				return from, buf, p.corrupt(sp.seg, pos, err)
-			}
-			continue // refill from pos
-		}
-		if err == nil && f.offset != expect {
-			err = fmt.Errorf("%w: offset %d, expected %d", errBadFrame, f.offset, expect)
-		}
+		f, n, refill, err := p.frameAt(sp, chunk, pos, expect)
 		if err != nil {
-			return from, buf, p.corrupt(sp.seg, pos, err)
+			return from, buf, err
+		}
+		if refill {
+			continue // from pos
 		}
 		if f.offset >= from {
-			rec := topics.Record{Topic: p.topic, Partition: p.id, Offset: f.offset,
-				Key: f.key, Value: f.value, Time: time.Unix(0, f.time).UTC()}
-			if err := fn(rec); err != nil {
+			if err := fn(p.record(f)); err != nil {
 				return from, buf, err
 			}
 			from = f.offset + 1
