@@ -1,0 +1,304 @@
+package sqlitefile
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// indexBuf holds one index's entries (encoded records: key values, rowid)
+// until Finish sorts them.
+type indexBuf struct {
+	def   IndexDef
+	arena []byte
+	ents  []ientry
+}
+
+// ientry is one entry: a sort key from its first column (see sortKey) and
+// its record in the arena. Arena offsets grow with rowid, so they order
+// entries with equal keys.
+type ientry struct {
+	k   uint64
+	off uint32
+	n   uint32
+}
+
+func (ib *indexBuf) add(vals []any, fmt4 bool) error {
+	off := len(ib.arena)
+	ib.arena = appendRecord(ib.arena, vals, fmt4)
+	if len(ib.arena) > math.MaxUint32 {
+		return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
+	}
+	ib.ents = append(ib.ents, ientry{off: uint32(off), n: uint32(len(ib.arena) - off)})
+	return nil
+}
+
+func (ib *indexBuf) rec(e ientry) []byte { return ib.arena[e.off : e.off+e.n] }
+
+func (ib *indexBuf) release() { ib.arena, ib.ents = nil, nil }
+
+// sort orders the entries as SQLite's index b-tree does (BINARY collation,
+// column by column, then rowid).
+func (ib *indexBuf) sort() {
+	nKey := len(ib.def.Columns)
+	exactInt := true
+	for _, e := range ib.ents {
+		it := newRecordIter(ib.rec(e))
+		if f := it.next(); f.class() != 1 || f.isFloat() {
+			exactInt = false
+			break
+		}
+	}
+	for i := range ib.ents {
+		ib.ents[i].k = sortKey(ib.rec(ib.ents[i]), exactInt)
+	}
+	if exactInt && nKey == 1 {
+		slices.SortFunc(ib.ents, func(x, y ientry) int {
+			if x.k != y.k {
+				return cmp.Compare(x.k, y.k)
+			}
+			return cmp.Compare(x.off, y.off)
+		})
+		return
+	}
+	slices.SortFunc(ib.ents, func(x, y ientry) int {
+		if x.k != y.k {
+			return cmp.Compare(x.k, y.k)
+		}
+		if c := compareKeys(ib.rec(x), ib.rec(y), nKey); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.off, y.off)
+	})
+}
+
+// checkUnique reports the first two sorted entries with equal keys and no NULL.
+func (ib *indexBuf) checkUnique(path string) error {
+	nKey := len(ib.def.Columns)
+	for i := 1; i < len(ib.ents); i++ {
+		a, b := ib.rec(ib.ents[i-1]), ib.rec(ib.ents[i])
+		if ib.ents[i-1].k != ib.ents[i].k || compareKeys(a, b, nKey) != 0 {
+			continue
+		}
+		vals, hasNull := keyValues(a, nKey)
+		if hasNull {
+			continue
+		}
+		ra, _ := keyValues(a, nKey+1)
+		rb, _ := keyValues(b, nKey+1)
+		return &UniqueViolationError{Path: path, Index: ib.def.Name, Values: vals,
+			Rowids: [2]int64{ra[nKey].(int64), rb[nKey].(int64)}}
+	}
+	return nil
+}
+
+// build sorts, checks and writes the index b-tree and returns its root.
+func (ib *indexBuf) build(a *Appender, table string) (uint32, error) {
+	ib.sort()
+	if ib.def.Unique {
+		if err := ib.checkUnique(a.path); err != nil {
+			return 0, err
+		}
+	}
+	b := &ibuilder{
+		a:    a,
+		x:    (a.u-12)*64/255 - 23,
+		m:    (a.u-12)*32/255 - 23,
+		page: make([]byte, a.u),
+	}
+	b.levels = []*ilevel{{leaf: true}}
+	for _, e := range ib.ents {
+		pc, err := b.cell(ib.rec(e))
+		if err != nil {
+			return 0, err
+		}
+		if err := b.addEntry(0, pc); err != nil {
+			return 0, err
+		}
+	}
+	return b.finish()
+}
+
+// icell is an index cell: its payload part (payload size, local payload,
+// overflow page) and, on interior pages, the left child.
+type icell struct {
+	child uint32
+	pc    []byte
+}
+
+// ilevel builds one level of an index b-tree. Entries that do not fit a
+// full page go up as dividers, so each entry is stored once. As for tables,
+// the last finished page and its divider are held back until the next page
+// has a cell, so Finish can borrow from it instead of leaving an empty page.
+type ilevel struct {
+	leaf       bool
+	cells      []icell
+	used       int
+	pending    uint32 // interior: the child waiting for its divider (or the right child)
+	hasPending bool
+	held       []icell
+	heldRight  uint32
+	heldDiv    []byte
+	hasHeld    bool
+}
+
+type ibuilder struct {
+	a      *Appender
+	x, m   int
+	levels []*ilevel
+	page   []byte
+	chunk  []byte
+}
+
+// cell encodes an entry's payload part, writing its overflow pages now.
+func (b *ibuilder) cell(rec []byte) ([]byte, error) {
+	p := len(rec)
+	local := localSize(p, b.x, b.m, b.a.u)
+	size := varintLen(uint64(p)) + local
+	if local < p {
+		size += 4
+	}
+	if cap(b.chunk)-len(b.chunk) < size {
+		b.chunk = make([]byte, 0, max(1<<20, size))
+	}
+	n := len(b.chunk)
+	b.chunk = b.chunk[:n+size]
+	pc := b.chunk[n : n+size : n+size]
+	w := putVarint(pc, uint64(p))
+	w += copy(pc[w:], rec[:local])
+	if local < p {
+		ovfl, err := b.a.writeOverflow(rec[local:])
+		if err != nil {
+			return nil, err
+		}
+		binary.BigEndian.PutUint32(pc[w:], ovfl)
+	}
+	return pc, nil
+}
+
+func (l *ilevel) cost(c icell) int {
+	if l.leaf {
+		return 2 + max(4, len(c.pc))
+	}
+	return 2 + 4 + len(c.pc)
+}
+
+func (b *ibuilder) capacity(l *ilevel) int {
+	if l.leaf {
+		return b.a.u - 8
+	}
+	return b.a.u - 12
+}
+
+func (b *ibuilder) level(k int) *ilevel {
+	for len(b.levels) <= k {
+		b.levels = append(b.levels, &ilevel{})
+	}
+	return b.levels[k]
+}
+
+func (b *ibuilder) addChild(k int, child uint32) {
+	l := b.level(k)
+	l.pending, l.hasPending = child, true
+}
+
+func (b *ibuilder) addEntry(k int, pc []byte) error {
+	l := b.level(k)
+	c := icell{pc: pc}
+	if !l.leaf {
+		c.child = l.pending
+		l.hasPending = false
+	}
+	if cost := l.cost(c); l.used+cost <= b.capacity(l) {
+		l.cells = append(l.cells, c)
+		l.used += cost
+		return nil
+	}
+	// Full: this entry becomes the divider above the page (whose right
+	// child, on an interior level, is the pending child).
+	if l.hasHeld {
+		if err := b.flushHeld(k); err != nil {
+			return err
+		}
+	}
+	l.held, l.cells = l.cells, l.held[:0]
+	l.heldRight, l.heldDiv, l.hasHeld = c.child, pc, true
+	l.used = 0
+	return nil
+}
+
+func (b *ibuilder) flushHeld(k int) error {
+	l := b.levels[k]
+	pg, err := b.writePage(l.held, l.leaf, l.heldRight)
+	if err != nil {
+		return err
+	}
+	l.hasHeld = false
+	b.addChild(k+1, pg)
+	return b.addEntry(k+1, l.heldDiv)
+}
+
+func (b *ibuilder) finish() (uint32, error) {
+	for k := 0; ; k++ {
+		l := b.levels[k]
+		if !l.leaf && !l.hasHeld && len(l.cells) == 0 {
+			return l.pending, nil // a single child: it is the root
+		}
+		if l.hasHeld && len(l.cells) == 0 {
+			// The last page would be empty (leaf) or only a right child
+			// (interior): move the held divider down into it and make the
+			// held page's last entry the divider.
+			last := l.held[len(l.held)-1]
+			l.held = l.held[:len(l.held)-1]
+			l.cells = append(l.cells, icell{child: l.heldRight, pc: l.heldDiv})
+			l.heldRight, l.heldDiv = last.child, last.pc
+		}
+		if l.hasHeld {
+			if err := b.flushHeld(k); err != nil {
+				return 0, err
+			}
+		}
+		pg, err := b.writePage(l.cells, l.leaf, l.pending)
+		if err != nil {
+			return 0, err
+		}
+		if k+1 >= len(b.levels) {
+			return pg, nil
+		}
+		b.addChild(k+1, pg)
+	}
+}
+
+func (b *ibuilder) writePage(cells []icell, leaf bool, right uint32) (uint32, error) {
+	a := b.a
+	pg, err := a.alloc()
+	if err != nil {
+		return 0, err
+	}
+	page := b.page
+	clear(page)
+	hdr := 8
+	page[0] = indexLeaf
+	if !leaf {
+		hdr = 12
+		page[0] = indexInterior
+		binary.BigEndian.PutUint32(page[8:], right)
+	}
+	binary.BigEndian.PutUint16(page[3:], uint16(len(cells)))
+	content := a.u
+	for i, c := range cells {
+		if leaf {
+			content -= max(4, len(c.pc))
+			copy(page[content:], c.pc)
+		} else {
+			content -= 4 + len(c.pc)
+			binary.BigEndian.PutUint32(page[content:], c.child)
+			copy(page[content+4:], c.pc)
+		}
+		binary.BigEndian.PutUint16(page[hdr+2*i:], uint16(content))
+	}
+	binary.BigEndian.PutUint16(page[5:], uint16(content))
+	return pg, a.writePage(pg, page)
+}
