@@ -135,6 +135,14 @@ type Appender struct {
 	open     *TableWriter
 	err      error // sticky: set once the append failed
 	closed   bool
+	borrows  map[string]int // tail fix-ups by "table/level" and "index/level", so tests can see them exercised
+}
+
+func (a *Appender) borrowed(kind string, level int) {
+	if a.borrows == nil {
+		a.borrows = map[string]int{}
+	}
+	a.borrows[fmt.Sprintf("%s/%d", kind, level)]++
 }
 
 // Open checks that path is a quiescent SQLite database this writer supports,

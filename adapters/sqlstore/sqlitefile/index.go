@@ -254,6 +254,7 @@ func (b *ibuilder) finish() (uint32, error) {
 			l.held = l.held[:len(l.held)-1]
 			l.cells = append(l.cells, icell{child: l.heldRight, pc: l.heldDiv})
 			l.heldRight, l.heldDiv = last.child, last.pc
+			b.a.borrowed("index", k)
 		}
 		if l.hasHeld {
 			if err := b.flushHeld(k); err != nil {

@@ -437,6 +437,7 @@ func (t *TableWriter) finishTable() (uint32, error) {
 			l.held = l.held[:len(l.held)-1]
 			l.cells = append(l.cells, l.heldRight)
 			l.heldRight = last
+			t.a.borrowed("table", k+1)
 		}
 		if l.hasHeld {
 			if err := t.flushHeld(k); err != nil {
