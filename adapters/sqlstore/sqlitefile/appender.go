@@ -127,6 +127,7 @@ type Appender struct {
 	u        int    // page size = usable size (reserved bytes are 0)
 	fmt4     bool   // schema format 4: 0 and 1 as serial types 8 and 9
 	origSize int64  // file size at Open
+	header   [100]byte
 	next     uint32 // next page number to hand out
 	written  uint32 // next page number to be written (pages are written in allocation order)
 	lockPage uint32
@@ -199,6 +200,7 @@ func (a *Appender) readHeader() error {
 		}
 		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
 	}
+	a.header = h
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: "+format, append([]any{ErrUnsupported, a.path}, args...)...)
 	}
@@ -304,6 +306,11 @@ func (a *Appender) flush() error {
 	if len(a.buf) == 0 {
 		return nil
 	}
+	// The lock keeps other processes out, not connections of this one:
+	// check before every write that SQLite has not grown the file meanwhile.
+	if err := a.checkHeader(); err != nil {
+		return err
+	}
 	off := int64(a.bufFirst-1) * int64(a.u)
 	if _, err := a.f.WriteAt(a.buf, off); err != nil {
 		return fmt.Errorf("sqlitefile: %s: writing at offset %d: %w", a.path, off, err)
@@ -334,10 +341,10 @@ func (a *Appender) Commit() error {
 	if err := a.f.Sync(); err != nil {
 		return a.fail(fmt.Errorf("sqlitefile: %s: sync: %w", a.path, err), "")
 	}
-	var h [100]byte
-	if _, err := a.f.ReadAt(h[:], 0); err != nil {
-		return a.fail(fmt.Errorf("sqlitefile: %s: %w", a.path, err), "")
+	if err := a.checkHeader(); err != nil {
+		return a.fail(err, "")
 	}
+	h := a.header
 	pages := a.written - 1
 	counter := binary.BigEndian.Uint32(h[24:]) + 1
 	var w [4]byte
@@ -374,9 +381,33 @@ func (a *Appender) Abort() error {
 	return a.rollback("abort", nil)
 }
 
+func (a *Appender) checkHeader() error {
+	var h [100]byte
+	if _, err := a.f.ReadAt(h[:], 0); err != nil {
+		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
+	}
+	if h != a.header {
+		a.cfg.metrics.Rejected("file_state")
+		return a.changedError()
+	}
+	return nil
+}
+
+func (a *Appender) changedError() error {
+	return fmt.Errorf("%w: %s: header changed since Open (a SQLite connection wrote to the file); not truncating it", ErrNotQuiescent, a.path)
+}
+
 func (a *Appender) rollback(why string, cause error) error {
 	a.buf = nil
 	a.open = nil
+	// Someone else's committed write must not be cut off: truncate only a
+	// file whose header is still the one we opened.
+	var h [100]byte
+	if _, err := a.f.ReadAt(h[:], 0); err != nil || h != a.header {
+		a.closeFile()
+		a.cfg.log.Error("sqlitefile append abandoned", "path", a.path, "reason", why, "err", cause)
+		return a.changedError()
+	}
 	err := a.f.Truncate(a.origSize)
 	if err == nil {
 		err = a.f.Sync()

@@ -405,6 +405,27 @@ func TestRefusesNonQuiescentFiles(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 	}
+	// A write by SQLite while appending is detected at Commit.
+	a, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSpec(t, a, processedEvents("pe", 100, 15))
+	db := openDB(t, path)
+	// (the write grows the file: it must survive the failed append)
+	if _, err := db.Exec("WITH RECURSIVE g(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM g WHERE v < 2000) INSERT INTO seed(name) SELECT printf('meanwhile-%d-%0100d', v, v) FROM g"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := a.Commit(); !errors.Is(err, ErrNotQuiescent) {
+		t.Fatalf("Commit after a concurrent write: %v", err)
+	}
+	db = openDB(t, path)
+	integrityOK(t, db)
+	if n := len(query(t, db, "SELECT * FROM seed")); n != 2300 {
+		t.Fatalf("seed has %d rows after a concurrent write", n)
+	}
+
 	b := fileBytes(t, path)
 	if err := os.WriteFile(path+".short", b[:len(b)-100], 0o644); err != nil {
 		t.Fatal(err)
@@ -594,7 +615,7 @@ func randValue(r *rand.Rand, domain, pageSize int) any {
 	case 2:
 		switch r.IntN(6) {
 		case 0:
-			return []float64{0.5, -0.5, 1e300, -1e300, 9.223372036854775807e18, -9.223372036854775808e18, 9007199254740993.0, 3.0}[r.IntN(8)]
+			return []float64{0.5, -0.5, 1e300, -1e300, 9.223372036854775807e18, -9.223372036854775808e18, 9007199254740993.0, 3.0, math.Copysign(0, -1), 0}[r.IntN(10)]
 		default:
 			return float64(r.IntN(domain)-domain/2) / 2 // half of them integral: equal to ints
 		}
@@ -620,6 +641,29 @@ func randValue(r *rand.Rand, domain, pageSize int) any {
 		return b
 	}
 	return int64(r.IntN(domain))
+}
+
+// TestPayloadBoundaries sweeps record sizes through every local/overflow
+// boundary of table and index cells (X, M, K for one and two overflow pages).
+func TestPayloadBoundaries(t *testing.T) {
+	for _, ps := range []int{512, 1024} {
+		t.Run(fmt.Sprint(ps), func(t *testing.T) {
+			s := spec{name: "p", cols: []string{"id INTEGER PRIMARY KEY", "v TEXT", "b BLOB"}, rowid: 0,
+				indexes: []ispec{{suffix: "v", cols: []int{1}}, {suffix: "b", cols: []int{2}}}}
+			for l := range 3 * ps {
+				v := strings.Repeat(string(rune('a'+l%26)), l)
+				s.rows = append(s.rows, row{id: int64(l + 1), vals: []any{nil, v, []byte(v)}})
+			}
+			path := newDB(t, ps, "DELETE")
+			appendSpecs(t, path, s)
+			db := openDB(t, path)
+			integrityOK(t, db)
+			if err := buildRef(t, db, s, "p_ref"); err != nil {
+				t.Fatal(err)
+			}
+			checkSpec(t, db, s)
+		})
+	}
 }
 
 func BenchmarkAppend1M(b *testing.B) {
