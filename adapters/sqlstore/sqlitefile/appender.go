@@ -124,9 +124,9 @@ type Appender struct {
 	path     string
 	f        *os.File
 	unlock   func()
-	u        int    // page size = usable size (reserved bytes are 0)
-	fmt4     bool   // schema format 4: 0 and 1 as serial types 8 and 9
-	origSize int64  // file size at Open
+	u        int   // page size = usable size (reserved bytes are 0)
+	fmt4     bool  // schema format 4: 0 and 1 as serial types 8 and 9
+	origSize int64 // file size at Open
 	header   [100]byte
 	next     uint32 // next page number to hand out
 	written  uint32 // next page number to be written (pages are written in allocation order)
