@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -674,7 +675,7 @@ func BenchmarkAppend1M(b *testing.B) {
 		b.StopTimer()
 		path := newDB(b, 4096, "DELETE")
 		b.StartTimer()
-		a, err := Open(path)
+		a, err := Open(path, WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			b.Fatal(err)
 		}
