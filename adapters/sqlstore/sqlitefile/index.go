@@ -35,6 +35,17 @@ func (ib *indexBuf) add(vals []any, fmt4 bool) error {
 	return nil
 }
 
+// addFields adds an entry whose fields are already encoded.
+func (ib *indexBuf) addFields(fs []field) error {
+	off := len(ib.arena)
+	ib.arena = appendFields(ib.arena, fs)
+	if len(ib.arena) > math.MaxUint32 {
+		return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
+	}
+	ib.ents = append(ib.ents, ientry{off: uint32(off), n: uint32(len(ib.arena) - off)})
+	return nil
+}
+
 func (ib *indexBuf) rec(e ientry) []byte { return ib.arena[e.off : e.off+e.n] }
 
 func (ib *indexBuf) release() { ib.arena, ib.ents = nil, nil }

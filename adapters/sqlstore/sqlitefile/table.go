@@ -59,6 +59,8 @@ type TableWriter struct {
 	rec     []byte
 	key     []any
 	done    bool
+
+	fields, keyFields []field // AddRecord's scratch
 }
 
 // Table starts a table b-tree. Only one table may be open at a time.
@@ -128,14 +130,8 @@ func (t *TableWriter) resetLeaf() {
 // nil, int64, float64, string or []byte values, one per column.
 func (t *TableWriter) Add(rowid int64, vals []any) error {
 	a := t.a
-	if t.done || a.open != t {
-		if err := a.usable(); err != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %s table %s already finished", ErrState, a.path, t.def.Name)
-	}
-	if t.rows > 0 && rowid <= t.last {
-		return a.fail(&RowOrderError{Path: a.path, Table: t.def.Name, Prev: t.last, Rowid: rowid}, "row_order")
+	if err := t.ready(rowid); err != nil {
+		return err
 	}
 	if len(vals) != t.def.Cols {
 		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: -1,
@@ -197,6 +193,21 @@ func (t *TableWriter) Add(rowid int64, vals []any) error {
 
 // addCell places one table-leaf cell, writing the leaf first if it is full
 // and the payload's overflow pages if it does not fit locally.
+// ready checks that the table takes rows and that rowid comes next.
+func (t *TableWriter) ready(rowid int64) error {
+	a := t.a
+	if t.done || a.open != t {
+		if err := a.usable(); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s table %s already finished", ErrState, a.path, t.def.Name)
+	}
+	if t.rows > 0 && rowid <= t.last {
+		return a.fail(&RowOrderError{Path: a.path, Table: t.def.Name, Prev: t.last, Rowid: rowid}, "row_order")
+	}
+	return nil
+}
+
 func (t *TableWriter) addCell(rowid int64, rec []byte) error {
 	a := t.a
 	p := len(rec)

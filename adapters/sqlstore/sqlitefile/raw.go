@@ -1,0 +1,179 @@
+package sqlitefile
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Rows kept as records. A caller that holds rows between writing and
+// appending them (a bulk load stages rows in a spill file) can keep them
+// in SQLite's own record format: AppendRecord encodes a row once,
+// DecodeRecord reads it back, and AddRecord appends it to a table as it
+// is, without decoding and encoding it again.
+
+// ErrRecord: a record is malformed or does not fit the table.
+var ErrRecord = errors.New("sqlitefile: bad record")
+
+// AppendRecord appends to dst the schema-format-4 record of vals, as
+// SQLite stores a table row: the column at nullCol (the INTEGER PRIMARY
+// KEY, which aliases the rowid; -1 for none) is stored as NULL. Values:
+// nil, int64, float64 (not NaN), string, []byte.
+func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
+	typeBytes, body := 0, 0
+	for i, v := range vals {
+		if i == nullCol {
+			typeBytes++
+			continue
+		}
+		st, n, ok := serialType(v, true)
+		if !ok {
+			return dst, fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, i, v)
+		}
+		typeBytes += varintLen(st)
+		body += n
+	}
+	h := headerLen(typeBytes)
+	start := len(dst)
+	dst = grow(dst, h+body)
+	rec := dst[start:]
+	p := putVarint(rec, uint64(h))
+	q := h
+	for i, v := range vals {
+		if i == nullCol {
+			rec[p] = 0
+			p++
+			continue
+		}
+		st, n, _ := serialType(v, true)
+		p += putVarint(rec[p:], st)
+		putBody(rec[q:], v, st)
+		q += n
+	}
+	return dst, nil
+}
+
+// DecodeRecord appends the values of rec to dst: nil, int64, float64,
+// string or []byte (copies: nothing aliases rec).
+func DecodeRecord(rec []byte, dst []any) ([]any, error) {
+	err := walkRecord(rec, func(_ int, f field) {
+		dst = append(dst, f.value())
+	})
+	return dst, err
+}
+
+// walkRecord checks rec's layout and calls each for every field in order.
+func walkRecord(rec []byte, each func(i int, f field)) error {
+	h, n, ok := safeVarint(rec)
+	if !ok || h < uint64(n) || h > uint64(len(rec)) {
+		return fmt.Errorf("%w: header size", ErrRecord)
+	}
+	hp, bp := n, int(h)
+	for i := 0; hp < int(h); i++ {
+		st, m, ok := safeVarint(rec[hp:int(h)])
+		if !ok || st == 10 || st == 11 {
+			return fmt.Errorf("%w: serial type of field %d", ErrRecord, i)
+		}
+		hp += m
+		l := bodyLen(st)
+		if l < 0 || l > len(rec)-bp {
+			return fmt.Errorf("%w: field %d runs past the record", ErrRecord, i)
+		}
+		each(i, field{st: st, body: rec[bp : bp+l]})
+		bp += l
+	}
+	if bp != len(rec) {
+		return fmt.Errorf("%w: %d bytes past the last field", ErrRecord, len(rec)-bp)
+	}
+	return nil
+}
+
+// safeVarint decodes a varint that may be truncated.
+func safeVarint(b []byte) (uint64, int, bool) {
+	if len(b) >= 9 {
+		v, n := getVarint(b)
+		return v, n, true
+	}
+	for i, c := range b {
+		if c < 0x80 {
+			v, n := getVarint(b[: i+1 : i+1])
+			return v, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// AddRecord appends one row already encoded by [AppendRecord] (its
+// INTEGER PRIMARY KEY column NULL); rowids must be strictly increasing, as
+// for [TableWriter.Add]. The record is checked against the table
+// definition and copied; index entries are taken from its fields.
+func (t *TableWriter) AddRecord(rowid int64, rec []byte) error {
+	a := t.a
+	if err := t.ready(rowid); err != nil {
+		return err
+	}
+	if !a.fmt4 {
+		return a.fail(fmt.Errorf("%w: %s: records need schema format 4", ErrUnsupported, a.path), "value")
+	}
+	t.fields = t.fields[:0]
+	bad := ""
+	err := walkRecord(rec, func(i int, f field) {
+		if i == t.def.RowidCol && f.st != 0 {
+			bad = fmt.Sprintf("rowid column %d is not NULL", i)
+		}
+		t.fields = append(t.fields, f)
+	})
+	if err == nil && len(t.fields) != t.def.Cols {
+		bad = fmt.Sprintf("%d fields for %d columns", len(t.fields), t.def.Cols)
+	}
+	if err == nil && bad != "" {
+		err = fmt.Errorf("%w: %s", ErrRecord, bad)
+	}
+	if err != nil {
+		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: -1, Reason: err.Error()}, "value")
+	}
+	if err := t.addCell(rowid, rec); err != nil {
+		return a.fail(err, "")
+	}
+	var rid [8]byte
+	st, n := intType(rowid, true)
+	putInt(rid[:], rowid, n)
+	rowField := field{st: st, body: rid[:n]}
+	for _, ib := range t.idx {
+		t.keyFields = t.keyFields[:0]
+		for _, c := range ib.def.Columns {
+			if c == t.def.RowidCol {
+				t.keyFields = append(t.keyFields, rowField)
+			} else {
+				t.keyFields = append(t.keyFields, t.fields[c])
+			}
+		}
+		t.keyFields = append(t.keyFields, rowField)
+		if err := ib.addFields(t.keyFields); err != nil {
+			return a.fail(fmt.Errorf("%w: %s index %s: %v", ErrTooLarge, a.path, ib.def.Name, err), "")
+		}
+	}
+	t.rows++
+	t.last = rowid
+	return nil
+}
+
+// appendFields appends the record of fields (serial types and bodies
+// taken as they are) to dst.
+func appendFields(dst []byte, fs []field) []byte {
+	typeBytes, body := 0, 0
+	for _, f := range fs {
+		typeBytes += varintLen(f.st)
+		body += len(f.body)
+	}
+	h := headerLen(typeBytes)
+	start := len(dst)
+	dst = grow(dst, h+body)
+	rec := dst[start:]
+	p := putVarint(rec, uint64(h))
+	q := h
+	for _, f := range fs {
+		p += putVarint(rec[p:], f.st)
+		q += copy(rec[q:], f.body)
+	}
+	return dst
+}
