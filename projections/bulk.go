@@ -74,6 +74,9 @@ func (b *Bulk) Exec(ctx context.Context, tx Tx, args []any) error {
 	if n == 0 || len(args)%n != 0 {
 		return fmt.Errorf("bulk insert into %s: %d values for %d columns", b.Table, len(args), n)
 	}
+	if st := stageOf(tx, b.Table); st != nil {
+		return st.Put(b.Columns, args, upserts(b.Tail))
+	}
 	rows := len(args) / n
 	for rows > 0 {
 		k := bulkChunk

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
@@ -190,8 +189,14 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	if err := con.Exec(ctx, tx, conflicts); err != nil {
 		return st, err
 	}
+	stage := stageOf(tx, p.table())
 	for f, n := range dups {
-		if _, err := tx.Exec(ctx, `UPDATE `+p.table()+` SET duplicates = duplicates + ? WHERE id = ?`, n, f.rowid); err != nil {
+		if stage != nil {
+			err = stage.Add(f.rowid, "duplicates", int64(n))
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE `+p.table()+` SET duplicates = duplicates + ? WHERE id = ?`, n, f.rowid)
+		}
+		if err != nil {
 			return st, err
 		}
 	}
@@ -204,7 +209,8 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 // knows every key).
 func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache *dedupCache) (map[string]*firstSeen, error) {
 	known := make(map[string]*firstSeen, len(evs))
-	var hashes, ids []any
+	var hashes []any
+	var ids []int64
 	want := map[string]bool{}
 	for _, ev := range evs {
 		ev.derive()
@@ -218,14 +224,17 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		}
 		want[key] = true
 		if rows := cache.rowids(ev.sourceHash); rows != nil {
-			for _, id := range rows {
-				ids = append(ids, id)
-			}
+			ids = append(ids, rows...)
 		} else {
 			hashes = append(hashes, ev.sourceHash)
 		}
 	}
-	scan := func(rows *sql.Rows) error {
+	if len(hashes) > 0 && stageOf(tx, p.table()) != nil {
+		// A staged table has no rows in SQL to find by hash: only the
+		// cache knows its keys, and it must know all of them.
+		return nil, fmt.Errorf("%s: staged while its key cache is incomplete", p.table())
+	}
+	scan := func(rows RowScanner) error {
 		var key, ch string
 		f := &firstSeen{}
 		if err := rows.Scan(&key, &f.rowid, &f.topic, &f.part, &f.off, &f.id, &f.typ, &ch); err != nil {
@@ -242,10 +251,11 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		known[key] = f
 		return nil
 	}
-	sel := `SELECT event_source, id, first_topic, first_partition, first_offset, first_event_id, event_type, content_hash FROM ` + p.table()
-	if err := queryIn(ctx, tx, sel, "id", ids, scan); err != nil {
+	cols := []string{"event_source", "id", "first_topic", "first_partition", "first_offset", "first_event_id", "event_type", "content_hash"}
+	if err := selectByID(ctx, tx, p.table(), cols, ids, scan); err != nil {
 		return nil, err
 	}
+	sel := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + p.table()
 	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
 		return nil, err
 	}
@@ -263,7 +273,7 @@ const inChunk = 256
 // queryIn runs sel + " WHERE col IN (keys…)" in chunks, calling each for
 // every row. The IN list is padded to a power of two with a repeated key:
 // a few statement shapes instead of one per batch size.
-func queryIn(ctx context.Context, tx Tx, sel, col string, keys []any, each func(*sql.Rows) error) error {
+func queryIn(ctx context.Context, tx Tx, sel, col string, keys []any, each func(RowScanner) error) error {
 	for len(keys) > 0 {
 		n := min(inChunk, len(keys))
 		k := 1

@@ -68,7 +68,7 @@ func (r *depositRow) args(dst []any) []any {
 
 func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }
 
-func (r *depositRow) scan(sr *sql.Rows) (domain.LogRef, error) {
+func (r *depositRow) scan(sr RowScanner) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
 	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,

@@ -133,7 +133,7 @@ func refHash(r domain.LogRef) int64 {
 // lifecycleRow is a deposit or withdrawal row.
 type lifecycleRow interface {
 	base() *lifecycleBase
-	scan(*sql.Rows) (domain.LogRef, error)
+	scan(RowScanner) (domain.LogRef, error)
 	fold(*Event) error
 	args([]any) []any
 }
@@ -208,10 +208,8 @@ var maxHeldRows = 8192
 // no secondary index then), else through the tx_hash index.
 func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) error {
 	refs := map[domain.LogRef]bool{}
-	col, keys := "tx_hash", []any{}
-	if f.fromZero {
-		col = "id"
-	}
+	var ids []int64
+	var hashes []any
 	for _, ev := range evs {
 		ref, ok := f.subject(ev)
 		if !ok || refs[ref] || f.held[ref] != nil {
@@ -219,14 +217,12 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		}
 		refs[ref] = true
 		if f.fromZero {
-			for _, id := range f.stored.ids(refHash(ref)) {
-				keys = append(keys, id)
-			}
+			ids = append(ids, f.stored.ids(refHash(ref))...)
 		} else {
-			keys = append(keys, ref.TxHash.Hex())
+			hashes = append(hashes, ref.TxHash.Hex())
 		}
 	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, col, keys, func(sr *sql.Rows) error {
+	each := func(sr RowScanner) error {
 		r := P(new(R))
 		ref, err := r.scan(sr)
 		if err != nil {
@@ -237,7 +233,11 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 			f.hold(r)
 		}
 		return nil
-	})
+	}
+	if f.fromZero {
+		return selectByID(ctx, tx, f.table, f.cols, ids, each)
+	}
+	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, "tx_hash", hashes, each)
 }
 
 // Flush writes the held rows and forgets them.

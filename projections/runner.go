@@ -135,6 +135,9 @@ type state struct {
 	// indexless: a from-zero catch-up dropped the tables' secondary
 	// indexes and has not built them again yet.
 	indexless bool
+	// staged: this catch-up loads the tables from zero through the
+	// store's [BulkLoader], which builds them with their indexes.
+	staged bool
 }
 
 func (s *state) label() string { return fmt.Sprintf("%s@v%d", s.p.Name(), s.p.Version()) }
@@ -555,9 +558,13 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 	}
 	r.endSessions() // their memory is not needed to build indexes
 	if len(r.indexless()) > 0 {
-		// Hand the load's garbage back before SQLite sorts the indexes:
-		// the two would otherwise add up in the peak resident set.
+		// Hand the load's garbage back before the tables are written or
+		// SQLite sorts the indexes: the two would otherwise add up in the
+		// peak resident set.
 		debug.FreeOSMemory()
+	}
+	if err := r.materialize(ctx); err != nil {
+		return sum, err
 	}
 	if err := r.buildIndexes(ctx, r.indexless()); err != nil {
 		return sum, err
@@ -957,6 +964,49 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 	for _, s := range drop {
 		s.indexless = true
 		r.cfg.logger.Info("projection loading from zero without its indexes", "projection", s.p.Name(), "version", s.p.Version())
+	}
+	return r.stage(ctx, drop)
+}
+
+// stage hands the tables of from-zero loads to the store, if it can load
+// them itself (see [BulkLoader]).
+func (r *Runner) stage(ctx context.Context, fromZero []*state) error {
+	bl, ok := r.store.(BulkLoader)
+	if !ok || len(fromZero) == 0 {
+		return nil
+	}
+	var tables []Table
+	for _, s := range fromZero {
+		tables = append(tables, s.p.Tables()...)
+	}
+	if err := bl.Stage(ctx, tables); err != nil {
+		return fmt.Errorf("store %s: stage: %w", r.store.Where(), err)
+	}
+	for _, s := range fromZero {
+		s.staged = true
+		r.cfg.logger.Info("projection loading from zero through the store's bulk loader", "projection", s.p.Name(), "version", s.p.Version())
+	}
+	return nil
+}
+
+// materialize has the store write the staged tables, indexes included.
+func (r *Runner) materialize(ctx context.Context) error {
+	var staged []*state
+	for _, s := range r.all() {
+		if s.staged {
+			staged = append(staged, s)
+		}
+	}
+	if len(staged) == 0 {
+		return nil
+	}
+	start := time.Now()
+	if err := r.store.(BulkLoader).Materialize(ctx); err != nil {
+		return fmt.Errorf("store %s: materialize: %w", r.store.Where(), err)
+	}
+	for _, s := range staged {
+		s.staged, s.indexless = false, false
+		r.cfg.logger.Info("projection tables written with their indexes", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
 	}
 	return nil
 }

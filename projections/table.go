@@ -137,7 +137,7 @@ func (t Table) IndexDDL() []string {
 			u = "UNIQUE "
 		}
 		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s (%s)",
-			u, t.indexName(ix), t.Name, strings.Join(ix.Columns, ", ")))
+			u, t.IndexName(ix), t.Name, strings.Join(ix.Columns, ", ")))
 	}
 	return out
 }
@@ -146,7 +146,7 @@ func (t Table) IndexDDL() []string {
 func (t Table) DropIndexDDL() []string {
 	var out []string
 	for _, ix := range t.Indexes {
-		out = append(out, "DROP INDEX IF EXISTS "+t.indexName(ix))
+		out = append(out, "DROP INDEX IF EXISTS "+t.IndexName(ix))
 	}
 	return out
 }
@@ -161,7 +161,8 @@ func (t Table) ColumnNames() []string {
 	return names
 }
 
-func (t Table) indexName(ix Index) string { return t.Name + "_" + strings.Join(ix.Columns, "_") }
+// IndexName is the name of t's index ix.
+func (t Table) IndexName(ix Index) string { return t.Name + "_" + strings.Join(ix.Columns, "_") }
 
 func (t Table) column(name string) Column {
 	for _, c := range t.Columns {

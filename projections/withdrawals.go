@@ -87,7 +87,7 @@ func (r *withdrawalRow) args(dst []any) []any {
 
 func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
 
-func (r *withdrawalRow) scan(sr *sql.Rows) (domain.LogRef, error) {
+func (r *withdrawalRow) scan(sr RowScanner) (domain.LogRef, error) {
 	var chainID, logIndex int64
 	var txHash string
 	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
