@@ -1002,6 +1002,9 @@ func (r *Runner) materialize(ctx context.Context) error {
 	}
 	start := time.Now()
 	if err := r.store.(BulkLoader).Materialize(ctx); err != nil {
+		for _, s := range staged {
+			r.cfg.metrics.Error(s.label())
+		}
 		return fmt.Errorf("store %s: materialize: %w", r.store.Where(), err)
 	}
 	for _, s := range staged {
