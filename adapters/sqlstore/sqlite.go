@@ -20,6 +20,7 @@ type sqliteConfig struct {
 	cacheKiB int
 	sync     string
 	pageSize int
+	bulk     bool
 }
 
 func (c *sqliteConfig) setDefaults() {
@@ -71,24 +72,45 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 	if cfg.pageSize > 0 {
 		q.Add("_pragma", fmt.Sprintf("page_size(%d)", cfg.pageSize))
 	}
-	q.Add("_pragma", "journal_mode(WAL)")
+	if cfg.bulk {
+		// Pages are appended to the file behind SQLite's back, which
+		// needs every change in the file itself, not in a WAL.
+		q.Add("_pragma", "journal_mode(DELETE)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+	}
 	q.Add("_pragma", "synchronous("+cfg.sync+")")
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cfg.cacheKiB))
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
+	open := func() (*sql.DB, error) {
+		db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+		// One writer connection: SQLite serialises writers anyway, and one
+		// connection keeps every prepared statement on the same handle.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		return db, nil
 	}
-	// One writer connection: SQLite serialises writers anyway, and one
-	// connection keeps every prepared statement on the same handle.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
+	db, err := open()
+	if err != nil {
+		return nil, err
+	}
 	s := &store{db: db, dialect: projections.SQLite, where: path, rebound: map[string]string{}}
 	if err := s.initMeta(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if cfg.bulk {
+		b := &bulkStore{store: s, path: path}
+		b.reopen = func() (err error) {
+			s.db, err = open()
+			return err
+		}
+		return b, nil
 	}
 	return s, nil
 }

@@ -234,6 +234,14 @@ func checkFormat(ctx context.Context, db *sql.DB, d projections.Dialect, where s
 	if f > projections.StoreFormat {
 		return f, &projections.StoreTooNewError{Where: where, Found: f, Supported: projections.StoreFormat}
 	}
+	var mark string
+	err = db.QueryRowContext(ctx, `SELECT meta_value FROM store_meta WHERE meta_key = '`+bulkMetaKey+`'`).Scan(&mark)
+	switch {
+	case err == nil:
+		return f, fmt.Errorf("store %s: %w (its rows are missing): delete it and build it again; nothing was changed", where, ErrIncompleteBulkLoad)
+	case !errors.Is(err, sql.ErrNoRows):
+		return f, fmt.Errorf("store %s: read store_meta: %w", where, err)
+	}
 	return f, nil
 }
 

@@ -1,0 +1,280 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bridgelog/bridgelog/adapters/sqlstore/sqlitefile"
+	"github.com/bridgelog/bridgelog/projections"
+)
+
+// WithBulkLoad makes the store load tables from zero outside SQLite's
+// engine (see [projections.BulkLoader]): while the runner folds, their
+// rows go to spill files beside the store; when the load is done each
+// table is written once, in key order, as b-tree pages appended to the
+// file, with its indexes, and registered in the schema. Inserting the
+// rows through the engine, even without indexes, costs several times as
+// much.
+//
+// Only for a store file that no other process opens while it is built:
+// a scratch store (verify), or a new one built before it is moved into
+// place. Until the load is done the file is in rollback-journal mode and
+// its checkpoints are ahead of its rows; a store whose bulk load did not
+// finish is refused by every later open ([ErrIncompleteBulkLoad]).
+func WithBulkLoad() SQLiteOption { return func(c *sqliteConfig) { c.bulk = true } }
+
+// ErrIncompleteBulkLoad: the store was being loaded from zero by a bulk
+// load that did not finish; it must be deleted and built again.
+var ErrIncompleteBulkLoad = errors.New("store was left half-built by a bulk load")
+
+// ErrBulkLoadFailed: an earlier step of this store's bulk load failed, so
+// the store refuses further work.
+var ErrBulkLoadFailed = errors.New("bulk load failed earlier")
+
+// bulkMetaKey marks, in store_meta, a store whose bulk load is under way.
+const bulkMetaKey = "bulk_load"
+
+// bulkStore is a SQLite store that stages from-zero loads.
+type bulkStore struct {
+	*store
+	path   string
+	reopen func() error // closes and opens s.db again (no connection may hold pages across an append)
+	stages map[string]*tableStage
+	order  []projections.Table
+	failed error
+}
+
+var (
+	_ projections.BulkLoader = (*bulkStore)(nil)
+	_ projections.StagingTx  = (*bulkTx)(nil)
+)
+
+func (b *bulkStore) Begin(ctx context.Context) (projections.StoreTx, error) {
+	if b.failed != nil {
+		return nil, fmt.Errorf("store %s: %w: %w", b.where, ErrBulkLoadFailed, b.failed)
+	}
+	tx, err := b.store.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &bulkTx{StoreTx: tx, b: b}, nil
+}
+
+func (b *bulkStore) Close() error {
+	for _, st := range b.stages {
+		st.remove()
+	}
+	b.stages = nil
+	return b.store.Close()
+}
+
+// fail records the first failure of a load under way.
+func (b *bulkStore) fail(err error) {
+	if b.failed == nil && len(b.stages) > 0 {
+		b.failed = err
+	}
+}
+
+func (b *bulkStore) Stage(ctx context.Context, tables []projections.Table) error {
+	if b.failed != nil {
+		return fmt.Errorf("%w: %w", ErrBulkLoadFailed, b.failed)
+	}
+	if b.stages == nil {
+		b.stages = map[string]*tableStage{}
+	}
+	// The mark goes in before any row is staged: from now on a crash
+	// leaves checkpoints without their rows, and the mark makes every
+	// later open refuse the file.
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO store_meta (meta_key, meta_value) VALUES (?, 'incomplete')
+		ON CONFLICT (meta_key) DO UPDATE SET meta_value = excluded.meta_value`, bulkMetaKey); err != nil {
+		return fmt.Errorf("store %s: mark bulk load: %w", b.where, err)
+	}
+	for _, t := range tables {
+		if _, dup := b.stages[t.Name]; dup {
+			return fmt.Errorf("store %s: table %s staged twice", b.where, t.Name)
+		}
+		st, err := newTableStage(filepath.Dir(b.path), t)
+		if err != nil {
+			b.fail(err)
+			return err
+		}
+		b.stages[t.Name] = st
+		b.order = append(b.order, t)
+	}
+	return nil
+}
+
+func (b *bulkStore) Materialize(ctx context.Context) (err error) {
+	if b.failed != nil {
+		return fmt.Errorf("%w: %w", ErrBulkLoadFailed, b.failed)
+	}
+	defer func() {
+		if err != nil {
+			b.fail(err)
+		}
+	}()
+	if len(b.stages) == 0 {
+		return nil
+	}
+	// The empty tables the runner created go (their pages to the free
+	// list); the built ones are registered under the same names.
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, t := range b.order {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t.Name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("drop %s: %w", t.Name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// No connection may hold the file's pages while pages are appended.
+	if err := b.db.Close(); err != nil {
+		return err
+	}
+	entries, counts, err := b.write()
+	if rerr := b.reopen(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := sqlitefile.Register(ctx, b.db, entries); err != nil {
+		return fmt.Errorf("register built tables: %w", err)
+	}
+	// A cheap check that SQLite sees what was written: every table's rows.
+	for name, want := range counts {
+		var got int
+		if err := b.db.QueryRowContext(ctx, `SELECT count(*) FROM `+name).Scan(&got); err != nil {
+			return fmt.Errorf("count %s: %w", name, err)
+		}
+		if got != want {
+			return fmt.Errorf("table %s: SQLite reads %d rows, %d were written", name, got, want)
+		}
+	}
+	if _, err := b.db.ExecContext(ctx, `DELETE FROM store_meta WHERE meta_key = ?`, bulkMetaKey); err != nil {
+		return fmt.Errorf("clear bulk load mark: %w", err)
+	}
+	for _, st := range b.stages {
+		st.remove()
+	}
+	b.stages, b.order = nil, nil
+	return nil
+}
+
+// write appends every staged table, with its indexes, to the closed file.
+func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
+	// The runner logs the load; the appender's own line would repeat it.
+	a, err := sqlitefile.Open(b.path, sqlitefile.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []sqlitefile.SchemaEntry
+	counts := map[string]int{}
+	for _, t := range b.order {
+		st := b.stages[t.Name]
+		if err := st.flush(); err != nil {
+			a.Abort()
+			return nil, nil, err
+		}
+		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key}
+		for _, ix := range t.Indexes {
+			d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
+			for _, c := range ix.Columns {
+				d.Columns = append(d.Columns, slices.Index(st.cols, c))
+			}
+			def.Indexes = append(def.Indexes, d)
+		}
+		tw, err := a.Table(def)
+		if err != nil {
+			a.Abort()
+			return nil, nil, err
+		}
+		n := 0
+		err = st.at.walk(func(id, off int64) error {
+			rec, err := st.rd.record(off)
+			if err == nil {
+				err = tw.AddRecord(id, rec)
+			}
+			if err != nil {
+				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			a.Abort()
+			return nil, nil, err
+		}
+		roots, err := tw.Finish()
+		if err != nil {
+			a.Abort()
+			return nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		counts[t.Name] = n
+		ddl := t.DDL(projections.SQLite)
+		entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: t.Name, Table: t.Name,
+			Root: roots.Table, SQL: schemaSQL(ddl[0]), Def: &def})
+		for i, ix := range t.Indexes {
+			name := t.IndexName(ix)
+			entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: t.Name,
+				Root: roots.Indexes[name], SQL: schemaSQL(ddl[1+i])})
+		}
+		// The spill's key map is not needed any more; drop it before the
+		// next table's index entries are sorted.
+		st.at = stageIndex{}
+	}
+	if err := a.Commit(); err != nil {
+		return nil, nil, err
+	}
+	return entries, counts, nil
+}
+
+// schemaSQL is a CREATE statement as SQLite keeps it in sqlite_schema:
+// without IF NOT EXISTS.
+func schemaSQL(ddl string) string {
+	return strings.Replace(ddl, " IF NOT EXISTS", "", 1)
+}
+
+// bulkTx is a transaction of a bulk store.
+type bulkTx struct {
+	projections.StoreTx
+	b    *bulkStore
+	used bool // something was staged in this transaction
+	done bool
+}
+
+func (t *bulkTx) Staged(table string) projections.TableStage {
+	st := t.b.stages[table]
+	if st == nil {
+		return nil
+	}
+	t.used = true
+	return st
+}
+
+// Rollback of a transaction that staged rows cannot take them back out
+// of the spill: the load is over.
+func (t *bulkTx) Rollback() error {
+	if t.used && !t.done {
+		t.b.fail(errors.New("a transaction that staged rows was rolled back"))
+	}
+	return t.StoreTx.Rollback()
+}
+
+func (t *bulkTx) Commit() error {
+	err := t.StoreTx.Commit()
+	t.done = true
+	if err != nil && t.used {
+		t.b.fail(err)
+	}
+	return err
+}

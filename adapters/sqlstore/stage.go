@@ -1,0 +1,450 @@
+package sqlstore
+
+import (
+	"bufio"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/bridgelog/bridgelog/adapters/sqlstore/sqlitefile"
+	"github.com/bridgelog/bridgelog/projections"
+)
+
+// tableStage keeps the rows of one table of a bulk load (see [WithBulkLoad])
+// in a spill file beside the store: each Put appends the row's values,
+// and an in-memory map from primary key to the row's latest copy finds
+// it again. Memory is 16 bytes or so per row, whatever the row's width.
+type tableStage struct {
+	table string
+	cols  []string
+	types []projections.Column // to check values as SQLite's engine would
+	key   int                  // position of the integer primary key
+	path  string
+	f     *os.File
+	w     *bufio.Writer
+	end   int64      // spill size, buffered bytes included
+	at    stageIndex // key → offset of the row's latest copy
+	rd    spillReader
+	buf   []byte
+	row   []any
+	norm  []any
+}
+
+func newTableStage(dir string, t projections.Table) (*tableStage, error) {
+	key, err := projections.StageLayout(t)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "stage-"+t.Name+"-*.spill")
+	if err != nil {
+		return nil, err
+	}
+	st := &tableStage{table: t.Name, cols: t.ColumnNames(), types: t.Columns, key: key, path: f.Name(), f: f,
+		w: bufio.NewWriterSize(f, 1<<20)}
+	st.rd.f = f
+	return st, nil
+}
+
+// ErrStagedRow: a row that cannot be staged (wrong columns, a value of a
+// type the store does not keep, a key that is not an integer).
+var ErrStagedRow = errors.New("row cannot be staged")
+
+func (s *tableStage) Put(cols []string, rows []any, replace bool) error {
+	if !slices.Equal(cols, s.cols) {
+		return fmt.Errorf("%w: %s: columns %v, the table has %v", ErrStagedRow, s.table, cols, s.cols)
+	}
+	n := len(s.cols)
+	for i := 0; i+n <= len(rows); i += n {
+		row := rows[i : i+n]
+		id, ok := row[s.key].(int64)
+		if !ok {
+			return fmt.Errorf("%w: %s: primary key %v (%T) is not an int64", ErrStagedRow, s.table, row[s.key], row[s.key])
+		}
+		if _, known := s.at.get(id); known && !replace {
+			continue
+		}
+		if err := s.append(id, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// append writes one row's copy: uvarint length, then the row as a
+// SQLite record (its key column NULL, as in the table), so the table can
+// be written from the spill without decoding it.
+func (s *tableStage) append(id int64, row []any) error {
+	s.norm = s.norm[:0]
+	for i, v := range row {
+		p, err := plainValue(v)
+		if err == nil {
+			err = s.fits(i, p)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s row %d: %v", ErrStagedRow, s.table, id, err)
+		}
+		s.norm = append(s.norm, p)
+	}
+	b, err := sqlitefile.AppendRecord(s.buf[:0], s.norm, s.key)
+	if err != nil {
+		return fmt.Errorf("%w: %s row %d: %v", ErrStagedRow, s.table, id, err)
+	}
+	var hdr [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(hdr[:], uint64(len(b)))
+	if _, err := s.w.Write(hdr[:h]); err != nil {
+		return fmt.Errorf("stage %s: %w", s.path, err)
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("stage %s: %w", s.path, err)
+	}
+	s.at.set(id, s.end)
+	s.end += int64(h + len(b))
+	s.buf = b
+	return nil
+}
+
+// fits refuses what SQLite's engine would store differently or refuse:
+// the pages are written as given, without the column's type affinity or
+// its NOT NULL constraint.
+func (s *tableStage) fits(i int, v any) error {
+	c := s.types[i]
+	switch v.(type) {
+	case nil:
+		if !c.Nullable && i != s.key {
+			return fmt.Errorf("column %s is NOT NULL", c.Name)
+		}
+		return nil
+	case int64:
+		if c.Type == projections.Integer {
+			return nil
+		}
+	case string:
+		if c.Type == projections.Text {
+			return nil
+		}
+	}
+	return fmt.Errorf("column %s: a %T value", c.Name, v)
+}
+
+func (s *tableStage) Add(id int64, col string, delta int64) error {
+	c := slices.Index(s.cols, col)
+	if c < 0 {
+		return fmt.Errorf("%w: %s has no column %s", ErrStagedRow, s.table, col)
+	}
+	row, ok, err := s.read(id)
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%w: %s has no row %d to add to", ErrStagedRow, s.table, id)
+		}
+		return err
+	}
+	v, isInt := row[c].(int64)
+	if !isInt {
+		return fmt.Errorf("%w: %s row %d: column %s is %T, not an integer", ErrStagedRow, s.table, id, col, row[c])
+	}
+	row[c] = v + delta
+	return s.append(id, row)
+}
+
+func (s *tableStage) Get(ids []int64, cols []string, each func(projections.RowScanner) error) error {
+	pos := make([]int, len(cols))
+	for i, c := range cols {
+		if pos[i] = slices.Index(s.cols, c); pos[i] < 0 {
+			return fmt.Errorf("%w: %s has no column %s", ErrStagedRow, s.table, c)
+		}
+	}
+	for _, id := range ids {
+		row, ok, err := s.read(id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := each(stagedRow{row: row, pos: pos}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// read returns the latest copy of row id, its key column filled in; the
+// slice is reused by the next read.
+func (s *tableStage) read(id int64) ([]any, bool, error) {
+	off, ok := s.at.get(id)
+	if !ok {
+		return nil, false, nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, false, fmt.Errorf("stage %s: %w", s.path, err)
+	}
+	rec, err := s.rd.record(off)
+	if err == nil {
+		s.row, err = sqlitefile.DecodeRecord(rec, s.row[:0])
+	}
+	if err == nil && len(s.row) != len(s.cols) {
+		err = fmt.Errorf("%d values for %d columns", len(s.row), len(s.cols))
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("stage %s at %d: %w", s.path, off, err)
+	}
+	s.row[s.key] = id
+	return s.row, true, nil
+}
+
+// stageIndex maps primary keys to spill offsets. Keys packed like
+// [projections.PositionID] (topic and partition above bit 40, the offset
+// below) live in one dense slice per topic partition: no hashing, little
+// memory, and key order for free. Other keys go to a map.
+type stageIndex struct {
+	dense map[int64][]int64 // key>>40 → offset+1 per low bits (0: absent)
+	other map[int64]int64
+}
+
+const (
+	denseShift = 40
+	denseMax   = 1 << 30 // low bits past this go to the map
+)
+
+func (x *stageIndex) get(id int64) (int64, bool) {
+	if lo := id & (1<<denseShift - 1); id >= 0 && lo < denseMax {
+		d := x.dense[id>>denseShift]
+		if lo < int64(len(d)) && d[lo] != 0 {
+			return d[lo] - 1, true
+		}
+		return 0, false
+	}
+	off, ok := x.other[id]
+	return off, ok
+}
+
+func (x *stageIndex) set(id, off int64) {
+	if lo := id & (1<<denseShift - 1); id >= 0 && lo < denseMax {
+		if x.dense == nil {
+			x.dense = map[int64][]int64{}
+		}
+		hi := id >> denseShift
+		d := x.dense[hi]
+		if lo >= int64(len(d)) {
+			d = slices.Grow(d, int(lo)+1-len(d))[:lo+1]
+		}
+		d[lo] = off + 1
+		x.dense[hi] = d
+		return
+	}
+	if x.other == nil {
+		x.other = map[int64]int64{}
+	}
+	x.other[id] = off
+}
+
+// walk calls each for every key, in ascending order, with its offset.
+func (x *stageIndex) walk(each func(id, off int64) error) error {
+	his := make([]int64, 0, len(x.dense))
+	for hi := range x.dense {
+		his = append(his, hi)
+	}
+	slices.Sort(his)
+	others := make([]int64, 0, len(x.other))
+	for id := range x.other {
+		others = append(others, id)
+	}
+	slices.Sort(others)
+	// Map keys are either negative (before every dense key) or past the
+	// dense range of some topic partition: merge the two orders.
+	next := 0
+	emitOthers := func(below int64, all bool) error {
+		for ; next < len(others) && (all || others[next] < below); next++ {
+			if err := each(others[next], x.other[others[next]]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, hi := range his {
+		for lo, v := range x.dense[hi] {
+			if v == 0 {
+				continue
+			}
+			id := hi<<denseShift | int64(lo)
+			if err := emitOthers(id, false); err != nil {
+				return err
+			}
+			if err := each(id, v-1); err != nil {
+				return err
+			}
+		}
+	}
+	return emitOthers(0, true)
+}
+
+func (s *tableStage) flush() error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("stage %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// remove deletes the spill file.
+func (s *tableStage) remove() {
+	s.f.Close()
+	os.Remove(s.path)
+}
+
+// spillReader reads records through a few cached windows of the spill
+// file: rows read in key order come in runs written together, so most
+// reads are served without a system call.
+type spillReader struct {
+	f    *os.File
+	wins [8]spillWindow
+	next int // window to evict next
+}
+
+type spillWindow struct {
+	off int64
+	buf []byte
+}
+
+const spillWindowSize = 256 << 10
+
+func (r *spillReader) record(off int64) ([]byte, error) {
+	hdr, err := r.bytes(off, binary.MaxVarintLen64, true)
+	if err != nil {
+		return nil, err
+	}
+	n, h := binary.Uvarint(hdr)
+	if h <= 0 {
+		return nil, errors.New("bad record length")
+	}
+	return r.bytes(off+int64(h), int(n), false)
+}
+
+// bytes returns n bytes at off (fewer at the end of the file if short is
+// allowed).
+func (r *spillReader) bytes(off int64, n int, short bool) ([]byte, error) {
+	for i := range r.wins {
+		w := &r.wins[i]
+		if w.buf != nil && off >= w.off && off+int64(n) <= w.off+int64(len(w.buf)) {
+			return w.buf[off-w.off : off-w.off+int64(n)], nil
+		}
+	}
+	w := &r.wins[r.next]
+	r.next = (r.next + 1) % len(r.wins)
+	size := max(spillWindowSize, n)
+	if cap(w.buf) < size {
+		w.buf = make([]byte, size)
+	}
+	m, err := r.f.ReadAt(w.buf[:size], off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		w.buf = nil
+		return nil, err
+	}
+	w.off, w.buf = off, w.buf[:m]
+	if m < n {
+		if short {
+			return w.buf, nil
+		}
+		return nil, io.ErrUnexpectedEOF
+	}
+	return w.buf[:n], nil
+}
+
+// plainValue turns a bound argument into one of the values a SQLite
+// record holds, as the SQL driver would bind it.
+func plainValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, int64, string, []byte, float64:
+		return v, nil
+	case sql.NullString:
+		if !x.Valid {
+			return nil, nil
+		}
+		return x.String, nil
+	case sql.NullInt64:
+		if !x.Valid {
+			return nil, nil
+		}
+		return x.Int64, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case bool:
+		if x {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case driver.Valuer:
+		dv, err := x.Value()
+		if err != nil {
+			return nil, err
+		}
+		if _, again := dv.(driver.Valuer); again {
+			return nil, fmt.Errorf("value of type %T", v)
+		}
+		return plainValue(dv)
+	}
+	return nil, fmt.Errorf("value of type %T", v)
+}
+
+// stagedRow scans a staged row's columns (pos) into destinations, as
+// *sql.Rows.Scan would for the types projections use.
+type stagedRow struct {
+	row []any
+	pos []int
+}
+
+func (r stagedRow) Scan(dest ...any) error {
+	if len(dest) != len(r.pos) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(r.pos))
+	}
+	for i, d := range dest {
+		if err := assign(d, r.row[r.pos[i]]); err != nil {
+			return fmt.Errorf("scan column %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func assign(dest, v any) error {
+	if sc, ok := dest.(sql.Scanner); ok {
+		return sc.Scan(v)
+	}
+	switch d := dest.(type) {
+	case *any:
+		*d = v
+		return nil
+	case *int64:
+		if x, ok := v.(int64); ok {
+			*d = x
+			return nil
+		}
+	case *int32:
+		if x, ok := v.(int64); ok && x >= math.MinInt32 && x <= math.MaxInt32 {
+			*d = int32(x)
+			return nil
+		}
+	case *int:
+		if x, ok := v.(int64); ok {
+			*d = int(x)
+			return nil
+		}
+	case *string:
+		if x, ok := v.(string); ok {
+			*d = x
+			return nil
+		}
+	case *[]byte:
+		if x, ok := v.([]byte); ok {
+			*d = slices.Clone(x)
+			return nil
+		}
+	}
+	return fmt.Errorf("cannot store %T into %T", v, dest)
+}

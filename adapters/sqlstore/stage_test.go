@@ -1,0 +1,148 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/bridgelog/bridgelog/projections"
+)
+
+// TestStageIndexOrder: keys packed like PositionID (dense slices) and
+// others (a map: negative, or past the dense range) come back from walk
+// in ascending order with their latest offsets.
+func TestStageIndexOrder(t *testing.T) {
+	var x stageIndex
+	want := map[int64]int64{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []int64{-5, -1, 0, 1, denseMax - 1, denseMax, 1<<denseShift - 1, 3<<denseShift | 7, 3<<denseShift | denseMax + 9}
+	for i := 0; i < 5000; i++ {
+		keys = append(keys, int64(rng.IntN(4))<<denseShift|int64(rng.IntN(3000)))
+	}
+	for i, k := range keys {
+		x.set(k, int64(i))
+		want[k] = int64(i)
+	}
+	var got []int64
+	err := x.walk(func(id, off int64) error {
+		if want[id] != off {
+			t.Fatalf("key %d: offset %d, want %d", id, off, want[id])
+		}
+		got = append(got, id)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := make([]int64, 0, len(want))
+	for k := range want {
+		sorted = append(sorted, k)
+		if off, ok := x.get(k); !ok || off != want[k] {
+			t.Fatalf("get %d: %d %v", k, off, ok)
+		}
+	}
+	slices.Sort(sorted)
+	if !slices.Equal(got, sorted) {
+		t.Fatalf("walk order differs from key order (%d keys, %d walked)", len(sorted), len(got))
+	}
+	if _, ok := x.get(2<<denseShift | 2999999); ok {
+		t.Fatal("absent key found")
+	}
+}
+
+// TestTableStage: rows round-trip through the spill with their types;
+// DO NOTHING keeps the first copy and an upsert the last; Add changes one
+// column; Get scans a subset of columns into the destinations the folds
+// use; bad rows are refused with ErrStagedRow.
+func TestTableStage(t *testing.T) {
+	table := projections.Table{Name: "t_v1", PrimaryKey: []string{"id"}, Columns: []projections.Column{
+		{Name: "id", Type: projections.Integer}, {Name: "name", Type: projections.Text},
+		{Name: "n", Type: projections.Integer}, {Name: "note", Type: projections.Text, Nullable: true},
+	}}
+	st, err := newTableStage(t.TempDir(), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.remove()
+	cols := table.ColumnNames()
+	big := string(make([]byte, 3*spillWindowSize)) // a row wider than a read window
+	rows := []any{
+		int64(1), "one", int64(10), sql.NullString{String: "x", Valid: true},
+		int64(2), "two", int32(20), sql.NullString{},
+		int64(3), big, int64(-30), nil,
+	}
+	if err := st.Put(cols, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(cols, []any{int64(1), "uno", int64(11), nil}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(cols, []any{int64(2), "dos", sql.NullInt64{Int64: 22, Valid: true}, "y"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Add(3, "n", 5); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name string
+		n    int64
+		note sql.NullString
+	}
+	got := map[int64]row{}
+	err = st.Get([]int64{3, 1, 2, 99}, []string{"id", "name", "n", "note"}, func(rs projections.RowScanner) error {
+		var id int64
+		var r row
+		if err := rs.Scan(&id, &r.name, &r.n, &r.note); err != nil {
+			return err
+		}
+		got[id] = r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]row{
+		1: {"one", 10, sql.NullString{String: "x", Valid: true}},
+		2: {"dos", 22, sql.NullString{String: "y", Valid: true}},
+		3: {big, -25, sql.NullString{}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("row %d: name of %d bytes, n %d, note %v; want %d bytes, %d, %v", id, len(got[id].name), got[id].n, got[id].note, len(w.name), w.n, w.note)
+		}
+	}
+	var order []int64
+	st.flush()
+	st.at.walk(func(id, off int64) error { order = append(order, id); return nil })
+	if !slices.Equal(order, []int64{1, 2, 3}) {
+		t.Fatalf("order %v", order)
+	}
+	for _, bad := range []struct {
+		cols []string
+		row  []any
+	}{
+		{[]string{"id", "name", "n"}, []any{int64(4), "a", int64(1)}},
+		{cols, []any{"4", "a", int64(1), nil}},
+		{cols, []any{int64(4), struct{}{}, int64(1), nil}},
+		{cols, []any{int64(4), int64(5), int64(1), nil}},        // an integer in a TEXT column
+		{cols, []any{int64(4), "a", "1", nil}},                  // text in an INTEGER column
+		{cols, []any{int64(4), nil, int64(1), nil}},             // NULL in a NOT NULL column
+		{cols, []any{int64(4), "a", float64(1), nil}},           // a REAL
+		{cols, []any{int64(4), "a", sql.NullInt64{}, int64(3)}}, // NULL, then an integer in TEXT
+	} {
+		if err := st.Put(bad.cols, bad.row, false); !errors.Is(err, ErrStagedRow) {
+			t.Errorf("Put(%v, %v): %v, want ErrStagedRow", bad.cols, bad.row, err)
+		}
+	}
+	if err := st.Add(99, "n", 1); !errors.Is(err, ErrStagedRow) {
+		t.Errorf("Add to a missing row: %v", err)
+	}
+	if err := st.Add(1, "name", 1); !errors.Is(err, ErrStagedRow) {
+		t.Errorf("Add to a text column: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+package projections_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/projections/synth"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// TestBulkLoad: a SQLite store opened for bulk loading stages a load
+// from zero and writes its tables at the end as b-tree pages; the tables
+// equal those folded through SQLite's engine, digest for digest, with the
+// same indexes; SQLite calls the file sound; the store then goes on like
+// any other (indexes in use) and reopens as a normal store. A bulk load
+// that fails leaves a store every later open refuses.
+func TestBulkLoad(t *testing.T) {
+	for _, e := range []struct {
+		name   string
+		newLog func(t *testing.T) topics.Log
+	}{{"embedded", embeddedLog}, {"kafka", kafkaLog}} {
+		t.Run(e.name, func(t *testing.T) { testBulkLoad(t, e.newLog) })
+	}
+}
+
+func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
+	lg := newLog(t)
+	ctx := ctxT(t)
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 11, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Small reads, batches and commits, and sessions that flush every few
+	// rows: deposits span batches and commits, and rows flushed earlier
+	// are read back from the stage by id.
+	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+	defer projections.SetMaxHeldRows(7)()
+
+	ref, _ := sqliteStore(t)
+	refRun := newRunner(t, lg, ref, builtins(), small...)
+	catchUp(t, refRun)
+	want := digests(t, refRun)
+	wantIndexes := indexes(t, ref)
+
+	// Half the log loaded from zero in bulk, the rest folded through the
+	// built tables and their indexes: duplicates and conflicts of keys of
+	// the first half, lifecycles that go on across the boundary.
+	ends, err := lg.EndOffsets(ctx, topics.TopicBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := map[string][]int64{topics.TopicBridge: nil}
+	for _, e := range ends {
+		half[topics.TopicBridge] = append(half[topics.TopicBridge], e/2)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bulk.db")
+	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.(projections.BulkLoader); !ok {
+		t.Fatalf("%T is not a bulk loader", st)
+	}
+	lines := &logLines{}
+	first := newRunner(t, lg, st, builtins(), append(small, projections.WithStopAt(half), projections.WithLogger(slog.New(lines)))...)
+	s := catchUp(t, first)
+	if s.Duplicates == 0 || s.Conflicts == 0 || s.Applied["deposits@v1"] == 0 || s.Applied["withdrawals@v1"] == 0 {
+		t.Fatalf("first half: %+v", s)
+	}
+	staged := 0
+	for _, m := range lines.msgs {
+		if m == "projection tables written with their indexes processed_events" || m == "projection tables written with their indexes deposits" {
+			staged++
+		}
+	}
+	if staged != 2 {
+		t.Fatalf("the load did not go through the bulk loader: %q", lines.msgs)
+	}
+	if got := indexes(t, st); !slices.Equal(got, wantIndexes) {
+		t.Fatalf("indexes after the bulk load: %v, want %v", got, wantIndexes)
+	}
+	integrityOK(t, st)
+	if spills, _ := filepath.Glob(filepath.Join(dir, "*.spill")); len(spills) > 0 {
+		t.Fatalf("spill files left after the load: %v", spills)
+	}
+
+	rest := newRunner(t, lg, st, builtins(), small...)
+	s = catchUp(t, rest)
+	if s.Duplicates == 0 || s.Records == 0 {
+		t.Fatalf("second half: %+v", s)
+	}
+	for name, d := range digests(t, rest) {
+		if want[name] != d {
+			t.Errorf("%s: bulk-loaded then folded %s, folded through SQLite %s", name, d, want[name])
+		}
+	}
+	integrityOK(t, st)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// An ordinary open (WAL) of the built file.
+	again, err := sqlstore.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	run := newRunner(t, lg, again, builtins())
+	if s := catchUp(t, run); s.Records != 0 {
+		t.Fatalf("the reopened store folded %d records again", s.Records)
+	}
+	for name, d := range digests(t, run) {
+		if want[name] != d {
+			t.Errorf("%s: reopened %s, want %s", name, d, want[name])
+		}
+	}
+	integrityOK(t, again)
+}
+
+// TestBulkLoadFailure: a bulk load that fails half-way refuses further
+// work, and every later open of its file is refused, naming it, with
+// nothing changed; its spill files are removed.
+func TestBulkLoadFailure(t *testing.T) {
+	lg := embeddedLog(t)
+	ctx := ctxT(t)
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 12, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bulk.db")
+	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 8
+	ps := []projections.Projection{failingDeposits{left: &left}, projections.Withdrawals{}}
+	run := newRunner(t, lg, st, ps, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300))
+	if _, err := run.CatchUp(ctx); !errors.Is(err, errInjected) {
+		t.Fatalf("catch-up error %v, want the injected failure", err)
+	}
+	if _, err := run.CatchUp(ctx); !errors.Is(err, sqlstore.ErrBulkLoadFailed) {
+		t.Fatalf("second catch-up error %v, want ErrBulkLoadFailed", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if spills, _ := filepath.Glob(filepath.Join(dir, "*.spill")); len(spills) > 0 {
+		t.Fatalf("spill files left after close: %v", spills)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]sqlstore.SQLiteOption{nil, {sqlstore.WithBulkLoad()}} {
+		_, err := sqlstore.OpenSQLite(context.Background(), path, opts...)
+		if !errors.Is(err, sqlstore.ErrIncompleteBulkLoad) {
+			t.Fatalf("open of a half-built store: %v, want ErrIncompleteBulkLoad", err)
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Fatalf("error %q does not name the file", err)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(before, after) {
+		t.Fatal("a refused open changed the file")
+	}
+}
+
+// integrityOK runs SQLite's full integrity check.
+func integrityOK(t *testing.T, st projections.Store) {
+	t.Helper()
+	var res string
+	query(t, st, "PRAGMA integrity_check", nil, &res)
+	if res != "ok" {
+		t.Fatalf("integrity_check: %s", res)
+	}
+}
