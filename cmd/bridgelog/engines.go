@@ -130,7 +130,8 @@ func openScratchStore(ctx context.Context) (projections.Store, func(), error) {
 		return nil, nil, err
 	}
 	// A scratch rebuild is thrown away: no need to survive a power loss.
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"))
+	// Nothing else opens it, so it can load from zero in bulk.
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"), sqlstore.WithBulkLoad())
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
