@@ -199,12 +199,8 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
 			return nil, nil, err
 		}
 		n := 0
-		err = st.at.walk(func(id, off int64) error {
-			rec, err := st.rd.record(off)
-			if err == nil {
-				err = tw.AddRecord(id, rec)
-			}
-			if err != nil {
+		err = st.readInOrder(func(id int64, rec []byte) error {
+			if err := tw.AddRecord(id, rec); err != nil {
 				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
 			}
 			n++

@@ -200,25 +200,48 @@ func (s *tableStage) read(id int64) ([]any, bool, error) {
 
 // stageIndex maps primary keys to spill offsets. Keys packed like
 // [projections.PositionID] (topic and partition above bit 40, the offset
-// below) live in one dense slice per topic partition: no hashing, little
-// memory, and key order for free. Other keys go to a map.
+// below) arrive in increasing order per topic partition when they are
+// new, as a catch-up reads each partition in order: they are appended to
+// one sorted run per partition (12 bytes a key, no hashing, key order for
+// free) and found again by binary search. Other keys, or one that comes
+// out of order, go to a map.
 type stageIndex struct {
-	dense map[int64][]int64 // key>>40 → offset+1 per low bits (0: absent)
+	runs  map[int64]*keyRun // key>>40 → its keys in increasing order
 	other map[int64]int64
+}
+
+// keyRun holds the low bits of one partition's keys, increasing, and the
+// offset of each key's latest copy.
+type keyRun struct {
+	lo  []uint32
+	off []int64
 }
 
 const (
 	denseShift = 40
-	denseMax   = 1 << 30 // low bits past this go to the map
+	denseMax   = 1 << 32 // low bits from here on go to the map
 )
+
+// find returns the position of lo in r, or -1.
+func (r *keyRun) find(lo uint32) int {
+	n := len(r.lo)
+	if n == 0 || lo > r.lo[n-1] {
+		return -1 // the common case: a new key
+	}
+	i, ok := slices.BinarySearch(r.lo, lo)
+	if !ok {
+		return -1
+	}
+	return i
+}
 
 func (x *stageIndex) get(id int64) (int64, bool) {
 	if lo := id & (1<<denseShift - 1); id >= 0 && lo < denseMax {
-		d := x.dense[id>>denseShift]
-		if lo < int64(len(d)) && d[lo] != 0 {
-			return d[lo] - 1, true
+		if r := x.runs[id>>denseShift]; r != nil {
+			if i := r.find(uint32(lo)); i >= 0 {
+				return r.off[i], true
+			}
 		}
-		return 0, false
 	}
 	off, ok := x.other[id]
 	return off, ok
@@ -226,17 +249,22 @@ func (x *stageIndex) get(id int64) (int64, bool) {
 
 func (x *stageIndex) set(id, off int64) {
 	if lo := id & (1<<denseShift - 1); id >= 0 && lo < denseMax {
-		if x.dense == nil {
-			x.dense = map[int64][]int64{}
+		if x.runs == nil {
+			x.runs = map[int64]*keyRun{}
 		}
-		hi := id >> denseShift
-		d := x.dense[hi]
-		if lo >= int64(len(d)) {
-			d = slices.Grow(d, int(lo)+1-len(d))[:lo+1]
+		r := x.runs[id>>denseShift]
+		if r == nil {
+			r = &keyRun{}
+			x.runs[id>>denseShift] = r
 		}
-		d[lo] = off + 1
-		x.dense[hi] = d
-		return
+		if n := len(r.lo); n == 0 || uint32(lo) > r.lo[n-1] {
+			r.lo, r.off = append(r.lo, uint32(lo)), append(r.off, off)
+			return
+		}
+		if i := r.find(uint32(lo)); i >= 0 {
+			r.off[i] = off
+			return
+		}
 	}
 	if x.other == nil {
 		x.other = map[int64]int64{}
@@ -246,8 +274,8 @@ func (x *stageIndex) set(id, off int64) {
 
 // walk calls each for every key, in ascending order, with its offset.
 func (x *stageIndex) walk(each func(id, off int64) error) error {
-	his := make([]int64, 0, len(x.dense))
-	for hi := range x.dense {
+	his := make([]int64, 0, len(x.runs))
+	for hi := range x.runs {
 		his = append(his, hi)
 	}
 	slices.Sort(his)
@@ -256,8 +284,7 @@ func (x *stageIndex) walk(each func(id, off int64) error) error {
 		others = append(others, id)
 	}
 	slices.Sort(others)
-	// Map keys are either negative (before every dense key) or past the
-	// dense range of some topic partition: merge the two orders.
+	// Map keys may fall anywhere between run keys: merge the two orders.
 	next := 0
 	emitOthers := func(below int64, all bool) error {
 		for ; next < len(others) && (all || others[next] < below); next++ {
@@ -268,21 +295,90 @@ func (x *stageIndex) walk(each func(id, off int64) error) error {
 		return nil
 	}
 	for _, hi := range his {
-		for lo, v := range x.dense[hi] {
-			if v == 0 {
-				continue
-			}
+		r := x.runs[hi]
+		for i, lo := range r.lo {
 			id := hi<<denseShift | int64(lo)
 			if err := emitOthers(id, false); err != nil {
 				return err
 			}
-			if err := each(id, v-1); err != nil {
+			if err := each(id, r.off[i]); err != nil {
 				return err
 			}
 		}
 	}
 	return emitOthers(0, true)
 }
+
+// readInOrder calls each with every row's latest record, in key order.
+// The spill is read on another goroutine, a batch ahead, so reading and
+// writing the table use both cores; rec is valid only during the call.
+func (s *tableStage) readInOrder(each func(id int64, rec []byte) error) error {
+	type batch struct {
+		ids  []int64
+		ends []int // record i is buf[ends[i-1]:ends[i]]
+		buf  []byte
+	}
+	const batchRows = 4096
+	full, free := make(chan *batch, 2), make(chan *batch, 3)
+	for range 3 {
+		free <- &batch{}
+	}
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(full)
+		b := <-free
+		send := func() bool {
+			select {
+			case full <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case b = <-free:
+			case <-stop:
+				return false
+			}
+			b.ids, b.ends, b.buf = b.ids[:0], b.ends[:0], b.buf[:0]
+			return true
+		}
+		readErr = s.at.walk(func(id, off int64) error {
+			rec, err := s.rd.record(off)
+			if err != nil {
+				return fmt.Errorf("stage %s at %d: %w", s.path, off, err)
+			}
+			b.ids, b.buf = append(b.ids, id), append(b.buf, rec...)
+			b.ends = append(b.ends, len(b.buf))
+			if len(b.ids) == batchRows && !send() {
+				return errStopped
+			}
+			return nil
+		})
+		if readErr == nil && len(b.ids) > 0 {
+			send()
+		}
+	}()
+	var err error
+	for b := range full {
+		start := 0
+		for i, id := range b.ids {
+			if err == nil {
+				err = each(id, b.buf[start:b.ends[i]])
+			}
+			start = b.ends[i]
+		}
+		if err != nil {
+			close(stop)
+			for range full { // let the reader see stop and finish
+			}
+			return err
+		}
+		free <- b
+	}
+	return readErr
+}
+
+var errStopped = errors.New("stopped")
 
 func (s *tableStage) flush() error {
 	if err := s.w.Flush(); err != nil {

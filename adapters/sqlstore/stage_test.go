@@ -18,8 +18,22 @@ func TestStageIndexOrder(t *testing.T) {
 	want := map[int64]int64{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := []int64{-5, -1, 0, 1, denseMax - 1, denseMax, 1<<denseShift - 1, 3<<denseShift | 7, 3<<denseShift | denseMax + 9}
+	// Mostly increasing per partition, as a catch-up brings them, with
+	// repeats (upserts) and some out of order.
+	next := map[int64]int64{}
 	for i := 0; i < 5000; i++ {
-		keys = append(keys, int64(rng.IntN(4))<<denseShift|int64(rng.IntN(3000)))
+		p := int64(rng.IntN(4))
+		switch rng.IntN(10) {
+		case 0:
+			keys = append(keys, p<<denseShift|int64(rng.IntN(3000))) // anywhere
+		case 1, 2:
+			if next[p] > 0 {
+				keys = append(keys, p<<denseShift|rng.Int64N(next[p])) // an earlier key again
+			}
+		default:
+			next[p] += 1 + rng.Int64N(3)
+			keys = append(keys, p<<denseShift|next[p])
+		}
 	}
 	for i, k := range keys {
 		x.set(k, int64(i))
