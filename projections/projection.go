@@ -39,7 +39,9 @@
 // the end, if the projection can do without them meanwhile: the built-in
 // processed_events (its key cache then holds every key with its row id)
 // and projections implementing [SessionFolder]. Keeping random-order
-// indexes up to date row by row was most of a rebuild's SQLite time.
+// indexes up to date row by row was most of a rebuild's SQLite time. A
+// store that implements [BulkLoader] takes those tables out of SQL
+// altogether until the load is done (see staging.go).
 package projections
 
 import (
