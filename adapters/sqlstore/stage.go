@@ -46,7 +46,7 @@ func newTableStage(dir string, t projections.Table) (*tableStage, error) {
 		return nil, err
 	}
 	st := &tableStage{table: t.Name, cols: t.ColumnNames(), types: t.Columns, key: key, path: f.Name(), f: f,
-		w: bufio.NewWriterSize(f, 1<<20)}
+		w: bufio.NewWriterSize(f, 256<<10)}
 	st.rd.f = f
 	return st, nil
 }
@@ -325,6 +325,8 @@ func (s *tableStage) readInOrder(each func(id int64, rec []byte) error) error {
 	}
 	stop := make(chan struct{})
 	var readErr error
+	s.rd.size = spillReadWindowSize
+	defer func() { s.rd = spillReader{f: s.f} }() // the windows are not needed after this
 	go func() {
 		defer close(full)
 		b := <-free
@@ -398,6 +400,7 @@ func (s *tableStage) remove() {
 // reads are served without a system call.
 type spillReader struct {
 	f    *os.File
+	size int // window size: small for the fold's point reads, larger for reading a whole table
 	wins [8]spillWindow
 	next int // window to evict next
 }
@@ -407,7 +410,10 @@ type spillWindow struct {
 	buf []byte
 }
 
-const spillWindowSize = 256 << 10
+const (
+	spillWindowSize     = 64 << 10
+	spillReadWindowSize = 256 << 10 // reading in key order (readInOrder)
+)
 
 func (r *spillReader) record(off int64) ([]byte, error) {
 	hdr, err := r.bytes(off, binary.MaxVarintLen64, true)
@@ -432,7 +438,7 @@ func (r *spillReader) bytes(off int64, n int, short bool) ([]byte, error) {
 	}
 	w := &r.wins[r.next]
 	r.next = (r.next + 1) % len(r.wins)
-	size := max(spillWindowSize, n)
+	size := max(r.size, spillWindowSize, n)
 	if cap(w.buf) < size {
 		w.buf = make([]byte, size)
 	}
