@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
@@ -185,4 +190,136 @@ func integrityOK(t *testing.T, st projections.Store) {
 	if res != "ok" {
 		t.Fatalf("integrity_check: %s", res)
 	}
+}
+
+const bulkCrashEnv = "BRIDGELOG_BULK_CRASH_CHILD"
+
+// TestBulkLoadCrash kills, with SIGKILL at random moments of the load (the
+// first child shows how long one takes), processes that bulk-load a store
+// from a 20,000-event log. Every killed store is either
+// refused on open, naming it as half-built, or (killed before anything
+// was staged, or after the load finished) opens and catches up to exactly
+// the digests of a clean rebuild, and SQLite finds it sound. A new bulk
+// open of a killed store's path removes the spill files the kill left.
+func TestBulkLoadCrash(t *testing.T) {
+	if dir := os.Getenv(bulkCrashEnv); dir != "" {
+		bulkCrashChild(t, dir)
+		return
+	}
+	ctx := ctxT(t)
+	dir := t.TempDir()
+	lg, err := embeddedlog.Open(filepath.Join(dir, "log"), embeddedlog.WithLogger(quiet()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 20000, Seed: 21, AppendBatch: 500}, nil); err != nil {
+		t.Fatal(err)
+	}
+	clean, _ := sqliteStore(t)
+	want := digests(t, func() *projections.Runner { r := newRunner(t, lg, clean, builtins()); catchUp(t, r); return r }())
+	lg.Close()
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	refused := 0
+	var whole time.Duration // how long a child takes to finish, measured by the first
+	path, done := filepath.Join(dir, "bulk.db"), filepath.Join(dir, "done")
+	for i := 0; i < 13; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBulkLoadCrash$")
+		cmd.Env = append(os.Environ(), bulkCrashEnv+"="+dir)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(whole) + 1)) // (the first child is not killed early: it measures)
+		if whole == 0 {
+			for time.Since(start) < time.Minute {
+				if _, err := os.Stat(done); err == nil {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			whole = time.Since(start)
+		} else {
+			time.Sleep(delay)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		os.Remove(done)
+		st, err := sqlstore.OpenSQLite(ctx, path)
+		outcome := "opened, caught up, digests equal"
+		switch {
+		case errors.Is(err, sqlstore.ErrIncompleteBulkLoad):
+			refused++
+			outcome = "refused as half-built"
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("refusal %q does not name the store", err)
+			}
+		case err != nil:
+			t.Fatalf("kill %d after %v: open: %v\n%s", i, delay, err, out.String())
+		default:
+			lg, err := embeddedlog.Open(filepath.Join(dir, "log"), embeddedlog.WithLogger(quiet()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, lg, st, builtins())
+			catchUp(t, r)
+			for name, d := range digests(t, r) {
+				if want[name] != d {
+					t.Fatalf("kill %d after %v: %s digest %s, a clean rebuild gives %s", i, delay, name, d, want[name])
+				}
+			}
+			integrityOK(t, st)
+			st.Close()
+			lg.Close()
+		}
+		// A bulk open of the same path (as the next build would) removes
+		// the spill files a kill left, and judges the store the same way.
+		if spills, _ := filepath.Glob(path + ".stage-*"); len(spills) > 0 {
+			b, berr := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
+			if errors.Is(berr, sqlstore.ErrIncompleteBulkLoad) != (outcome != "opened, caught up, digests equal") {
+				t.Fatalf("kill %d: a bulk open says %v, a plain one %q", i, berr, outcome)
+			}
+			if berr == nil {
+				b.Close()
+			}
+			if left, _ := filepath.Glob(path + ".stage-*"); len(left) > 0 {
+				t.Fatalf("kill %d: spill files left after a bulk open: %v", i, left)
+			}
+		}
+		for _, f := range []string{path, path + "-journal", path + "-wal", path + "-shm"} {
+			os.Remove(f)
+		}
+		t.Logf("kill %2d after %4v: %s", i, delay, outcome)
+	}
+	if refused < 3 {
+		t.Fatalf("only %d of 12 kills landed inside a bulk load (a load takes %v): the test shows too little", refused, whole)
+	}
+}
+
+// bulkCrashChild bulk-loads dir/bulk.db from dir/log until killed.
+func bulkCrashChild(t *testing.T, dir string) {
+	ctx := context.Background()
+	lg, err := embeddedlog.Open(filepath.Join(dir, "log"), embeddedlog.WithLogger(quiet()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "bulk.db"), sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := projections.NewRunner(ctx, lg, st, builtins(), projections.WithLogger(quiet()),
+		projections.WithBatchSize(200), projections.WithCommitEvery(2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {} // wait for the kill
 }

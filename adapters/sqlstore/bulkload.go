@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,24 @@ var ErrBulkLoadFailed = errors.New("bulk load failed earlier")
 
 // bulkMetaKey marks, in store_meta, a store whose bulk load is under way.
 const bulkMetaKey = "bulk_load"
+
+// stagePrefix starts the names of a store's spill files.
+func stagePrefix(path string) string { return path + ".stage-" }
+
+// removeSpills deletes spill files a killed bulk load left beside the
+// store: nothing else may open a bulk-loaded store, so none is in use.
+func removeSpills(path string) error {
+	old, err := filepath.Glob(stagePrefix(path) + "*.spill")
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // bulkStore is a SQLite store that stages from-zero loads.
 type bulkStore struct {
@@ -98,7 +117,7 @@ func (b *bulkStore) Stage(ctx context.Context, tables []projections.Table) error
 		if _, dup := b.stages[t.Name]; dup {
 			return fmt.Errorf("store %s: table %s staged twice", b.where, t.Name)
 		}
-		st, err := newTableStage(filepath.Dir(b.path), t)
+		st, err := newTableStage(stagePrefix(b.path), t)
 		if err != nil {
 			b.fail(err)
 			return err

@@ -55,6 +55,11 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
 	}
+	if cfg.bulk {
+		if err := removeSpills(path); err != nil {
+			return nil, fmt.Errorf("store %s: old spill files: %w", path, err)
+		}
+	}
 	// First a plain connection that only reads: a store of a newer format
 	// must be refused before any pragma or DDL touches it.
 	probe, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(10000)")

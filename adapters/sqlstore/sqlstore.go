@@ -238,7 +238,8 @@ func checkFormat(ctx context.Context, db *sql.DB, d projections.Dialect, where s
 	err = db.QueryRowContext(ctx, `SELECT meta_value FROM store_meta WHERE meta_key = '`+bulkMetaKey+`'`).Scan(&mark)
 	switch {
 	case err == nil:
-		return f, fmt.Errorf("store %s: %w (its rows are missing): delete it and build it again; nothing was changed", where, ErrIncompleteBulkLoad)
+		return f, fmt.Errorf("store %s: %w (its rows are missing): delete it (and any %s*.spill beside it) and build it again; nothing was changed",
+			where, ErrIncompleteBulkLoad, stagePrefix(where))
 	case !errors.Is(err, sql.ErrNoRows):
 		return f, fmt.Errorf("store %s: read store_meta: %w", where, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/bridgelog/bridgelog/adapters/sqlstore/sqlitefile"
@@ -36,12 +37,13 @@ type tableStage struct {
 	norm  []any
 }
 
-func newTableStage(dir string, t projections.Table) (*tableStage, error) {
+// newTableStage creates t's spill file, named prefix + table + a random part.
+func newTableStage(prefix string, t projections.Table) (*tableStage, error) {
 	key, err := projections.StageLayout(t)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "stage-"+t.Name+"-*.spill")
+	f, err := os.CreateTemp(filepath.Dir(prefix), filepath.Base(prefix)+t.Name+"-*.spill")
 	if err != nil {
 		return nil, err
 	}

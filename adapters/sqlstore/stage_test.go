@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestTableStage(t *testing.T) {
 		{Name: "id", Type: projections.Integer}, {Name: "name", Type: projections.Text},
 		{Name: "n", Type: projections.Integer}, {Name: "note", Type: projections.Text, Nullable: true},
 	}}
-	st, err := newTableStage(t.TempDir(), table)
+	st, err := newTableStage(filepath.Join(t.TempDir(), "s.db.stage-"), table)
 	if err != nil {
 		t.Fatal(err)
 	}
