@@ -19,37 +19,10 @@ var ErrRecord = errors.New("sqlitefile: bad record")
 // KEY, which aliases the rowid; -1 for none) is stored as NULL. Values:
 // nil, int64, float64 (not NaN), string, []byte.
 func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
-	typeBytes, body := 0, 0
-	for i, v := range vals {
-		if i == nullCol {
-			typeBytes++
-			continue
-		}
-		st, n, ok := serialType(v, true)
-		if !ok {
-			return dst, fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, i, v)
-		}
-		typeBytes += varintLen(st)
-		body += n
+	if i := checkValues(vals, true, nullCol); i >= 0 {
+		return dst, fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, i, vals[i])
 	}
-	h := headerLen(typeBytes)
-	start := len(dst)
-	dst = grow(dst, h+body)
-	rec := dst[start:]
-	p := putVarint(rec, uint64(h))
-	q := h
-	for i, v := range vals {
-		if i == nullCol {
-			rec[p] = 0
-			p++
-			continue
-		}
-		st, n, _ := serialType(v, true)
-		p += putVarint(rec[p:], st)
-		putBody(rec[q:], v, st)
-		q += n
-	}
-	return dst, nil
+	return appendRecord(dst, vals, true, nullCol), nil
 }
 
 // DecodeRecord appends the values of rec to dst: nil, int64, float64,

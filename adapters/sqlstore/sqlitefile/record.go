@@ -166,11 +166,15 @@ func headerLen(typeBytes int) int {
 	return typeBytes + n
 }
 
-// appendRecord appends the record of vals (in order) to dst. vals must have
-// been validated with serialType.
-func appendRecord(dst []byte, vals []any, fmt4 bool) []byte {
+// appendRecord appends the record of vals (in order) to dst, the value at
+// nullCol (the INTEGER PRIMARY KEY aliasing the rowid; -1 for none) stored
+// as NULL. vals must have been validated with checkValues.
+func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) []byte {
 	typeBytes, body := 0, 0
-	for _, v := range vals {
+	for i, v := range vals {
+		if i == nullCol {
+			v = nil
+		}
 		st, n, _ := serialType(v, fmt4)
 		typeBytes += varintLen(st)
 		body += n
@@ -181,13 +185,27 @@ func appendRecord(dst []byte, vals []any, fmt4 bool) []byte {
 	rec := dst[start:]
 	p := putVarint(rec, uint64(h))
 	q := h
-	for _, v := range vals {
+	for i, v := range vals {
+		if i == nullCol {
+			v = nil
+		}
 		st, n, _ := serialType(v, fmt4)
 		p += putVarint(rec[p:], st)
 		putBody(rec[q:], v, st)
 		q += n
 	}
 	return dst
+}
+
+// checkValues returns the position of the first value a record cannot
+// hold (the one at nullCol is not stored), or -1.
+func checkValues(vals []any, fmt4 bool, nullCol int) int {
+	for i, v := range vals {
+		if _, _, ok := serialType(v, fmt4); !ok && i != nullCol {
+			return i
+		}
+	}
+	return -1
 }
 
 // grow extends dst by n bytes (contents of the new bytes unspecified).

@@ -137,37 +137,11 @@ func (t *TableWriter) Add(rowid int64, vals []any) error {
 		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: -1,
 			Reason: fmt.Sprintf("%d values for %d columns", len(vals), t.def.Cols)}, "value")
 	}
-	// Encode the record: types first (validating), then header and bodies.
-	typeBytes, body := 0, 0
-	for i, v := range vals {
-		if i == t.def.RowidCol {
-			typeBytes++
-			continue
-		}
-		st, n, ok := serialType(v, a.fmt4)
-		if !ok {
-			return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: i,
-				Reason: fmt.Sprintf("unsupported value %T %v", v, v)}, "value")
-		}
-		typeBytes += varintLen(st)
-		body += n
+	if i := checkValues(vals, a.fmt4, t.def.RowidCol); i >= 0 {
+		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: i,
+			Reason: fmt.Sprintf("unsupported value %T %v", vals[i], vals[i])}, "value")
 	}
-	h := headerLen(typeBytes)
-	p := h + body
-	rec := grow(t.rec[:0], p)
-	hp := putVarint(rec, uint64(h))
-	bp := h
-	for i, v := range vals {
-		if i == t.def.RowidCol {
-			rec[hp] = 0
-			hp++
-			continue
-		}
-		st, n, _ := serialType(v, a.fmt4)
-		hp += putVarint(rec[hp:], st)
-		putBody(rec[bp:], v, st)
-		bp += n
-	}
+	rec := appendRecord(t.rec[:0], vals, a.fmt4, t.def.RowidCol)
 	t.rec = rec
 	if err := t.addCell(rowid, rec); err != nil {
 		return a.fail(err, "")
