@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 )
 
 // Errors. Detailed errors wrap one of these; test with errors.Is.
@@ -134,7 +135,8 @@ type Appender struct {
 	buf      []byte // pages not yet written to the file, starting at page bufFirst
 	bufFirst uint32
 	open     *TableWriter
-	err      error // sticky: set once the append failed
+	writer   *pageWriter // writes flushed buffers on another goroutine
+	err      error       // sticky: set once the append failed
 	closed   bool
 	borrows  map[string]int // tail fix-ups by "table/level" and "index/level", so tests can see them exercised
 }
@@ -311,12 +313,30 @@ func (a *Appender) flush() error {
 	if err := a.checkHeader(); err != nil {
 		return err
 	}
+	if a.writer == nil {
+		a.writer = newPageWriter(a.f)
+	}
 	off := int64(a.bufFirst-1) * int64(a.u)
-	if _, err := a.f.WriteAt(a.buf, off); err != nil {
-		return fmt.Errorf("sqlitefile: %s: writing at offset %d: %w", a.path, off, err)
+	next, err := a.writer.write(a.buf, off)
+	if err != nil {
+		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
 	}
 	a.bufFirst += uint32(len(a.buf) / a.u)
-	a.buf = a.buf[:0]
+	a.buf = next
+	return nil
+}
+
+// drain waits for every write handed to the page writer and reports the
+// first that failed.
+func (a *Appender) drain() error {
+	if a.writer == nil {
+		return nil
+	}
+	err := a.writer.close()
+	a.writer = nil
+	if err != nil {
+		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
+	}
 	return nil
 }
 
@@ -336,6 +356,9 @@ func (a *Appender) Commit() error {
 		return a.fail(fmt.Errorf("sqlitefile: internal error: %d pages allocated, %d written", a.next-1, a.written-1), "")
 	}
 	if err := a.flush(); err != nil {
+		return a.fail(err, "")
+	}
+	if err := a.drain(); err != nil {
 		return a.fail(err, "")
 	}
 	if err := a.f.Sync(); err != nil {
@@ -398,6 +421,7 @@ func (a *Appender) changedError() error {
 }
 
 func (a *Appender) rollback(why string, cause error) error {
+	a.drain() // no write may land after the truncation below
 	a.buf = nil
 	a.open = nil
 	// Someone else's committed write must not be cut off: truncate only a
@@ -431,9 +455,70 @@ func (a *Appender) closeFile() error {
 		return nil
 	}
 	a.closed = true
+	a.drain()
 	a.unlock()
 	if err := a.f.Close(); err != nil {
 		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
 	}
 	return nil
+}
+
+// pageWriter writes full buffers of pages on its own goroutine, so that
+// copying them into the file (the kernel's work) overlaps with building
+// the next ones. One buffer is written while the next is filled.
+type pageWriter struct {
+	f     *os.File
+	queue chan pendingWrite
+	free  chan []byte
+	done  chan struct{}
+	mu    sync.Mutex
+	err   error // the first failed write; later ones are skipped
+}
+
+type pendingWrite struct {
+	buf []byte
+	off int64
+}
+
+func newPageWriter(f *os.File) *pageWriter {
+	w := &pageWriter{f: f, queue: make(chan pendingWrite), free: make(chan []byte, 1), done: make(chan struct{})}
+	w.free <- make([]byte, 0, flushBytes)
+	go func() {
+		defer close(w.done)
+		for p := range w.queue {
+			if w.failed() == nil {
+				if _, err := w.f.WriteAt(p.buf, p.off); err != nil {
+					w.mu.Lock()
+					w.err = fmt.Errorf("writing at offset %d: %w", p.off, err)
+					w.mu.Unlock()
+				}
+			}
+			w.free <- p.buf[:0]
+		}
+	}()
+	return w
+}
+
+func (w *pageWriter) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// write hands buf (to be written at off) to the goroutine and returns an
+// empty buffer to fill next.
+func (w *pageWriter) write(buf []byte, off int64) ([]byte, error) {
+	if err := w.failed(); err != nil {
+		return nil, err
+	}
+	next := <-w.free
+	w.queue <- pendingWrite{buf: buf, off: off}
+	return next, nil
+}
+
+// close waits for the queued writes and returns the first error.
+func (w *pageWriter) close() error {
+	close(w.queue)
+	<-w.done
+	return w.failed()
 }
