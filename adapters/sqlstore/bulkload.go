@@ -61,11 +61,12 @@ func removeSpills(path string) error {
 // bulkStore is a SQLite store that stages from-zero loads.
 type bulkStore struct {
 	*store
-	path   string
-	reopen func() error // closes and opens s.db again (no connection may hold pages across an append)
-	stages map[string]*tableStage
-	order  []projections.Table
-	failed error
+	path     string
+	cacheKiB int          // the store's page cache, set again after the load's check
+	reopen   func() error // closes and opens s.db again (no connection may hold pages across an append)
+	stages   map[string]*tableStage
+	order    []projections.Table
+	failed   error
 }
 
 var (
@@ -170,6 +171,12 @@ func (b *bulkStore) Materialize(ctx context.Context) (err error) {
 		return fmt.Errorf("register built tables: %w", err)
 	}
 	// A cheap check that SQLite sees what was written: every table's rows.
+	// Counting walks a whole index; through a small page cache, so the
+	// check does not leave the store's full cache behind it.
+	if _, err := b.db.ExecContext(ctx, `PRAGMA cache_size = -2048`); err != nil {
+		return err
+	}
+	defer b.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, b.cacheKiB))
 	for name, want := range counts {
 		var got int
 		if err := b.db.QueryRowContext(ctx, `SELECT count(*) FROM `+name).Scan(&got); err != nil {

@@ -110,7 +110,7 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 		return nil, err
 	}
 	if cfg.bulk {
-		b := &bulkStore{store: s, path: path}
+		b := &bulkStore{store: s, path: path, cacheKiB: cfg.cacheKiB}
 		b.reopen = func() (err error) {
 			s.db, err = open()
 			return err
