@@ -11,3 +11,6 @@ func SetMaxHeldRows(n int) (restore func()) {
 // WithReadChunk sets how many records one read of a partition asks for
 // (default 4096), so small tests interleave partitions within a batch.
 func WithReadChunk(n int) Option { return func(cfg *config) { cfg.readChunk = n } }
+
+// FormatTimeForTest exposes the fixed-layout time formatter.
+var FormatTimeForTest = formatTime

@@ -88,7 +88,7 @@ func nullTime(t time.Time) sql.NullString {
 	if t.IsZero() {
 		return sql.NullString{}
 	}
-	return sql.NullString{String: t.UTC().Format(timeLayout), Valid: true}
+	return sql.NullString{String: formatTime(t), Valid: true}
 }
 
 func nullText(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }

@@ -216,7 +216,41 @@ func FormatTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format(timeLayout)
+	return formatTime(t)
+}
+
+// formatTime writes t in timeLayout. The layout is fixed-width, so the
+// digits go straight into place: time.Format parses the layout on every
+// call, and a rebuild formats a time for nearly every event.
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format(timeLayout) // not fixed-width any more; never in practice
+	}
+	hour, minute, sec := t.Clock()
+	var b [len(timeLayout)]byte
+	put := func(at, width, v int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, year)
+	b[4] = '-'
+	put(5, 2, int(month))
+	b[7] = '-'
+	put(8, 2, day)
+	b[10] = 'T'
+	put(11, 2, hour)
+	b[13] = ':'
+	put(14, 2, minute)
+	b[16] = ':'
+	put(17, 2, sec)
+	b[19] = '.'
+	put(20, 9, t.Nanosecond())
+	b[29] = 'Z'
+	return string(b[:])
 }
 
 // ParseTime reads a time written by [FormatTime].
