@@ -27,7 +27,7 @@ type ientry struct {
 
 func (ib *indexBuf) add(vals []any, fmt4 bool) error {
 	off := len(ib.arena)
-	ib.arena = appendRecord(ib.arena, vals, fmt4, -1)
+	ib.arena, _ = appendRecord(ib.arena, vals, fmt4, -1) // the row's values were checked
 	if len(ib.arena) > math.MaxUint32 {
 		return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
 	}

@@ -19,10 +19,11 @@ var ErrRecord = errors.New("sqlitefile: bad record")
 // KEY, which aliases the rowid; -1 for none) is stored as NULL. Values:
 // nil, int64, float64 (not NaN), string, []byte.
 func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
-	if i := checkValues(vals, true, nullCol); i >= 0 {
+	dst, i := appendRecord(dst, vals, true, nullCol)
+	if i >= 0 {
 		return dst, fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, i, vals[i])
 	}
-	return appendRecord(dst, vals, true, nullCol), nil
+	return dst, nil
 }
 
 // DecodeRecord appends the values of rec to dst: nil, int64, float64,

@@ -168,14 +168,18 @@ func headerLen(typeBytes int) int {
 
 // appendRecord appends the record of vals (in order) to dst, the value at
 // nullCol (the INTEGER PRIMARY KEY aliasing the rowid; -1 for none) stored
-// as NULL. vals must have been validated with checkValues.
-func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) []byte {
+// as NULL. A value a record cannot hold leaves dst as it was and is
+// reported by its position (bad >= 0).
+func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) (out []byte, bad int) {
 	typeBytes, body := 0, 0
 	for i, v := range vals {
 		if i == nullCol {
 			v = nil
 		}
-		st, n, _ := serialType(v, fmt4)
+		st, n, ok := serialType(v, fmt4)
+		if !ok {
+			return dst, i
+		}
 		typeBytes += varintLen(st)
 		body += n
 	}
@@ -194,18 +198,7 @@ func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) []byte {
 		putBody(rec[q:], v, st)
 		q += n
 	}
-	return dst
-}
-
-// checkValues returns the position of the first value a record cannot
-// hold (the one at nullCol is not stored), or -1.
-func checkValues(vals []any, fmt4 bool, nullCol int) int {
-	for i, v := range vals {
-		if _, _, ok := serialType(v, fmt4); !ok && i != nullCol {
-			return i
-		}
-	}
-	return -1
+	return dst, -1
 }
 
 // grow extends dst by n bytes (contents of the new bytes unspecified).

@@ -137,11 +137,11 @@ func (t *TableWriter) Add(rowid int64, vals []any) error {
 		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: -1,
 			Reason: fmt.Sprintf("%d values for %d columns", len(vals), t.def.Cols)}, "value")
 	}
-	if i := checkValues(vals, a.fmt4, t.def.RowidCol); i >= 0 {
+	rec, i := appendRecord(t.rec[:0], vals, a.fmt4, t.def.RowidCol)
+	if i >= 0 {
 		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: i,
 			Reason: fmt.Sprintf("unsupported value %T %v", vals[i], vals[i])}, "value")
 	}
-	rec := appendRecord(t.rec[:0], vals, a.fmt4, t.def.RowidCol)
 	t.rec = rec
 	if err := t.addCell(rowid, rec); err != nil {
 		return a.fail(err, "")
