@@ -259,12 +259,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
 		return nil, err
 	}
-	for k, f := range known {
-		if f == nil {
-			delete(known, k)
-		}
-	}
-	return known, nil
+	return known, nil // a nil entry is a key known to be new
 }
 
 // inChunk is how many keys one IN (…) query carries at most.
