@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bufio"
 	"database/sql"
 	"database/sql/driver"
 	"encoding/binary"
@@ -28,13 +27,18 @@ type tableStage struct {
 	key   int                  // position of the integer primary key
 	path  string
 	f     *os.File
-	w     *bufio.Writer
-	end   int64      // spill size, buffered bytes included
-	at    stageIndex // key → offset of the row's latest copy
-	rd    spillReader
-	buf   []byte
-	row   []any
-	norm  []any
+	// pending holds the rows appended since the last write to the file,
+	// which starts at offset pendingAt: a row read back soon after it was
+	// staged (a duplicate's counter, a lifecycle's next event) comes from
+	// here, with no write and no read.
+	pending   []byte
+	pendingAt int64
+	end       int64      // spill size, buffered bytes included
+	at        stageIndex // key → offset of the row's latest copy
+	rd        spillReader
+	buf       []byte
+	row       []any
+	norm      []any
 }
 
 // newTableStage creates t's spill file, named prefix + table + a random part.
@@ -48,7 +52,7 @@ func newTableStage(prefix string, t projections.Table) (*tableStage, error) {
 		return nil, err
 	}
 	st := &tableStage{table: t.Name, cols: t.ColumnNames(), types: t.Columns, key: key, path: f.Name(), f: f,
-		w: bufio.NewWriterSize(f, 256<<10)}
+		pending: make([]byte, 0, spillPending)}
 	st.rd.f = f
 	return st, nil
 }
@@ -97,19 +101,19 @@ func (s *tableStage) append(id int64, row []any) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s row %d: %v", ErrStagedRow, s.table, id, err)
 	}
-	var hdr [binary.MaxVarintLen64]byte
-	h := binary.PutUvarint(hdr[:], uint64(len(b)))
-	if _, err := s.w.Write(hdr[:h]); err != nil {
-		return fmt.Errorf("stage %s: %w", s.path, err)
-	}
-	if _, err := s.w.Write(b); err != nil {
-		return fmt.Errorf("stage %s: %w", s.path, err)
-	}
+	n := len(s.pending)
+	s.pending = append(binary.AppendUvarint(s.pending, uint64(len(b))), b...)
 	s.at.set(id, s.end)
-	s.end += int64(h + len(b))
+	s.end += int64(len(s.pending) - n)
 	s.buf = b
+	if len(s.pending) >= spillPending {
+		return s.flush()
+	}
 	return nil
 }
+
+// spillPending is how many bytes of rows are kept before they are written.
+const spillPending = 256 << 10
 
 // fits refuses what SQLite's engine would store differently or refuse:
 // the pages are written as given, without the column's type affinity or
@@ -183,10 +187,13 @@ func (s *tableStage) read(id int64) ([]any, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	if err := s.w.Flush(); err != nil {
-		return nil, false, fmt.Errorf("stage %s: %w", s.path, err)
+	var rec []byte
+	var err error
+	if off >= s.pendingAt {
+		rec, err = pendingRecord(s.pending[off-s.pendingAt:])
+	} else {
+		rec, err = s.rd.record(off)
 	}
-	rec, err := s.rd.record(off)
 	if err == nil {
 		s.row, err = sqlitefile.DecodeRecord(rec, s.row[:0])
 	}
@@ -384,11 +391,23 @@ func (s *tableStage) readInOrder(each func(id int64, rec []byte) error) error {
 
 var errStopped = errors.New("stopped")
 
+// flush writes the pending rows to the spill file.
 func (s *tableStage) flush() error {
-	if err := s.w.Flush(); err != nil {
+	if _, err := s.f.WriteAt(s.pending, s.pendingAt); err != nil {
 		return fmt.Errorf("stage %s: %w", s.path, err)
 	}
+	s.pendingAt += int64(len(s.pending))
+	s.pending = s.pending[:0]
 	return nil
+}
+
+// pendingRecord returns the record at the start of b.
+func pendingRecord(b []byte) ([]byte, error) {
+	n, h := binary.Uvarint(b)
+	if h <= 0 || uint64(len(b)-h) < n {
+		return nil, errors.New("bad record length")
+	}
+	return b[h : h+int(n)], nil
 }
 
 // remove deletes the spill file.

@@ -82,7 +82,7 @@ func TestTableStage(t *testing.T) {
 	}
 	defer st.remove()
 	cols := table.ColumnNames()
-	big := string(make([]byte, 3*spillWindowSize)) // a row wider than a read window
+	big := string(make([]byte, 2*spillPending)) // wider than a read window, and written out at once
 	rows := []any{
 		int64(1), "one", int64(10), sql.NullString{String: "x", Valid: true},
 		int64(2), "two", int32(20), sql.NullString{},
