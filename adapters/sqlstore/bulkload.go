@@ -63,7 +63,7 @@ type bulkStore struct {
 	*store
 	path     string
 	cacheKiB int          // the store's page cache, set again after the load's check
-	reopen   func() error // closes and opens s.db again (no connection may hold pages across an append)
+	reopen   func() error // opens s.db again once the pages are appended (it is closed meanwhile)
 	stages   map[string]*tableStage
 	order    []projections.Table
 	failed   error
@@ -93,9 +93,10 @@ func (b *bulkStore) Close() error {
 	return b.store.Close()
 }
 
-// fail records the first failure of a load under way.
+// fail records the first failure of a load under way (every caller is
+// one: the mark is in, rows may be staged).
 func (b *bulkStore) fail(err error) {
-	if b.failed == nil && len(b.stages) > 0 {
+	if b.failed == nil {
 		b.failed = err
 	}
 }
@@ -116,7 +117,9 @@ func (b *bulkStore) Stage(ctx context.Context, tables []projections.Table) error
 	}
 	for _, t := range tables {
 		if _, dup := b.stages[t.Name]; dup {
-			return fmt.Errorf("store %s: table %s staged twice", b.where, t.Name)
+			err := fmt.Errorf("store %s: table %s staged twice", b.where, t.Name)
+			b.fail(err)
+			return err
 		}
 		st, err := newTableStage(stagePrefix(b.path), t)
 		if err != nil {
