@@ -147,20 +147,31 @@ func appendSpecs(t testing.TB, path string, specs ...spec) {
 
 func writeSpec(t testing.TB, a *Appender, s spec) Roots {
 	t.Helper()
+	roots, err := tryWrite(t, a, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots
+}
+
+// tryWrite writes s as a table with a and returns the first error Add or
+// Finish reports (wrapped, so errors.Is and errors.As still see it).
+func tryWrite(t testing.TB, a *Appender, s spec) (Roots, error) {
+	t.Helper()
 	tw, err := a.Table(s.def())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range s.rows {
 		if err := tw.Add(r.id, r.vals); err != nil {
-			t.Fatalf("table %s rowid %d: %v", s.name, r.id, err)
+			return Roots{}, fmt.Errorf("table %s rowid %d: %w", s.name, r.id, err)
 		}
 	}
 	roots, err := tw.Finish()
 	if err != nil {
-		t.Fatalf("table %s: %v", s.name, err)
+		return Roots{}, fmt.Errorf("table %s: %w", s.name, err)
 	}
-	return roots
+	return roots, nil
 }
 
 // buildRef creates table name with SQLite's engine from the spec's rows.

@@ -268,19 +268,7 @@ func failAppend(t *testing.T, bad spec, want error) {
 		t.Fatal(err)
 	}
 	writeSpec(t, a, processedEvents("good", 3000, 9))
-	tw, err := a.Table(bad.def())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range bad.rows {
-		if err = tw.Add(r.id, r.vals); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		_, err = tw.Finish()
-	}
-	if !errors.Is(err, want) {
+	if _, err = tryWrite(t, a, bad); !errors.Is(err, want) {
 		t.Fatalf("error %v, want %v", err, want)
 	}
 	if err := a.Commit(); !errors.Is(err, ErrState) {
@@ -310,16 +298,7 @@ func TestUniqueViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw, err := a.Table(s.def())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range s.rows {
-		if err := tw.Add(r.id, r.vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err = tw.Finish()
+	_, err = tryWrite(t, a, s)
 	var uv *UniqueViolationError
 	if !errors.As(err, &uv) || uv.Index != "dup_chain_ref" || uv.Rowids != [2]int64{11, 1501} || fmt.Sprint(uv.Values) != fmt.Sprint([]any{s.rows[10].vals[4], s.rows[10].vals[5], s.rows[10].vals[3]}) {
 		t.Fatalf("error %#v", err)
@@ -565,16 +544,7 @@ func TestRandomShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tw, err := a.Table(s.def())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, rw := range s.rows {
-				if err := tw.Add(rw.id, rw.vals); err != nil {
-					t.Fatal(err)
-				}
-			}
-			roots, err := tw.Finish()
+			roots, err := tryWrite(t, a, s)
 			if refErr != nil {
 				if !strings.Contains(refErr.Error(), "UNIQUE") || !errors.Is(err, ErrUniqueViolation) {
 					t.Fatalf("engine: %v; writer: %v", refErr, err)
