@@ -13,32 +13,33 @@ import (
 type Bulk struct {
 	Table   string
 	Columns []string
-	// Tail follows VALUES, e.g. "ON CONFLICT (a, b) DO NOTHING" or
-	// "ON CONFLICT (a) DO UPDATE SET c = excluded.c".
-	Tail string
+	// OnConflict is the key a row that is there already is matched on
+	// (ON CONFLICT (…)); empty: such a row is an error.
+	OnConflict []string
+	// Update lists the columns such a row takes from the new one (DO
+	// UPDATE SET c = excluded.c); empty: the new row is ignored (DO
+	// NOTHING).
+	Update []string
 
 	shapes map[int]string
 }
 
 const bulkChunk = 64
 
-// UpsertTail returns "ON CONFLICT (key…) DO UPDATE SET c = excluded.c" for
-// every column not in key.
-func UpsertTail(key, cols []string) string {
-	isKey := map[string]bool{}
-	for _, k := range key {
-		isKey[k] = true
+// tail is the statement's ON CONFLICT clause, if any.
+func (b *Bulk) tail() string {
+	if len(b.OnConflict) == 0 {
+		return ""
 	}
-	var set []string
-	for _, c := range cols {
-		if !isKey[c] {
-			set = append(set, c+" = excluded."+c)
-		}
+	on := "ON CONFLICT (" + strings.Join(b.OnConflict, ", ") + ") "
+	if len(b.Update) == 0 {
+		return on + "DO NOTHING"
 	}
-	if len(set) == 0 {
-		return "ON CONFLICT (" + strings.Join(key, ", ") + ") DO NOTHING"
+	set := make([]string, len(b.Update))
+	for i, c := range b.Update {
+		set[i] = c + " = excluded." + c
 	}
-	return "ON CONFLICT (" + strings.Join(key, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+	return on + "DO UPDATE SET " + strings.Join(set, ", ")
 }
 
 func (b *Bulk) statement(rows int) string {
@@ -57,9 +58,9 @@ func (b *Bulk) statement(rows int) string {
 		}
 		sb.WriteString(one)
 	}
-	if b.Tail != "" {
+	if tail := b.tail(); tail != "" {
 		sb.WriteString(" ")
-		sb.WriteString(b.Tail)
+		sb.WriteString(tail)
 	}
 	q := sb.String()
 	b.shapes[rows] = q
@@ -75,7 +76,7 @@ func (b *Bulk) Exec(ctx context.Context, tx Tx, args []any) error {
 		return fmt.Errorf("bulk insert into %s: %d values for %d columns", b.Table, len(args), n)
 	}
 	if st := stageOf(tx, b.Table); st != nil {
-		return st.Put(b.Columns, args, upserts(b.Tail))
+		return st.Put(b.Columns, args, b.OnConflict, b.Update)
 	}
 	rows := len(args) / n
 	for rows > 0 {

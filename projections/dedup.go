@@ -179,13 +179,11 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 			st.conflicts++
 		}
 	}
-	ins := Bulk{Table: p.table(), Columns: processedCols,
-		Tail: "ON CONFLICT (id) DO NOTHING"}
+	ins := Bulk{Table: p.table(), Columns: processedCols, OnConflict: []string{"id"}}
 	if err := ins.Exec(ctx, tx, inserts); err != nil {
 		return st, err
 	}
-	con := Bulk{Table: p.conflicts(), Columns: conflictCols,
-		Tail: "ON CONFLICT (id) DO NOTHING"}
+	con := Bulk{Table: p.conflicts(), Columns: conflictCols, OnConflict: []string{"id"}}
 	if err := con.Exec(ctx, tx, conflicts); err != nil {
 		return st, err
 	}

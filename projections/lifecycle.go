@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,13 +57,18 @@ func lifecycleIndexes() []Index {
 	}
 }
 
-// lifecycleUpsert is the lifecycle tables' upsert tail: on the id, it
-// sets every column but the key columns. Those never change once a row
-// exists, and leaving them out spares SQLite rewriting the row's entry in
-// the (tx_hash, log_index, chain_id) unique index on every update.
-func lifecycleUpsert(cols []string) string {
-	tail := UpsertTail(lifecycleKeyCols, cols)
-	return "ON CONFLICT (id)" + tail[strings.Index(tail, ")")+1:]
+// lifecycleUpsert writes a lifecycle table's rows: on the id, it sets
+// every column but the key columns. Those never change once a row exists,
+// and leaving them out spares SQLite rewriting the row's entry in the
+// (tx_hash, log_index, chain_id) unique index on every update.
+func lifecycleUpsert(table string, cols []string) Bulk {
+	var update []string
+	for _, c := range cols {
+		if !slices.Contains(lifecycleKeyCols, c) {
+			update = append(update, c)
+		}
+	}
+	return Bulk{Table: table, Columns: cols, OnConflict: []string{"id"}, Update: update}
 }
 
 // refOf builds a LogRef from scanned key columns.
@@ -249,7 +255,7 @@ func (f *lifecycleFold[R, P]) Flush(ctx context.Context, tx Tx) error {
 	for _, r := range f.order {
 		args = r.args(args)
 	}
-	b := Bulk{Table: f.table, Columns: f.cols, Tail: lifecycleUpsert(f.cols)}
+	b := lifecycleUpsert(f.table, f.cols)
 	if err := b.Exec(ctx, tx, args); err != nil {
 		return err
 	}

@@ -37,10 +37,11 @@ type StagingTx interface {
 // TableStage holds a staged table's rows by primary key.
 type TableStage interface {
 	// Put stores rows laid out flat in cols, which must be the table's
-	// columns in order. replace: a row whose key is stored already
-	// replaces it (an upsert); otherwise the new row is ignored (ON
-	// CONFLICT DO NOTHING).
-	Put(cols []string, rows []any, replace bool) error
+	// columns in order, as [Bulk] inserts them: a row whose key is stored
+	// already is an error without onConflict (which can only be the
+	// primary key), is ignored without update, and else takes the update
+	// columns from the new row.
+	Put(cols []string, rows []any, onConflict, update []string) error
 	// Add adds delta to the integer column col of row id.
 	Add(id int64, col string, delta int64) error
 	// Get calls each, with the columns cols, for every stored row whose
@@ -60,9 +61,6 @@ func stageOf(tx Tx, table string) TableStage {
 	}
 	return nil
 }
-
-// upserts says whether an INSERT tail replaces a conflicting row.
-func upserts(tail string) bool { return strings.Contains(tail, "DO UPDATE") }
 
 // selectByID calls each for every row of table whose integer primary key
 // id is in ids, with the columns cols: from the table's stage when it is

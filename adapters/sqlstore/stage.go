@@ -61,9 +61,18 @@ func newTableStage(prefix string, t projections.Table) (*tableStage, error) {
 // type the store does not keep, a key that is not an integer).
 var ErrStagedRow = errors.New("row cannot be staged")
 
-func (s *tableStage) Put(cols []string, rows []any, replace bool) error {
+func (s *tableStage) Put(cols []string, rows []any, onConflict, update []string) error {
 	if !slices.Equal(cols, s.cols) {
 		return fmt.Errorf("%w: %s: columns %v, the table has %v", ErrStagedRow, s.table, cols, s.cols)
+	}
+	if len(onConflict) > 0 && !slices.Equal(onConflict, s.cols[s.key:s.key+1]) {
+		return fmt.Errorf("%w: %s: conflicts on (%v) cannot be staged, only on the primary key", ErrStagedRow, s.table, onConflict)
+	}
+	updates := make([]int, len(update))
+	for i, c := range update {
+		if updates[i] = slices.Index(s.cols, c); updates[i] < 0 {
+			return fmt.Errorf("%w: %s has no column %s", ErrStagedRow, s.table, c)
+		}
 	}
 	n := len(s.cols)
 	for i := 0; i+n <= len(rows); i += n {
@@ -72,8 +81,22 @@ func (s *tableStage) Put(cols []string, rows []any, replace bool) error {
 		if !ok {
 			return fmt.Errorf("%w: %s: primary key %v (%T) is not an int64", ErrStagedRow, s.table, row[s.key], row[s.key])
 		}
-		if _, known := s.at.get(id); known && !replace {
-			continue
+		if _, known := s.at.get(id); known {
+			switch {
+			case len(onConflict) == 0:
+				return fmt.Errorf("%w: %s: row %d is there already", ErrStagedRow, s.table, id)
+			case len(updates) == 0:
+				continue // DO NOTHING
+			}
+			// DO UPDATE: the stored row takes the update columns.
+			stored, _, err := s.read(id)
+			if err != nil {
+				return err
+			}
+			for _, c := range updates {
+				stored[c] = row[c]
+			}
+			row = stored
 		}
 		if err := s.append(id, row); err != nil {
 			return err

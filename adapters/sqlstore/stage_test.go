@@ -88,17 +88,33 @@ func TestTableStage(t *testing.T) {
 		int64(2), "two", int32(20), sql.NullString{},
 		int64(3), big, int64(-30), nil,
 	}
-	if err := st.Put(cols, rows, false); err != nil {
+	id := []string{"id"}
+	if err := st.Put(cols, rows, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Put(cols, []any{int64(1), "uno", int64(11), nil}, false); err != nil {
+	if err := st.Put(cols, []any{int64(1), "uno", int64(11), nil}, id, nil); err != nil { // DO NOTHING
 		t.Fatal(err)
 	}
-	if err := st.Put(cols, []any{int64(2), "dos", sql.NullInt64{Int64: 22, Valid: true}, "y"}, true); err != nil {
+	if err := st.Put(cols, []any{int64(2), "dos", sql.NullInt64{Int64: 22, Valid: true}, "y"}, id, []string{"name", "n", "note"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Add(3, "n", 5); err != nil {
 		t.Fatal(err)
+	}
+	// An update of some columns keeps the others.
+	if err := st.Put(cols, []any{int64(4), "four", int64(40), "z"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(cols, []any{int64(4), "vier", int64(44), nil}, id, []string{"n"}); err != nil {
+		t.Fatal(err)
+	}
+	// Without ON CONFLICT a stored key is an error, as in SQL; conflicts
+	// on another key cannot be staged.
+	if err := st.Put(cols, []any{int64(4), "x", int64(0), nil}, nil, nil); !errors.Is(err, ErrStagedRow) {
+		t.Errorf("a second row 4 without ON CONFLICT: %v", err)
+	}
+	if err := st.Put(cols, []any{int64(5), "x", int64(0), nil}, []string{"name"}, nil); !errors.Is(err, ErrStagedRow) {
+		t.Errorf("conflicts on name: %v", err)
 	}
 	type row struct {
 		name string
@@ -106,7 +122,7 @@ func TestTableStage(t *testing.T) {
 		note sql.NullString
 	}
 	got := map[int64]row{}
-	err = st.Get([]int64{3, 1, 2, 99}, []string{"id", "name", "n", "note"}, func(rs projections.RowScanner) error {
+	err = st.Get([]int64{3, 1, 2, 4, 99}, []string{"id", "name", "n", "note"}, func(rs projections.RowScanner) error {
 		var id int64
 		var r row
 		if err := rs.Scan(&id, &r.name, &r.n, &r.note); err != nil {
@@ -122,6 +138,7 @@ func TestTableStage(t *testing.T) {
 		1: {"one", 10, sql.NullString{String: "x", Valid: true}},
 		2: {"dos", 22, sql.NullString{String: "y", Valid: true}},
 		3: {big, -25, sql.NullString{}},
+		4: {"four", 44, sql.NullString{String: "z", Valid: true}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(got), len(want))
@@ -134,7 +151,7 @@ func TestTableStage(t *testing.T) {
 	var order []int64
 	st.flush()
 	st.at.walk(func(id, off int64) error { order = append(order, id); return nil })
-	if !slices.Equal(order, []int64{1, 2, 3}) {
+	if !slices.Equal(order, []int64{1, 2, 3, 4}) {
 		t.Fatalf("order %v", order)
 	}
 	for _, bad := range []struct {
@@ -150,7 +167,7 @@ func TestTableStage(t *testing.T) {
 		{cols, []any{int64(4), "a", float64(1), nil}},           // a REAL
 		{cols, []any{int64(4), "a", sql.NullInt64{}, int64(3)}}, // NULL, then an integer in TEXT
 	} {
-		if err := st.Put(bad.cols, bad.row, false); !errors.Is(err, ErrStagedRow) {
+		if err := st.Put(bad.cols, bad.row, nil, nil); !errors.Is(err, ErrStagedRow) {
 			t.Errorf("Put(%v, %v): %v, want ErrStagedRow", bad.cols, bad.row, err)
 		}
 	}
