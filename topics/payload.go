@@ -19,6 +19,9 @@ func EncodePayload(v any) ([]byte, error) {
 // DecodePayload decodes an event body into v. Malformed bytes give an
 // error wrapping ErrMalformed, never a panic.
 func DecodePayload(b []byte, v any) error {
+	if decodeLifecycle(b, v) {
+		return nil
+	}
 	if err := msgpack.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%w: payload into %T: %v", ErrMalformed, v, err)
 	}

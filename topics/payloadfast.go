@@ -1,0 +1,361 @@
+package topics
+
+import (
+	"encoding/hex"
+	"unsafe"
+
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// The lifecycle events (deposits and withdrawals) are most of any bridge
+// log, and decoding them through msgpack's reflection was the largest
+// single cost of a rebuild. decodeLifecycle reads exactly the shape
+// [EncodePayload] writes for them (a map of known keys; uints, 0x-hex
+// text, decimal amounts) without reflection. Anything else it declines,
+// and msgpack decodes the payload as before, errors included: the fast
+// path only ever agrees with msgpack (FuzzLifecyclePayload checks it).
+
+// decodeLifecycle decodes b into v when v is a lifecycle event and b has
+// the canonical shape; false leaves v untouched.
+func decodeLifecycle(b []byte, v any) bool {
+	switch e := v.(type) {
+	case *domain.DepositDetected:
+		return decodeInto(b, e, depositDetectedField)
+	case *domain.DepositConfirmed:
+		return decodeInto(b, e, depositConfirmedField)
+	case *domain.DepositMinted:
+		return decodeInto(b, e, depositMintedField)
+	case *domain.DepositFailed:
+		return decodeInto(b, e, depositFailedField)
+	case *domain.WithdrawalDetected:
+		return decodeInto(b, e, withdrawalDetectedField)
+	case *domain.WithdrawalConfirmed:
+		return decodeInto(b, e, withdrawalConfirmedField)
+	case *domain.WithdrawalExecuted:
+		return decodeInto(b, e, withdrawalExecutedField)
+	case *domain.WithdrawalFailed:
+		return decodeInto(b, e, withdrawalFailedField)
+	}
+	return false
+}
+
+// decodeInto reads a map of fields into a copy of *dst (msgpack keeps the
+// fields a payload does not name) and stores it only if the whole of b
+// was read.
+func decodeInto[T any](b []byte, dst *T, field func(*reader, *T, string) bool) bool {
+	r := reader{b: b}
+	n, ok := r.mapLen()
+	if !ok {
+		return false
+	}
+	v := *dst
+	for ; n > 0; n-- {
+		k, ok := r.key()
+		if !ok || !field(&r, &v, k) {
+			return false
+		}
+	}
+	if r.pos != len(b) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+func depositDetectedField(r *reader, e *domain.DepositDetected, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "contract":
+		return r.hexText(e.Contract[:])
+	case "block_number":
+		return r.uint64(&e.BlockNumber)
+	case "block_hash":
+		return r.hexText(e.BlockHash[:])
+	case "onchain_id":
+		return r.uint64(&e.OnChainID)
+	case "depositor":
+		return r.hexText(e.Depositor[:])
+	case "amount":
+		return r.amount(&e.Amount)
+	case "recipient":
+		return r.hexText(e.Recipient[:])
+	}
+	return false
+}
+
+func depositConfirmedField(r *reader, e *domain.DepositConfirmed, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "at_block":
+		return r.uint64(&e.AtBlock)
+	case "depth":
+		return r.uint64(&e.Confirmation)
+	}
+	return false
+}
+
+func depositMintedField(r *reader, e *domain.DepositMinted, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "mint_tx_hash":
+		return r.hexText(e.MintTxHash[:])
+	case "gas_used":
+		return r.uint64(&e.GasUsed)
+	case "block_number":
+		return r.uint64(&e.BlockNumber)
+	}
+	return false
+}
+
+func depositFailedField(r *reader, e *domain.DepositFailed, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "reason":
+		return r.str(&e.Reason)
+	}
+	return false
+}
+
+func withdrawalDetectedField(r *reader, e *domain.WithdrawalDetected, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "contract":
+		return r.hexText(e.Contract[:])
+	case "block_number":
+		return r.uint64(&e.BlockNumber)
+	case "block_hash":
+		return r.hexText(e.BlockHash[:])
+	case "onchain_id":
+		return r.uint64(&e.OnChainID)
+	case "withdrawer":
+		return r.hexText(e.Withdrawer[:])
+	case "amount":
+		return r.amount(&e.Amount)
+	case "recipient":
+		return r.hexText(e.Recipient[:])
+	}
+	return false
+}
+
+func withdrawalConfirmedField(r *reader, e *domain.WithdrawalConfirmed, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "at_block":
+		return r.uint64(&e.AtBlock)
+	case "depth":
+		return r.uint64(&e.Confirmation)
+	}
+	return false
+}
+
+func withdrawalExecutedField(r *reader, e *domain.WithdrawalExecuted, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "batch_id":
+		return r.uint64(&e.BatchID)
+	case "claim_tx_hash":
+		return r.hexText(e.ClaimTxHash[:])
+	case "gas_used":
+		return r.uint64(&e.GasUsed)
+	case "already_done":
+		return r.boolean(&e.AlreadyDone)
+	}
+	return false
+}
+
+func withdrawalFailedField(r *reader, e *domain.WithdrawalFailed, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "reason":
+		return r.str(&e.Reason)
+	}
+	return false
+}
+
+func logRefField(r *reader, ref *domain.LogRef, k string) bool {
+	switch k {
+	case "chain_id":
+		return r.uint64(&ref.ChainID)
+	case "tx_hash":
+		return r.hexText(ref.TxHash[:])
+	case "log_index":
+		var v uint64
+		if !r.uint64(&v) || v > 1<<32-1 {
+			return false // msgpack's own rules decide
+		}
+		ref.LogIndex = uint32(v)
+		return true
+	}
+	return false
+}
+
+// logRef reads a nested LogRef map.
+func (r *reader) logRef(ref *domain.LogRef) bool {
+	n, ok := r.mapLen()
+	if !ok {
+		return false
+	}
+	for ; n > 0; n-- {
+		k, ok := r.key()
+		if !ok || !logRefField(r, ref, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// mapLen reads a map header.
+func (r *reader) mapLen() (int, bool) {
+	c, err := r.byte1()
+	switch {
+	case err != nil:
+		return 0, false
+	case c >= 0x80 && c <= 0x8f:
+		return int(c & 0x0f), true
+	case c == 0xde:
+		v, err := r.be(2)
+		return int(v), err == nil
+	case c == 0xdf:
+		v, err := r.be(4)
+		return int(v), err == nil
+	}
+	return 0, false
+}
+
+// key reads a str-coded map key. The string aliases the input and must
+// not outlive the call that switches on it.
+func (r *reader) key() (string, bool) {
+	c, err := r.byte1()
+	if err != nil {
+		return "", false
+	}
+	var n int
+	switch {
+	case c >= 0xa0 && c <= 0xbf:
+		n = int(c & 0x1f)
+	case c == 0xd9:
+		v, err := r.be(1)
+		if err != nil {
+			return "", false
+		}
+		n = int(v)
+	default:
+		return "", false
+	}
+	b, ok := r.take(n)
+	if !ok || n == 0 {
+		return "", false
+	}
+	return unsafe.String(&b[0], n), true
+}
+
+// take returns the next n bytes.
+func (r *reader) take(n int) ([]byte, bool) {
+	if n < 0 || len(r.b)-r.pos < n {
+		return nil, false
+	}
+	b := r.b[r.pos : r.pos+n]
+	r.pos += n
+	return b, true
+}
+
+// uint64 reads a non-negative integer coded as such (msgpack also
+// accepts signed codes and nil here; those are left to it).
+func (r *reader) uint64(dst *uint64) bool {
+	c, err := r.byte1()
+	switch {
+	case err != nil:
+		return false
+	case c <= 0x7f:
+		*dst = uint64(c)
+		return true
+	case c >= 0xcc && c <= 0xcf:
+		v, err := r.be(1 << (c - 0xcc))
+		*dst = v
+		return err == nil
+	}
+	return false
+}
+
+func (r *reader) boolean(dst *bool) bool {
+	c, err := r.byte1()
+	if err != nil || c != 0xc2 && c != 0xc3 {
+		return false
+	}
+	*dst = c == 0xc3
+	return true
+}
+
+// text reads a str or bin value (not nil).
+func (r *reader) text() ([]byte, bool) {
+	c, err := r.byte1()
+	if err != nil {
+		return nil, false
+	}
+	var n uint64
+	switch {
+	case c >= 0xa0 && c <= 0xbf:
+		n = uint64(c & 0x1f)
+	case c == 0xd9 || c == 0xc4:
+		n, err = r.be(1)
+	case c == 0xda || c == 0xc5:
+		n, err = r.be(2)
+	case c == 0xdb || c == 0xc6:
+		n, err = r.be(4)
+	default:
+		return nil, false
+	}
+	if err != nil {
+		return nil, false
+	}
+	return r.take(int(n))
+}
+
+func (r *reader) str(dst *string) bool {
+	b, ok := r.text()
+	if ok {
+		*dst = string(b)
+	}
+	return ok
+}
+
+// hexText reads "0x" and exactly 2*len(dst) hex digits, what
+// [domain.Hash32] and [domain.Address] marshal to.
+func (r *reader) hexText(dst []byte) bool {
+	b, ok := r.text()
+	if !ok || len(b) != 2+2*len(dst) || b[0] != '0' || b[1] != 'x' {
+		return false
+	}
+	_, err := hex.Decode(dst, b[2:])
+	return err == nil
+}
+
+// amount reads a decimal amount; past 19 digits through domain's parser.
+func (r *reader) amount(dst *domain.Amount) bool {
+	b, ok := r.text()
+	if !ok || len(b) == 0 {
+		return false
+	}
+	if len(b) > 19 {
+		a, err := domain.ParseAmount(string(b))
+		*dst = a
+		return err == nil
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	*dst = domain.AmountFromUint64(v)
+	return true
+}
