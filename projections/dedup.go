@@ -98,8 +98,12 @@ func SourceHash(key string) int64 {
 	return int64(h.Sum64())
 }
 
+// keyHash is [SourceHash]; tests swap it for one that collides.
+var keyHash = SourceHash
+
 // firstSeen is what the dedup table knows about a source key.
 type firstSeen struct {
+	key     string
 	rowid   int64
 	topic   string
 	part    int32
@@ -107,6 +111,27 @@ type firstSeen struct {
 	id      string
 	typ     string
 	content [32]byte
+	next    *firstSeen // another key with the same source hash
+}
+
+// seenKeys indexes one batch's known keys by source hash, which every
+// event carries already: hashing the full key string (about 100 bytes)
+// for each look-up cost more than the rest of the look-up. Keys sharing a
+// hash are chained and told apart by the full key.
+type seenKeys map[int64]*firstSeen
+
+func (m seenKeys) get(h int64, key string) *firstSeen {
+	for f := m[h]; f != nil; f = f.next {
+		if f.key == key {
+			return f
+		}
+	}
+	return nil
+}
+
+func (m seenKeys) put(h int64, f *firstSeen) {
+	f.next = m[h]
+	m[h] = f
 }
 
 func (f *firstSeen) is(ev *Event) bool {
@@ -132,21 +157,25 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	inserts := make([]any, 0, len(evs)*len(processedCols))
 	var conflicts []any
 	dups := map[*firstSeen]int{}
+	// The batch's new keys, in one allocation: the capacity is never
+	// exceeded, so the pointers stay valid.
+	fresh := make([]firstSeen, 0, len(evs))
 	for _, ev := range evs {
 		key := ev.Envelope.SourceKey
-		f := known[key]
+		f := known.get(ev.sourceHash, key)
 		judged := cp != nil && ev.Position.Offset < cp[tp{ev.Position.Topic, ev.Position.Partition}]
 		switch {
 		case f == nil && judged:
 			return st, fmt.Errorf("%s: event %s at %s was judged but has no row (source key %q): the store is damaged; rebuild it",
 				p.table(), ev.Envelope.ID, FormatPosition(ev.Position), key)
 		case f == nil:
-			f = &firstSeen{topic: ev.Position.Topic, part: ev.Position.Partition, off: ev.Position.Offset,
-				id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash}
+			fresh = append(fresh, firstSeen{key: key, topic: ev.Position.Topic, part: ev.Position.Partition,
+				off: ev.Position.Offset, id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash})
+			f = &fresh[len(fresh)-1]
 			if f.rowid, err = PositionID(ev.Position); err != nil {
 				return st, err
 			}
-			known[key] = f
+			known.put(ev.sourceHash, f)
 			cache.add(ev.sourceHash, f.rowid)
 			inserts = append(inserts, f.rowid, f.topic, f.part, f.off, key, ev.sourceHash, f.typ, f.id,
 				ev.contentHex, ev.recordedAt, 0)
@@ -201,23 +230,22 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	return st, nil
 }
 
-// lookup returns what the table (or the cache) knows about the batch's keys.
-// Keys the cache holds are read by row id; others through the source_hash
-// index (which a rebuild from zero drops until it is done, when the cache
-// knows every key).
-func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache *dedupCache) (map[string]*firstSeen, error) {
-	known := make(map[string]*firstSeen, len(evs))
+// lookup returns the stored rows of the batch's keys; a key it does not
+// return is new. Keys the cache holds are read by row id; others through
+// the source_hash index (which a rebuild from zero drops until it is
+// done, when the cache knows every key).
+func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache *dedupCache) (seenKeys, error) {
+	known := make(seenKeys, len(evs))
 	var hashes []any
 	var ids []int64
 	want := map[string]bool{}
 	for _, ev := range evs {
 		ev.derive()
-		key := ev.Envelope.SourceKey
-		if _, ok := known[key]; ok || want[key] {
-			continue
-		}
 		if cache.absent(ev.sourceHash) {
-			known[key] = nil // the cache knows the key is new
+			continue // the cache knows the key is new
+		}
+		key := ev.Envelope.SourceKey
+		if want[key] {
 			continue
 		}
 		want[key] = true
@@ -239,14 +267,15 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 			return err
 		}
 		if !want[key] {
-			return nil // a hash collision with another key
+			return nil // another key with the same hash, not asked for
 		}
 		if b, err := hex.DecodeString(ch); err != nil || len(b) != 32 {
 			return fmt.Errorf("%s: key %q: bad content_hash %q", p.table(), key, ch)
 		} else {
 			copy(f.content[:], b)
 		}
-		known[key] = f
+		f.key = key
+		known.put(keyHash(key), f)
 		return nil
 	}
 	cols := []string{"event_source", "id", "first_topic", "first_partition", "first_offset", "first_event_id", "event_type", "content_hash"}
@@ -257,7 +286,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
 		return nil, err
 	}
-	return known, nil // a nil entry is a key known to be new
+	return known, nil
 }
 
 // inChunk is how many keys one IN (…) query carries at most.

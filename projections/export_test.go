@@ -14,3 +14,11 @@ func WithReadChunk(n int) Option { return func(cfg *config) { cfg.readChunk = n 
 
 // FormatTimeForTest exposes the fixed-layout time formatter.
 var FormatTimeForTest = formatTime
+
+// SetKeyHash replaces the source key hash (processed_events.source_hash),
+// so tests can make keys collide; call the result to restore it.
+func SetKeyHash(f func(string) int64) (restore func()) {
+	old := keyHash
+	keyHash = f
+	return func() { keyHash = old }
+}

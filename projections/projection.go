@@ -151,7 +151,7 @@ func (e *Event) derive() {
 	if e.derived {
 		return
 	}
-	e.sourceHash = SourceHash(e.Envelope.SourceKey)
+	e.sourceHash = keyHash(e.Envelope.SourceKey)
 	e.recordedAt = FormatTime(e.Envelope.RecordedAt)
 	e.contentHex = hex.EncodeToString(e.ContentHash[:])
 	e.derived = true
