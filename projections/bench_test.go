@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,7 +95,11 @@ func benchRebuildInto(b *testing.B, n int, open func(*testing.B) projections.Sto
 		b.StopTimer()
 		st := open(b)
 		ps := builtins()
-		ropts := []projections.Option{projections.WithLogger(quiet())}
+		logger := quiet()
+		if os.Getenv("BENCH_LOG") != "" { // BENCH_LOG=1 shows the runner's log (phase timings)
+			logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		}
+		ropts := []projections.Option{projections.WithLogger(logger)}
 		// BENCH_BATCH=n / BENCH_COMMIT=n try another batch size / commit interval.
 		if v, _ := strconv.Atoi(os.Getenv("BENCH_BATCH")); v > 0 {
 			ropts = append(ropts, projections.WithBatchSize(v))
