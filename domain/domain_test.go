@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 )
@@ -188,5 +189,26 @@ func TestLogRefRoundTrip(t *testing.T) {
 		if _, err := ParseLogRef(bad); !errors.Is(err, ErrInvalidValue) {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestHexForms: hashes and addresses print as 0x and lower-case hex of
+// every byte, and parse back.
+func TestHexForms(t *testing.T) {
+	h := Hash32{0xab, 0x01, 31: 0xff}
+	wantH := "0xab01" + strings.Repeat("00", 29) + "ff"
+	if got := h.Hex(); got != wantH {
+		t.Fatalf("Hash32.Hex = %s, want %s", got, wantH)
+	}
+	a := Address{0xCD, 19: 0x0e}
+	wantA := "0xcd" + strings.Repeat("00", 18) + "0e"
+	if got := a.Hex(); got != wantA {
+		t.Fatalf("Address.Hex = %s, want %s", got, wantA)
+	}
+	if back, err := ParseHash32(wantH); err != nil || back != h {
+		t.Fatalf("ParseHash32: %v %v", back, err)
+	}
+	if back, err := ParseAddress(wantA); err != nil || back != a {
+		t.Fatalf("ParseAddress: %v %v", back, err)
 	}
 }

@@ -17,7 +17,17 @@ var ErrInvalidValue = errors.New("invalid value")
 type Hash32 [32]byte
 
 // Hex returns the 0x-prefixed lower-case hex form.
-func (h Hash32) Hex() string { return "0x" + hex.EncodeToString(h[:]) }
+func (h Hash32) Hex() string {
+	var b [2 + 2*len(h)]byte // one allocation (the string), not two
+	return prefixedHex(b[:], h[:])
+}
+
+// prefixedHex writes "0x" and src's hex into dst (2+2*len(src) bytes).
+func prefixedHex(dst, src []byte) string {
+	dst[0], dst[1] = '0', 'x'
+	hex.Encode(dst[2:], src)
+	return string(dst)
+}
 
 func (h Hash32) String() string { return h.Hex() }
 
@@ -42,7 +52,10 @@ func ParseHash32(s string) (Hash32, error) {
 type Address [20]byte
 
 // Hex returns the 0x-prefixed lower-case hex form.
-func (a Address) Hex() string { return "0x" + hex.EncodeToString(a[:]) }
+func (a Address) Hex() string {
+	var b [2 + 2*len(a)]byte
+	return prefixedHex(b[:], a[:])
+}
 
 func (a Address) String() string { return a.Hex() }
 
