@@ -12,6 +12,7 @@ need_apt=()
 command -v node >/dev/null || need_apt+=(nodejs npm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v clickhouse-server >/dev/null || need_apt+=(clickhouse-server clickhouse-client)
+command -v gcc >/dev/null || need_apt+=(gcc) # the race detector needs cgo
 # promtool, for the alert rules' unit tests; without recommends, which
 # would add a node exporter service.
 need_bare=()
@@ -39,3 +40,6 @@ done
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
+# A bulk load judges one batch while the next projections fold the one
+# before, on two goroutines: run it under the race detector too.
+go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$' ./projections/

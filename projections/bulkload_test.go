@@ -89,6 +89,9 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 	if staged != 2 {
 		t.Fatalf("the load did not go through the bulk loader: %q", lines.msgs)
 	}
+	if !slices.Contains(lines.msgs, "projections fold beside the dedup judge ") {
+		t.Fatalf("the folds did not run beside the judge: %q", lines.msgs)
+	}
 	if got := indexes(t, st); !slices.Equal(got, wantIndexes) {
 		t.Fatalf("indexes after the bulk load: %v, want %v", got, wantIndexes)
 	}

@@ -156,6 +156,7 @@ type Runner struct {
 	states []*state // the other projections, in registration order
 	read   []string // topics read, sorted
 	cache  *dedupCache
+	pipe   *foldPipe // during a catch-up whose folds run beside the judge
 }
 
 // Errors of runner set-up.
@@ -513,6 +514,11 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 			return r.readLog(gctx, from, end, batches)
 		})
 		g.Go(func() error {
+			if r.pipelined() {
+				r.cfg.logger.Info("projections fold beside the dedup judge", "projections", r.names())
+				r.pipe = newFoldPipe()
+				defer func() { r.pipe.stop(); r.pipe = nil }()
+			}
 			var done, committed int64
 			var p *pending
 			for b := range batches {
@@ -748,6 +754,7 @@ func (r *Runner) begin(ctx context.Context) (*pending, error) {
 
 // abort rolls back; the dedup cache may hold keys of the lost batches.
 func (r *Runner) abort(p *pending) {
+	r.settle() // no fold may still use the transaction
 	p.tx.Rollback()
 	r.cache.drop()
 }
@@ -775,33 +782,14 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 		r.cfg.metrics.Error(r.judge.label())
 		return fmt.Errorf("%s: %w", r.judge.label(), err)
 	}
-	var mine []*Event
-	for _, s := range r.states {
-		mine = mine[:0]
-		for _, ev := range evs {
-			k := tp{ev.Position.Topic, ev.Position.Partition}
-			if ev.Verdict == First && s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
-				mine = append(mine, ev)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		if s.session != nil {
-			err = s.session.ApplyBatch(ctx, tx, mine)
-		} else {
-			for _, ev := range mine {
-				if err = s.p.Apply(ctx, tx, ev); err != nil {
-					err = fmt.Errorf("event %s (%s) at %s: %w", ev.Envelope.ID, ev.Envelope.Type, FormatPosition(ev.Position), err)
-					break
-				}
-			}
-		}
-		if err != nil {
-			r.cfg.metrics.Error(s.label())
-			return fmt.Errorf("projection %s: %w", s.label(), err)
-		}
-		p.applied[s] += len(mine)
+	fold := func() error { return r.fold(ctx, p, evs) }
+	if r.pipe != nil {
+		err = r.pipe.submit(fold)
+	} else {
+		err = fold()
+	}
+	if err != nil {
+		return err
 	}
 	for _, s := range all {
 		for k, next := range b.next {
@@ -824,8 +812,69 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	return nil
 }
 
+// fold applies a judged batch to every projection but the dedup table.
+func (r *Runner) fold(ctx context.Context, p *pending, evs []*Event) error {
+	var mine []*Event
+	for _, s := range r.states {
+		mine = mine[:0]
+		for _, ev := range evs {
+			k := tp{ev.Position.Topic, ev.Position.Partition}
+			if ev.Verdict == First && s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
+				mine = append(mine, ev)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		var err error
+		if s.session != nil {
+			err = s.session.ApplyBatch(ctx, p.tx, mine)
+		} else {
+			for _, ev := range mine {
+				if err = s.p.Apply(ctx, p.tx, ev); err != nil {
+					err = fmt.Errorf("event %s (%s) at %s: %w", ev.Envelope.ID, ev.Envelope.Type, FormatPosition(ev.Position), err)
+					break
+				}
+			}
+		}
+		if err != nil {
+			r.cfg.metrics.Error(s.label())
+			return fmt.Errorf("projection %s: %w", s.label(), err)
+		}
+		p.applied[s] += len(mine)
+	}
+	return nil
+}
+
+// pipelined says whether folds may run beside the judge (see [foldPipe]):
+// only when every table of the catch-up is staged, so neither side runs
+// SQL on the shared transaction, and every projection folds in sessions.
+func (r *Runner) pipelined() bool {
+	if !r.judge.staged {
+		return false
+	}
+	for _, s := range r.states {
+		if !s.staged || s.session == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// settle waits for the folds submitted in this transaction.
+func (r *Runner) settle() error {
+	if r.pipe == nil {
+		return nil
+	}
+	return r.pipe.wait()
+}
+
 // commit writes the checkpoints into the transaction and commits it.
 func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
+	if err := r.settle(); err != nil {
+		r.abort(p)
+		return err
+	}
 	for _, s := range r.states {
 		if s.session == nil {
 			continue

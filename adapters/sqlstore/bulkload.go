@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bridgelog/bridgelog/adapters/sqlstore/sqlitefile"
 	"github.com/bridgelog/bridgelog/projections"
@@ -273,7 +274,7 @@ func schemaSQL(ddl string) string {
 type bulkTx struct {
 	projections.StoreTx
 	b    *bulkStore
-	used bool // something was staged in this transaction
+	used atomic.Bool // something was staged in this transaction (the runner's judge and folds may stage side by side)
 	done bool
 }
 
@@ -282,14 +283,14 @@ func (t *bulkTx) Staged(table string) projections.TableStage {
 	if st == nil {
 		return nil
 	}
-	t.used = true
+	t.used.Store(true)
 	return st
 }
 
 // Rollback of a transaction that staged rows cannot take them back out
 // of the spill: the load is over.
 func (t *bulkTx) Rollback() error {
-	if t.used && !t.done {
+	if t.used.Load() && !t.done {
 		t.b.fail(errors.New("a transaction that staged rows was rolled back"))
 	}
 	return t.StoreTx.Rollback()
@@ -298,7 +299,7 @@ func (t *bulkTx) Rollback() error {
 func (t *bulkTx) Commit() error {
 	err := t.StoreTx.Commit()
 	t.done = true
-	if err != nil && t.used {
+	if err != nil && t.used.Load() {
 		t.b.fail(err)
 	}
 	return err
