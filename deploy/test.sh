@@ -40,6 +40,6 @@ done
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
-# A bulk load judges one batch while the next projections fold the one
+# A bulk load judges one batch while the projections fold the one
 # before, on two goroutines: run it under the race detector too.
 go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$' ./projections/
