@@ -22,19 +22,19 @@ func decodeLifecycle(b []byte, v any) bool {
 	case *domain.DepositDetected:
 		return decodeInto(b, e, depositDetectedField)
 	case *domain.DepositConfirmed:
-		return decodeInto(b, e, depositConfirmedField)
+		return decodeInto(b, e, confirmedField)
 	case *domain.DepositMinted:
 		return decodeInto(b, e, depositMintedField)
 	case *domain.DepositFailed:
-		return decodeInto(b, e, depositFailedField)
+		return decodeInto(b, e, failedField)
 	case *domain.WithdrawalDetected:
 		return decodeInto(b, e, withdrawalDetectedField)
 	case *domain.WithdrawalConfirmed:
-		return decodeInto(b, e, withdrawalConfirmedField)
+		return decodeInto(b, (*domain.DepositConfirmed)(e), confirmedField)
 	case *domain.WithdrawalExecuted:
 		return decodeInto(b, e, withdrawalExecutedField)
 	case *domain.WithdrawalFailed:
-		return decodeInto(b, e, withdrawalFailedField)
+		return decodeInto(b, (*domain.DepositFailed)(e), failedField)
 	}
 	return false
 }
@@ -62,29 +62,52 @@ func decodeInto[T any](b []byte, dst *T, field func(*reader, *T, string) bool) b
 	return true
 }
 
-func depositDetectedField(r *reader, e *domain.DepositDetected, k string) bool {
+// detected is a DepositDetected or WithdrawalDetected, which differ only
+// in the name of the party that locked or burned the amount.
+type detected struct {
+	ref                        *domain.LogRef
+	contract, party, recipient *domain.Address
+	blockNumber, onchainID     *uint64
+	blockHash                  *domain.Hash32
+	amount                     *domain.Amount
+	partyKey                   string
+}
+
+func (d detected) field(r *reader, k string) bool {
 	switch k {
 	case "ref":
-		return r.logRef(&e.Ref)
+		return r.logRef(d.ref)
 	case "contract":
-		return r.hexText(e.Contract[:])
+		return r.hexText(d.contract[:])
 	case "block_number":
-		return r.uint64(&e.BlockNumber)
+		return r.uint64(d.blockNumber)
 	case "block_hash":
-		return r.hexText(e.BlockHash[:])
+		return r.hexText(d.blockHash[:])
 	case "onchain_id":
-		return r.uint64(&e.OnChainID)
-	case "depositor":
-		return r.hexText(e.Depositor[:])
+		return r.uint64(d.onchainID)
+	case d.partyKey:
+		return r.hexText(d.party[:])
 	case "amount":
-		return r.amount(&e.Amount)
+		return r.amount(d.amount)
 	case "recipient":
-		return r.hexText(e.Recipient[:])
+		return r.hexText(d.recipient[:])
 	}
 	return false
 }
 
-func depositConfirmedField(r *reader, e *domain.DepositConfirmed, k string) bool {
+func depositDetectedField(r *reader, e *domain.DepositDetected, k string) bool {
+	return detected{&e.Ref, &e.Contract, &e.Depositor, &e.Recipient, &e.BlockNumber, &e.OnChainID,
+		&e.BlockHash, &e.Amount, "depositor"}.field(r, k)
+}
+
+func withdrawalDetectedField(r *reader, e *domain.WithdrawalDetected, k string) bool {
+	return detected{&e.Ref, &e.Contract, &e.Withdrawer, &e.Recipient, &e.BlockNumber, &e.OnChainID,
+		&e.BlockHash, &e.Amount, "withdrawer"}.field(r, k)
+}
+
+// confirmedField reads DepositConfirmed, and WithdrawalConfirmed converted
+// to it (the same fields).
+func confirmedField(r *reader, e *domain.DepositConfirmed, k string) bool {
 	switch k {
 	case "ref":
 		return r.logRef(&e.Ref)
@@ -92,6 +115,17 @@ func depositConfirmedField(r *reader, e *domain.DepositConfirmed, k string) bool
 		return r.uint64(&e.AtBlock)
 	case "depth":
 		return r.uint64(&e.Confirmation)
+	}
+	return false
+}
+
+// failedField reads DepositFailed, and WithdrawalFailed converted to it.
+func failedField(r *reader, e *domain.DepositFailed, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "reason":
+		return r.str(&e.Reason)
 	}
 	return false
 }
@@ -110,50 +144,6 @@ func depositMintedField(r *reader, e *domain.DepositMinted, k string) bool {
 	return false
 }
 
-func depositFailedField(r *reader, e *domain.DepositFailed, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "reason":
-		return r.str(&e.Reason)
-	}
-	return false
-}
-
-func withdrawalDetectedField(r *reader, e *domain.WithdrawalDetected, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "contract":
-		return r.hexText(e.Contract[:])
-	case "block_number":
-		return r.uint64(&e.BlockNumber)
-	case "block_hash":
-		return r.hexText(e.BlockHash[:])
-	case "onchain_id":
-		return r.uint64(&e.OnChainID)
-	case "withdrawer":
-		return r.hexText(e.Withdrawer[:])
-	case "amount":
-		return r.amount(&e.Amount)
-	case "recipient":
-		return r.hexText(e.Recipient[:])
-	}
-	return false
-}
-
-func withdrawalConfirmedField(r *reader, e *domain.WithdrawalConfirmed, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "at_block":
-		return r.uint64(&e.AtBlock)
-	case "depth":
-		return r.uint64(&e.Confirmation)
-	}
-	return false
-}
-
 func withdrawalExecutedField(r *reader, e *domain.WithdrawalExecuted, k string) bool {
 	switch k {
 	case "ref":
@@ -166,16 +156,6 @@ func withdrawalExecutedField(r *reader, e *domain.WithdrawalExecuted, k string) 
 		return r.uint64(&e.GasUsed)
 	case "already_done":
 		return r.boolean(&e.AlreadyDone)
-	}
-	return false
-}
-
-func withdrawalFailedField(r *reader, e *domain.WithdrawalFailed, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "reason":
-		return r.str(&e.Reason)
 	}
 	return false
 }
