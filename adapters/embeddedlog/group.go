@@ -73,17 +73,11 @@ type groupFile struct {
 // Subscribe joins group on topic. It returns with the member's partitions
 // assigned; a new group starts at offset 0.
 func (l *Log) Subscribe(ctx context.Context, topic, groupName string) (topics.Subscription, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := l.enter(); err != nil {
-		return nil, err
-	}
-	defer l.leave()
-	t, err := l.topic(topic)
+	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
+	defer l.leave()
 	fname, err := groupFileName(groupName)
 	if err != nil {
 		return nil, err

@@ -169,6 +169,23 @@ func (l *Log) enter() error {
 
 func (l *Log) leave() { l.mu.RUnlock() }
 
+// enterTopic starts a call on a topic: ctx is not done, the log is open
+// (the caller defers leave) and the topic is known.
+func (l *Log) enterTopic(ctx context.Context, name string) (*topicLog, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := l.enter(); err != nil {
+		return nil, err
+	}
+	t, err := l.topic(name)
+	if err != nil {
+		l.leave()
+		return nil, err
+	}
+	return t, nil
+}
+
 func (l *Log) topic(name string) (*topicLog, error) {
 	t, ok := l.topics[name]
 	if !ok {
@@ -187,17 +204,11 @@ func (t *topicLog) partition(id int32) (*partition, error) {
 // Append writes msgs to topic; it returns after they are fsynced. All of
 // msgs become durable or (after a crash or an error) none of them.
 func (l *Log) Append(ctx context.Context, topic string, msgs ...topics.Message) ([]topics.Position, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := l.enter(); err != nil {
-		return nil, err
-	}
-	defer l.leave()
-	t, err := l.topic(topic)
+	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
+	defer l.leave()
 	if len(msgs) == 0 {
 		return []topics.Position{}, nil
 	}
@@ -441,17 +452,11 @@ func (t *topicLog) waitChan() <-chan struct{} {
 // Read returns up to max records of one partition from offset from. The
 // records alias a buffer owned by this call's result.
 func (l *Log) Read(ctx context.Context, topic string, partition int32, from int64, max int) ([]topics.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := l.enter(); err != nil {
-		return nil, err
-	}
-	defer l.leave()
-	t, err := l.topic(topic)
+	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
+	defer l.leave()
 	p, err := t.partition(partition)
 	if err != nil {
 		return nil, err
@@ -461,17 +466,11 @@ func (l *Log) Read(ctx context.Context, topic string, partition int32, from int6
 
 // EndOffsets returns, per partition, the offset the next append gets.
 func (l *Log) EndOffsets(ctx context.Context, topic string) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := l.enter(); err != nil {
-		return nil, err
-	}
-	defer l.leave()
-	t, err := l.topic(topic)
+	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
+	defer l.leave()
 	out := make([]int64, len(t.parts))
 	for i, p := range t.parts {
 		out[i] = p.end()
