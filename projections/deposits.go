@@ -24,25 +24,11 @@ func (d Deposits) table() string { return Versioned("deposits", d.Version()) }
 var depositCols = Deposits{}.Tables()[0].ColumnNames()
 
 func (d Deposits) Tables() []Table {
-	cols := append(lifecycleKeyColumns(),
-		Column{Name: "status", Type: Text},
-		Column{Name: "contract", Type: Text, Nullable: true},
-		Column{Name: "depositor", Type: Text, Nullable: true},
-		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
-		Column{Name: "recipient", Type: Text, Nullable: true},
-		Column{Name: "block_number", Type: Integer, Nullable: true},
-		Column{Name: "block_hash", Type: Text, Nullable: true},
-		Column{Name: "onchain_id", Type: Integer, Nullable: true},
-		Column{Name: "detected_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
+	cols := lifecycleColumns("depositor",
 		Column{Name: "minted_at", Type: Text, Nullable: true},
 		Column{Name: "mint_tx_hash", Type: Text, Nullable: true},
 		Column{Name: "gas_used", Type: Integer, Nullable: true},
 		Column{Name: "mint_block_number", Type: Integer, Nullable: true},
-		Column{Name: "failed_at", Type: Text, Nullable: true},
-		Column{Name: "error_reason", Type: Text, Nullable: true},
-		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
 	)
 	return []Table{{
 		Name:       d.table(),
@@ -60,26 +46,13 @@ type depositRow struct {
 }
 
 func (r *depositRow) args(dst []any) []any {
-	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
-		r.status, r.contract, r.party, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
-		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.mintedAt, r.mintTxHash, r.gasUsed,
-		r.mintBlock, r.failedAt, r.errorReason, r.reorgedBlockHash)
+	return lifecycleArgs(dst, &r.lifecycleBase, &r.observation, r.mintedAt, r.mintTxHash, r.gasUsed, r.mintBlock)
 }
 
 func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }
 
 func (r *depositRow) scan(sr RowScanner) (domain.LogRef, error) {
-	var chainID, logIndex int64
-	var txHash string
-	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
-		&r.status, &r.contract, &r.party, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
-		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.mintedAt, &r.mintTxHash, &r.gasUsed,
-		&r.mintBlock, &r.failedAt, &r.errorReason, &r.reorgedBlockHash); err != nil {
-		return domain.LogRef{}, err
-	}
-	ref, err := refOf(chainID, txHash, logIndex)
-	r.ref = ref
-	return ref, err
+	return scanLifecycle(sr, &r.lifecycleBase, &r.observation, []any{&r.mintedAt, &r.mintTxHash, &r.gasUsed, &r.mintBlock})
 }
 
 // depositRef returns the deposit an event is about, if it is one.

@@ -285,6 +285,60 @@ func applyLifecycle[R any, P interface {
 	return f.Flush(ctx, tx)
 }
 
+// lifecycleColumns lays out a deposit or withdrawal table: the key
+// columns, the observation's (party names the depositor or withdrawer
+// column), the table's own, then the observation's failure and reorg.
+func lifecycleColumns(party string, own ...Column) []Column {
+	cols := append(lifecycleKeyColumns(),
+		Column{Name: "status", Type: Text},
+		Column{Name: "contract", Type: Text, Nullable: true},
+		Column{Name: party, Type: Text, Nullable: true},
+		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
+		Column{Name: "recipient", Type: Text, Nullable: true},
+		Column{Name: "block_number", Type: Integer, Nullable: true},
+		Column{Name: "block_hash", Type: Text, Nullable: true},
+		Column{Name: "onchain_id", Type: Integer, Nullable: true},
+		Column{Name: "detected_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_at", Type: Text, Nullable: true},
+		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
+	)
+	cols = append(cols, own...)
+	return append(cols,
+		Column{Name: "failed_at", Type: Text, Nullable: true},
+		Column{Name: "error_reason", Type: Text, Nullable: true},
+		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
+	)
+}
+
+// lifecycleArgs is a row's values in [lifecycleColumns] order, own being
+// the table's own columns' values.
+func lifecycleArgs(dst []any, b *lifecycleBase, o *observation, own ...any) []any {
+	dst = append(dst, b.id.id, b.id.part, b.id.off, int64(b.ref.ChainID), b.ref.TxHash.Hex(), int64(b.ref.LogIndex),
+		o.status, o.contract, o.party, o.amount, o.recipient, o.blockNumber, o.blockHash, o.onchainID,
+		o.detectedAt, o.confirmedAt, o.confirmedBlock)
+	dst = append(dst, own...)
+	return append(dst, o.failedAt, o.errorReason, o.reorgedBlockHash)
+}
+
+// scanLifecycle scans a row laid out by [lifecycleColumns] and returns
+// its chain log: own are the destinations of the table's own columns,
+// after those of columns the table adds at the end.
+func scanLifecycle(sr RowScanner, b *lifecycleBase, o *observation, own []any, after ...any) (domain.LogRef, error) {
+	var chainID, logIndex int64
+	var txHash string
+	dests := append([]any{&b.id.id, &b.id.part, &b.id.off, &chainID, &txHash, &logIndex,
+		&o.status, &o.contract, &o.party, &o.amount, &o.recipient, &o.blockNumber, &o.blockHash, &o.onchainID,
+		&o.detectedAt, &o.confirmedAt, &o.confirmedBlock}, own...)
+	dests = append(dests, &o.failedAt, &o.errorReason, &o.reorgedBlockHash)
+	dests = append(dests, after...)
+	if err := sr.Scan(dests...); err != nil {
+		return domain.LogRef{}, err
+	}
+	ref, err := refOf(chainID, txHash, logIndex)
+	b.ref = ref
+	return ref, err
+}
+
 // observation is what deposit and withdrawal rows share: the chain log
 // that made them, its confirmation, a failure and a reorg. party is the
 // depositor or the withdrawer.

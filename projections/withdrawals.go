@@ -31,28 +31,17 @@ func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version(
 var withdrawalCols = Withdrawals{}.Tables()[0].ColumnNames()
 
 func (w Withdrawals) Tables() []Table {
-	cols := append(lifecycleKeyColumns(),
-		Column{Name: "status", Type: Text},
-		Column{Name: "contract", Type: Text, Nullable: true},
-		Column{Name: "withdrawer", Type: Text, Nullable: true},
-		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
-		Column{Name: "recipient", Type: Text, Nullable: true},
-		Column{Name: "block_number", Type: Integer, Nullable: true},
-		Column{Name: "block_hash", Type: Text, Nullable: true},
-		Column{Name: "onchain_id", Type: Integer, Nullable: true},
-		Column{Name: "detected_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
+	cols := lifecycleColumns("withdrawer",
 		Column{Name: "batched_at", Type: Text, Nullable: true},
 		Column{Name: "executed_at", Type: Text, Nullable: true},
 		Column{Name: "claim_tx_hash", Type: Text, Nullable: true},
 		Column{Name: "gas_used", Type: Integer, Nullable: true},
 		Column{Name: "already_done", Type: Integer, Nullable: true},
-		Column{Name: "failed_at", Type: Text, Nullable: true},
-		Column{Name: "error_reason", Type: Text, Nullable: true},
-		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
-		// The batch the withdrawal is a leaf of (seed 000's batch_id and
-		// cached merkle_proof, a JSON array of 0x-hashes).
+	)
+	// The batch the withdrawal is a leaf of (seed 000's batch_id and
+	// cached merkle_proof, a JSON array of 0x-hashes), after the failure
+	// and reorg columns.
+	cols = append(cols,
 		Column{Name: "batch_sequence", Type: Text, Nullable: true},
 		Column{Name: "batch_id", Type: Integer, Nullable: true},
 		Column{Name: "leaf_index", Type: Integer, Nullable: true},
@@ -78,28 +67,17 @@ type withdrawalRow struct {
 }
 
 func (r *withdrawalRow) args(dst []any) []any {
-	return append(dst, r.id.id, r.id.part, r.id.off, int64(r.ref.ChainID), r.ref.TxHash.Hex(), int64(r.ref.LogIndex),
-		r.status, r.contract, r.party, r.amount, r.recipient, r.blockNumber, r.blockHash, r.onchainID,
-		r.detectedAt, r.confirmedAt, r.confirmedBlock, r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed,
-		r.alreadyDone, r.failedAt, r.errorReason, r.reorgedBlockHash,
-		r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
+	dst = lifecycleArgs(dst, &r.lifecycleBase, &r.observation,
+		r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed, r.alreadyDone)
+	return append(dst, r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
 }
 
 func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
 
 func (r *withdrawalRow) scan(sr RowScanner) (domain.LogRef, error) {
-	var chainID, logIndex int64
-	var txHash string
-	if err := sr.Scan(&r.id.id, &r.id.part, &r.id.off, &chainID, &txHash, &logIndex,
-		&r.status, &r.contract, &r.party, &r.amount, &r.recipient, &r.blockNumber, &r.blockHash, &r.onchainID,
-		&r.detectedAt, &r.confirmedAt, &r.confirmedBlock, &r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed,
-		&r.alreadyDone, &r.failedAt, &r.errorReason, &r.reorgedBlockHash,
-		&r.batchSeq, &r.batchID, &r.leafIndex, &r.leafHash, &r.merkleProof); err != nil {
-		return domain.LogRef{}, err
-	}
-	ref, err := refOf(chainID, txHash, logIndex)
-	r.ref = ref
-	return ref, err
+	return scanLifecycle(sr, &r.lifecycleBase, &r.observation,
+		[]any{&r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed, &r.alreadyDone},
+		&r.batchSeq, &r.batchID, &r.leafIndex, &r.leafHash, &r.merkleProof)
 }
 
 // withdrawalRef returns the withdrawal an event is about, if it is one.
