@@ -13,11 +13,7 @@ package chtest
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,6 +21,8 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/bridgelog/bridgelog/deploy/throwaway"
 )
 
 const installHint = "install the server: apt-get install -y clickhouse-server clickhouse-client"
@@ -35,63 +33,16 @@ const opTimeout = 30 * time.Second
 // Server is a running throwaway server.
 type Server struct {
 	DSN string // the default database
-	dir string
 	n   atomic.Int64
-}
-
-// script locates deploy/clickhouse/throwaway.sh from this file's path.
-func script() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "deploy", "clickhouse", "throwaway.sh")
-}
-
-// freePorts returns two distinct ports free right now: the native one and
-// the HTTP one the server always opens. Both listeners are held until both
-// are picked so the kernel cannot hand out the same port twice.
-func freePorts(t testing.TB) (native, http int) {
-	var ports [2]int
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("chtest: pick a port: %v", err)
-		}
-		defer l.Close()
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports[0], ports[1]
 }
 
 // Start starts a server that lives until the test (and its subtests) end.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	native, http := freePorts(t)
-	cmd := exec.CommandContext(ctx, script(), "start", fmt.Sprint(native), fmt.Sprint(http))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chtest: cannot start ClickHouse with %s: %v\n%s\n(%s)", script(), err, stderr.String(), installHint)
-	}
-	s := &Server{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(line, "DIR="); ok {
-			s.dir = v
-		}
-		if v, ok := strings.CutPrefix(line, "DSN="); ok {
-			s.DSN = v
-		}
-	}
-	if s.dir == "" || s.DSN == "" {
-		t.Fatalf("chtest: unexpected output from %s: %q", script(), out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command(script(), "stop", s.dir).CombinedOutput(); err != nil {
-			t.Errorf("chtest: stop server %s: %v\n%s", s.dir, err, out)
-		}
-	})
-	return s
+	// The native port, and the HTTP one the server always opens.
+	ports := throwaway.FreePorts(t, 2)
+	s := throwaway.Start(t, "clickhouse", installHint, fmt.Sprint(ports[0]), fmt.Sprint(ports[1]))
+	return &Server{DSN: s.DSN}
 }
 
 // NewDB creates a fresh database (t1, t2, …) on the server and returns its

@@ -8,10 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,61 +15,23 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/bridgelog/bridgelog/deploy/throwaway"
 )
 
 // Cluster is a running throwaway cluster.
 type Cluster struct {
 	DSN string // the postgres database, as superuser
-	dir string
 	n   atomic.Int64
-}
-
-// script locates deploy/postgres/throwaway.sh from this file's path.
-func script() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "deploy", "postgres", "throwaway.sh")
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("pgtest: pick a port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Start starts a cluster that lives until the test (and its subtests)
 // end.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, script(), "start", fmt.Sprint(freePort(t)))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pgtest: cannot start PostgreSQL with %s: %v\n%s\n(install the server: apt-get install -y postgresql)", script(), err, stderr.String())
-	}
-	c := &Cluster{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(line, "DIR="); ok {
-			c.dir = v
-		}
-		if v, ok := strings.CutPrefix(line, "DSN="); ok {
-			c.DSN = v
-		}
-	}
-	if c.dir == "" || c.DSN == "" {
-		t.Fatalf("pgtest: unexpected output from %s: %q", script(), out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command(script(), "stop", c.dir).CombinedOutput(); err != nil {
-			t.Errorf("pgtest: stop cluster %s: %v\n%s", c.dir, err, out)
-		}
-	})
-	return c
+	port := throwaway.FreePorts(t, 1)[0]
+	s := throwaway.Start(t, "postgres", "install the server: apt-get install -y postgresql", fmt.Sprint(port))
+	return &Cluster{DSN: s.DSN}
 }
 
 // NewDB creates a fresh database in the cluster and returns its DSN.
