@@ -110,24 +110,21 @@ func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent,
 	if err != nil || t == "" {
 		return nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT intent_json FROM `+t+` WHERE subject = ? AND status = ? ORDER BY nonce, attempt`, subject, TxOpen)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []domain.TxIntent
-	for rows.Next() {
-		var js string
-		if err := rows.Scan(&js); err != nil {
-			return nil, err
-		}
-		in, err := decodeIntent(js)
-		if err != nil {
-			return nil, fmt.Errorf("tx_intents %s: %w", subject, err)
-		}
-		out = append(out, in)
-	}
-	return out, rows.Err()
+	err = queryEach(ctx, tx, `SELECT intent_json FROM `+t+` WHERE subject = ? AND status = ? ORDER BY nonce, attempt`,
+		[]any{subject, TxOpen}, func(rows RowScanner) error {
+			var js string
+			if err := rows.Scan(&js); err != nil {
+				return err
+			}
+			in, err := decodeIntent(js)
+			if err != nil {
+				return fmt.Errorf("tx_intents %s: %w", subject, err)
+			}
+			out = append(out, in)
+			return nil
+		})
+	return out, err
 }
 
 // ToAnchor returns the sequence's last batch if it is created but not yet
@@ -158,13 +155,8 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 		if b.TotalAmount, err = domain.ParseAmount(total); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT leaf_index, withdrawal_key, tx_id, funder, recipient, amount, leaf_hash FROM `+lt+`
-			WHERE sequence_id = ? AND batch_id = ? ORDER BY leaf_index`, s.SequenceID(), id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		err = queryEach(ctx, tx, `SELECT leaf_index, withdrawal_key, tx_id, funder, recipient, amount, leaf_hash FROM `+lt+`
+			WHERE sequence_id = ? AND batch_id = ? ORDER BY leaf_index`, []any{s.SequenceID(), id}, func(rows RowScanner) error {
 			var idx, txID int64
 			var key, funder, recipient, amount, leaf string
 			if err := rows.Scan(&idx, &key, &txID, &funder, &recipient, &amount, &leaf); err != nil {
@@ -181,8 +173,9 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 				return fmt.Errorf("batch %d leaf %d: %w", id, idx, err)
 			}
 			b.Leaves = append(b.Leaves, l)
-		}
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		open, err := openIntents(ctx, tx, b.SourceKey())
@@ -211,18 +204,13 @@ func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain
 			if t == "" {
 				continue
 			}
-			rows, err := tx.Query(ctx, `SELECT tx_hash, log_index, block_number, block_hash FROM `+t+`
+			err = queryEach(ctx, tx, `SELECT tx_hash, log_index, block_number, block_hash FROM `+t+`
 				WHERE chain_id = ? AND status = ? AND block_hash IS NOT NULL
 				AND (reorged_block_hash IS NULL OR reorged_block_hash <> block_hash)
-				ORDER BY block_number, tx_hash, log_index`, int64(chainID), string(domain.StatusDetected))
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
+				ORDER BY block_number, tx_hash, log_index`, []any{int64(chainID), string(domain.StatusDetected)}, func(rows RowScanner) error {
 				var txHash, blockHash string
 				var logIndex, block int64
 				if err := rows.Scan(&txHash, &logIndex, &block, &blockHash); err != nil {
-					rows.Close()
 					return err
 				}
 				o := domain.Observed{Withdrawal: src.withdrawal, BlockNumber: uint64(block)}
@@ -230,14 +218,13 @@ func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain
 				o.Ref.TxHash, e1 = domain.ParseHash32(txHash)
 				o.BlockHash, e2 = domain.ParseHash32(blockHash)
 				if err := errors.Join(e1, e2); err != nil {
-					rows.Close()
 					return fmt.Errorf("%s: %w", t, err)
 				}
 				o.Ref.ChainID, o.Ref.LogIndex = chainID, uint32(logIndex)
 				out = append(out, o)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+				return nil
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -255,35 +242,29 @@ func (r BridgeReader) MintPending(ctx context.Context, limit int) ([]domain.Mint
 		if err != nil || t == "" {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT chain_id, tx_hash, log_index, contract, depositor, amount, recipient,
+		err = queryEach(ctx, tx, `SELECT chain_id, tx_hash, log_index, contract, depositor, amount, recipient,
 			block_number, block_hash, onchain_id FROM `+t+` WHERE status = ? ORDER BY first_partition, first_offset LIMIT ?`,
-			string(domain.StatusConfirmed), limit)
+			[]any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
+				var chainID, logIndex, block, onchain int64
+				var txHash, contract, depositor, amount, recipient, blockHash string
+				if err := rows.Scan(&chainID, &txHash, &logIndex, &contract, &depositor, &amount, &recipient, &block, &blockHash, &onchain); err != nil {
+					return err
+				}
+				d := domain.DepositDetected{BlockNumber: uint64(block), OnChainID: uint64(onchain)}
+				var errs [7]error
+				d.Ref, errs[0] = refOf(chainID, txHash, logIndex)
+				d.Contract, errs[1] = domain.ParseAddress(contract)
+				d.Depositor, errs[2] = domain.ParseAddress(depositor)
+				d.Amount, errs[3] = domain.ParseAmount(amount)
+				d.Recipient, errs[4] = domain.ParseAddress(recipient)
+				d.BlockHash, errs[5] = domain.ParseHash32(blockHash)
+				if err := errors.Join(errs[:]...); err != nil {
+					return fmt.Errorf("%s %s:%d: %w", t, txHash, logIndex, err)
+				}
+				out = append(out, domain.MintTask{Deposit: d})
+				return nil
+			})
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var chainID, logIndex, block, onchain int64
-			var txHash, contract, depositor, amount, recipient, blockHash string
-			if err := rows.Scan(&chainID, &txHash, &logIndex, &contract, &depositor, &amount, &recipient, &block, &blockHash, &onchain); err != nil {
-				rows.Close()
-				return err
-			}
-			d := domain.DepositDetected{BlockNumber: uint64(block), OnChainID: uint64(onchain)}
-			var errs [7]error
-			d.Ref, errs[0] = refOf(chainID, txHash, logIndex)
-			d.Contract, errs[1] = domain.ParseAddress(contract)
-			d.Depositor, errs[2] = domain.ParseAddress(depositor)
-			d.Amount, errs[3] = domain.ParseAmount(amount)
-			d.Recipient, errs[4] = domain.ParseAddress(recipient)
-			d.BlockHash, errs[5] = domain.ParseHash32(blockHash)
-			if err := errors.Join(errs[:]...); err != nil {
-				rows.Close()
-				return fmt.Errorf("%s %s:%d: %w", t, txHash, logIndex, err)
-			}
-			out = append(out, domain.MintTask{Deposit: d})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for i := range out {
@@ -315,35 +296,30 @@ func (r BridgeReader) Unbatched(ctx context.Context, limit int) ([]domain.Pendin
 			// crash in between) still owns them.
 			notBatched = ` AND NOT EXISTS (SELECT 1 FROM ` + bt + ` l WHERE l.w_tx_hash = w.tx_hash AND l.w_log_index = w.log_index)`
 		}
-		rows, err := tx.Query(ctx, `SELECT w.chain_id, w.tx_hash, w.log_index, w.onchain_id, w.withdrawer, w.recipient, w.amount, w.confirmed_at
+		return queryEach(ctx, tx, `SELECT w.chain_id, w.tx_hash, w.log_index, w.onchain_id, w.withdrawer, w.recipient, w.amount, w.confirmed_at
 			FROM `+wt+` w WHERE w.status = ?`+notBatched+` ORDER BY w.onchain_id, w.tx_hash, w.log_index LIMIT ?`,
-			string(domain.StatusConfirmed), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var chainID, logIndex, onchain int64
-			var txHash, withdrawer, recipient, amount string
-			var confirmedAt sql.NullString
-			if err := rows.Scan(&chainID, &txHash, &logIndex, &onchain, &withdrawer, &recipient, &amount, &confirmedAt); err != nil {
-				return err
-			}
-			w := domain.PendingWithdrawal{TxID: uint64(onchain)}
-			var errs [5]error
-			w.Ref, errs[0] = refOf(chainID, txHash, logIndex)
-			w.Funder, errs[1] = domain.ParseAddress(withdrawer)
-			w.Recipient, errs[2] = domain.ParseAddress(recipient)
-			w.Amount, errs[3] = domain.ParseAmount(amount)
-			if confirmedAt.Valid {
-				w.ConfirmedAt, errs[4] = ParseTime(confirmedAt.String)
-			}
-			if err := errors.Join(errs[:]...); err != nil {
-				return fmt.Errorf("%s %s:%d: %w", wt, txHash, logIndex, err)
-			}
-			out = append(out, w)
-		}
-		return rows.Err()
+			[]any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
+				var chainID, logIndex, onchain int64
+				var txHash, withdrawer, recipient, amount string
+				var confirmedAt sql.NullString
+				if err := rows.Scan(&chainID, &txHash, &logIndex, &onchain, &withdrawer, &recipient, &amount, &confirmedAt); err != nil {
+					return err
+				}
+				w := domain.PendingWithdrawal{TxID: uint64(onchain)}
+				var errs [5]error
+				w.Ref, errs[0] = refOf(chainID, txHash, logIndex)
+				w.Funder, errs[1] = domain.ParseAddress(withdrawer)
+				w.Recipient, errs[2] = domain.ParseAddress(recipient)
+				w.Amount, errs[3] = domain.ParseAmount(amount)
+				if confirmedAt.Valid {
+					w.ConfirmedAt, errs[4] = ParseTime(confirmedAt.String)
+				}
+				if err := errors.Join(errs[:]...); err != nil {
+					return fmt.Errorf("%s %s:%d: %w", wt, txHash, logIndex, err)
+				}
+				out = append(out, w)
+				return nil
+			})
 	})
 	return out, err
 }
@@ -376,20 +352,15 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 			if err != nil || t == "" {
 				return err
 			}
-			rows, err := tx.Query(ctx, `SELECT `+col+`, COUNT(*) FROM `+t+` GROUP BY `+col)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
+			return queryEach(ctx, tx, `SELECT `+col+`, COUNT(*) FROM `+t+` GROUP BY `+col, nil, func(rows RowScanner) error {
 				var k string
 				var n int64
 				if err := rows.Scan(&k, &n); err != nil {
 					return err
 				}
 				into[k] = n
-			}
-			return rows.Err()
+				return nil
+			})
 		}
 		if err := errors.Join(
 			count(Deposits{}.Name(), "deposits", "status", s.Deposits),
@@ -409,20 +380,19 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 		if err != nil || t == "" {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT purpose, gas_used FROM `+t+` WHERE status = ? AND gas_used > 0 ORDER BY purpose, gas_used`,
-			string(domain.TxSucceeded))
+		all := map[string][]int64{}
+		err = queryEach(ctx, tx, `SELECT purpose, gas_used FROM `+t+` WHERE status = ? AND gas_used > 0 ORDER BY purpose, gas_used`,
+			[]any{string(domain.TxSucceeded)}, func(rows RowScanner) error {
+				var p string
+				var g int64
+				if err := rows.Scan(&p, &g); err != nil {
+					return err
+				}
+				all[p] = append(all[p], g)
+				return nil
+			})
 		if err != nil {
 			return err
-		}
-		defer rows.Close()
-		all := map[string][]int64{}
-		for rows.Next() {
-			var p string
-			var g int64
-			if err := rows.Scan(&p, &g); err != nil {
-				return err
-			}
-			all[p] = append(all[p], g)
 		}
 		for p, gs := range all {
 			st := GasStats{Count: int64(len(gs)), Median: gs[len(gs)/2], Max: gs[len(gs)-1]}
@@ -431,7 +401,7 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 			}
 			s.Gas[p] = st
 		}
-		return rows.Err()
+		return nil
 	})
 	return s, err
 }
@@ -450,21 +420,17 @@ func (r BridgeReader) Cursors(ctx context.Context) ([]ChainCursorRow, error) {
 		if err != nil || t == "" {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT chain_id, scanned_to, tip, reorgs, rejected_logs FROM `+t+` ORDER BY chain_id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, scanned, tip int64
-			var c ChainCursorRow
-			if err := rows.Scan(&id, &scanned, &tip, &c.Reorgs, &c.RejectedLogs); err != nil {
-				return err
-			}
-			c.ChainID, c.ScannedTo, c.Tip, c.Found = uint64(id), uint64(scanned), uint64(tip), true
-			out = append(out, c)
-		}
-		return rows.Err()
+		return queryEach(ctx, tx, `SELECT chain_id, scanned_to, tip, reorgs, rejected_logs FROM `+t+` ORDER BY chain_id`, nil,
+			func(rows RowScanner) error {
+				var id, scanned, tip int64
+				var c ChainCursorRow
+				if err := rows.Scan(&id, &scanned, &tip, &c.Reorgs, &c.RejectedLogs); err != nil {
+					return err
+				}
+				c.ChainID, c.ScannedTo, c.Tip, c.Found = uint64(id), uint64(scanned), uint64(tip), true
+				out = append(out, c)
+				return nil
+			})
 	})
 	return out, err
 }

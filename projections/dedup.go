@@ -289,6 +289,22 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	return known, nil
 }
 
+// queryEach runs q and calls each for every row; the rows are closed
+// when it returns.
+func queryEach(ctx context.Context, tx Tx, q string, args []any, each func(RowScanner) error) error {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // inChunk is how many keys one IN (…) query carries at most.
 const inChunk = 256
 
@@ -306,18 +322,8 @@ func queryIn(ctx context.Context, tx Tx, sel, col string, keys []any, each func(
 		for len(args) < k {
 			args = append(args, keys[0])
 		}
-		rows, err := tx.Query(ctx, sel+` WHERE `+col+` IN (`+strings.TrimSuffix(strings.Repeat("?, ", k), ", ")+`)`, args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := each(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		q := sel + ` WHERE ` + col + ` IN (` + strings.TrimSuffix(strings.Repeat("?, ", k), ", ") + `)`
+		if err := queryEach(ctx, tx, q, args, each); err != nil {
 			return err
 		}
 		keys = keys[n:]

@@ -134,18 +134,14 @@ func storeTables(ctx context.Context, tx Tx) (map[string]bool, error) {
 
 // stringSet runs a query of one text column and returns its values.
 func stringSet(ctx context.Context, tx Tx, q string, args ...any) (map[string]bool, error) {
-	rows, err := tx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
+	err := queryEach(ctx, tx, q, args, func(rows RowScanner) error {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return nil, err
+			return err
 		}
 		out[s] = true
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }

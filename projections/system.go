@@ -80,22 +80,18 @@ func (c checkpoint) clone() checkpoint {
 }
 
 func loadCheckpoint(ctx context.Context, tx Tx, name string, version int) (checkpoint, error) {
-	rows, err := tx.Query(ctx, `SELECT topic, log_partition, next_offset FROM `+checkpointsTable+
-		` WHERE projection = ? AND version = ?`, name, version)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	cp := checkpoint{}
-	for rows.Next() {
+	err := queryEach(ctx, tx, `SELECT topic, log_partition, next_offset FROM `+checkpointsTable+
+		` WHERE projection = ? AND version = ?`, []any{name, version}, func(rows RowScanner) error {
 		var k tp
 		var off int64
 		if err := rows.Scan(&k.topic, &k.part, &off); err != nil {
-			return nil, err
+			return err
 		}
 		cp[k] = off
-	}
-	return cp, rows.Err()
+		return nil
+	})
+	return cp, err
 }
 
 // ErrCheckpointMoved: another runner committed to the same store since
@@ -169,20 +165,17 @@ type VersionState struct {
 
 // Versions lists every recorded version of every projection.
 func Versions(ctx context.Context, tx Tx) ([]VersionState, error) {
-	rows, err := tx.Query(ctx, `SELECT projection, version, state FROM `+versionsTable+` ORDER BY projection, version`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []VersionState
-	for rows.Next() {
-		var v VersionState
-		if err := rows.Scan(&v.Projection, &v.Version, &v.State); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	err := queryEach(ctx, tx, `SELECT projection, version, state FROM `+versionsTable+` ORDER BY projection, version`, nil,
+		func(rows RowScanner) error {
+			var v VersionState
+			if err := rows.Scan(&v.Projection, &v.Version, &v.State); err != nil {
+				return err
+			}
+			out = append(out, v)
+			return nil
+		})
+	return out, err
 }
 
 // ErrNoLiveVersion: the projection has never been built in this store.
