@@ -1,0 +1,53 @@
+package projections
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestRowIndex: across growth, every id added under a hash comes back in
+// order (a shared hash keeps them all), and absent hashes are absent,
+// including hashes whose probes collide (few distinct low bits).
+func TestRowIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var x rowIndex
+	want := map[int64][]int64{}
+	for i := range 200_000 {
+		var h int64
+		switch rng.IntN(4) {
+		case 0:
+			h = int64(rng.IntN(1000)) << 40 // clustered: shared high bits only
+		case 1:
+			h = int64(rng.IntN(50_000)) // small values, many repeats
+		default:
+			h = int64(rng.Uint64())
+		}
+		x.add(h, int64(i))
+		want[h] = append(want[h], int64(i))
+	}
+	if x.len() != len(want) {
+		t.Fatalf("len %d, want %d", x.len(), len(want))
+	}
+	for h, ids := range want {
+		if !x.has(h) {
+			t.Fatalf("hash %d lost", h)
+		}
+		if got := x.ids(h); !slices.Equal(got, ids) {
+			t.Fatalf("hash %d: ids %v, want %v", h, got, ids)
+		}
+	}
+	for range 100_000 {
+		h := int64(rng.Uint64())
+		if _, ok := want[h]; ok {
+			continue
+		}
+		if x.has(h) || x.ids(h) != nil {
+			t.Fatalf("absent hash %d found", h)
+		}
+	}
+	var empty rowIndex
+	if empty.has(5) || empty.ids(5) != nil || empty.len() != 0 {
+		t.Fatal("an empty index holds something")
+	}
+}
