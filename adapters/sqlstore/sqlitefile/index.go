@@ -25,17 +25,7 @@ type ientry struct {
 	n   uint32
 }
 
-func (ib *indexBuf) add(vals []any, fmt4 bool) error {
-	off := len(ib.arena)
-	ib.arena, _ = appendRecord(ib.arena, vals, fmt4, -1) // the row's values were checked
-	if len(ib.arena) > math.MaxUint32 {
-		return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
-	}
-	ib.ents = append(ib.ents, ientry{off: uint32(off), n: uint32(len(ib.arena) - off)})
-	return nil
-}
-
-// addFields adds an entry whose fields are already encoded.
+// addFields adds an entry from its encoded fields.
 func (ib *indexBuf) addFields(fs []field) error {
 	off := len(ib.arena)
 	ib.arena = appendFields(ib.arena, fs)

@@ -105,11 +105,18 @@ func (t *TableWriter) AddRecord(rowid int64, rec []byte) error {
 	if err != nil {
 		return a.fail(&ValueError{Path: a.path, Table: t.def.Name, Rowid: rowid, Column: -1, Reason: err.Error()}, "value")
 	}
+	return t.place(rowid, rec)
+}
+
+// place appends a checked record whose fields are in t.fields: its table
+// cell, then an entry in each index built from those fields and the rowid.
+func (t *TableWriter) place(rowid int64, rec []byte) error {
+	a := t.a
 	if err := t.addCell(rowid, rec); err != nil {
 		return a.fail(err, "")
 	}
 	var rid [8]byte
-	st, n := intType(rowid, true)
+	st, n := intType(rowid, a.fmt4)
 	putInt(rid[:], rowid, n)
 	rowField := field{st: st, body: rid[:n]}
 	for _, ib := range t.idx {

@@ -57,10 +57,9 @@ type TableWriter struct {
 	levels  []*tlevel
 	idx     []*indexBuf
 	rec     []byte
-	key     []any
 	done    bool
 
-	fields, keyFields []field // AddRecord's scratch
+	fields, keyFields []field // the record being placed, and an index entry's fields
 }
 
 // Table starts a table b-tree. Only one table may be open at a time.
@@ -143,26 +142,12 @@ func (t *TableWriter) Add(rowid int64, vals []any) error {
 			Reason: fmt.Sprintf("unsupported value %T %v", vals[i], vals[i])}, "value")
 	}
 	t.rec = rec
-	if err := t.addCell(rowid, rec); err != nil {
-		return a.fail(err, "")
+	// Index entries are taken from the record's fields, as for AddRecord.
+	t.fields = t.fields[:0]
+	if err := walkRecord(rec, func(_ int, f field) { t.fields = append(t.fields, f) }); err != nil {
+		return a.fail(fmt.Errorf("sqlitefile: internal error: %w", err), "")
 	}
-	for _, ib := range t.idx {
-		t.key = t.key[:0]
-		for _, c := range ib.def.Columns {
-			if c == t.def.RowidCol {
-				t.key = append(t.key, rowid)
-			} else {
-				t.key = append(t.key, vals[c])
-			}
-		}
-		t.key = append(t.key, rowid)
-		if err := ib.add(t.key, a.fmt4); err != nil {
-			return a.fail(fmt.Errorf("%w: %s index %s: %v", ErrTooLarge, a.path, ib.def.Name, err), "")
-		}
-	}
-	t.rows++
-	t.last = rowid
-	return nil
+	return t.place(rowid, rec)
 }
 
 // addCell places one table-leaf cell, writing the leaf first if it is full
