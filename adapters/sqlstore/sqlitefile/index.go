@@ -55,24 +55,66 @@ func (ib *indexBuf) sort() {
 	for i := range ib.ents {
 		ib.ents[i].k = sortKey(ib.rec(ib.ents[i]), exactInt)
 	}
+	// Entries arrive in arena order, which orders equal keys (see ientry):
+	// a stable sort by k leaves only runs of equal k to compare in full,
+	// and none when k is the whole key.
+	sortByK(ib.ents)
 	if exactInt && nKey == 1 {
-		slices.SortFunc(ib.ents, func(x, y ientry) int {
-			if x.k != y.k {
-				return cmp.Compare(x.k, y.k)
-			}
-			return cmp.Compare(x.off, y.off)
-		})
 		return
 	}
-	slices.SortFunc(ib.ents, func(x, y ientry) int {
-		if x.k != y.k {
-			return cmp.Compare(x.k, y.k)
+	for i := 0; i < len(ib.ents); {
+		j := i + 1
+		for j < len(ib.ents) && ib.ents[j].k == ib.ents[i].k {
+			j++
 		}
-		if c := compareKeys(ib.rec(x), ib.rec(y), nKey); c != 0 {
-			return c
+		if j-i > 1 {
+			slices.SortStableFunc(ib.ents[i:j], func(x, y ientry) int {
+				return compareKeys(ib.rec(x), ib.rec(y), nKey)
+			})
 		}
-		return cmp.Compare(x.off, y.off)
-	})
+		i = j
+	}
+}
+
+// sortByK orders ents by k and keeps the order of entries with equal k:
+// a least-significant-digit radix sort, 16 bits a pass, that skips the
+// passes whose digit every key shares. A comparison sort of a million
+// entries took most of an index build.
+func sortByK(ents []ientry) {
+	const digits, bits = 4, 16
+	if len(ents) < 1<<12 {
+		slices.SortStableFunc(ents, func(x, y ientry) int { return cmp.Compare(x.k, y.k) })
+		return
+	}
+	counts := make([][1 << bits]int, digits)
+	for _, e := range ents {
+		for d := range digits {
+			counts[d][uint16(e.k>>(bits*d))]++
+		}
+	}
+	tmp := make([]ientry, len(ents))
+	src, dst := ents, tmp
+	for d := range digits {
+		c := &counts[d]
+		shift := bits * d
+		if c[uint16(src[0].k>>shift)] == len(src) {
+			continue // every key has this digit
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for _, e := range src {
+			b := uint16(e.k >> shift)
+			dst[c[b]] = e
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ents[0] {
+		copy(ents, src)
+	}
 }
 
 // checkUnique reports the first two sorted entries with equal keys and no NULL.
