@@ -491,6 +491,8 @@ func newPageWriter(f *os.File) *pageWriter {
 					w.mu.Lock()
 					w.err = fmt.Errorf("writing at offset %d: %w", p.off, err)
 					w.mu.Unlock()
+				} else {
+					startWriteback(w.f, p.off, int64(len(p.buf)))
 				}
 			}
 			w.free <- p.buf[:0]

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package sqlitefile
+
+import "os"
+
+// startWriteback is a no-op where sync_file_range is not available.
+func startWriteback(*os.File, int64, int64) {}
