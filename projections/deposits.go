@@ -46,7 +46,7 @@ type depositRow struct {
 }
 
 func (r *depositRow) args(dst []any) []any {
-	return lifecycleArgs(dst, &r.lifecycleBase, &r.observation, r.mintedAt, r.mintTxHash, r.gasUsed, r.mintBlock)
+	return lifecycleArgs(dst, &r.lifecycleBase, &r.observation, textArg(r.mintedAt), textArg(r.mintTxHash), intArg(r.gasUsed), intArg(r.mintBlock))
 }
 
 func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }

@@ -314,10 +314,27 @@ func lifecycleColumns(party string, own ...Column) []Column {
 // the table's own columns' values.
 func lifecycleArgs(dst []any, b *lifecycleBase, o *observation, own ...any) []any {
 	dst = append(dst, b.id.id, b.id.part, b.id.off, int64(b.ref.ChainID), b.ref.TxHash.Hex(), int64(b.ref.LogIndex),
-		o.status, o.contract, o.party, o.amount, o.recipient, o.blockNumber, o.blockHash, o.onchainID,
-		o.detectedAt, o.confirmedAt, o.confirmedBlock)
+		o.status, textArg(o.contract), textArg(o.party), textArg(o.amount), textArg(o.recipient), intArg(o.blockNumber),
+		textArg(o.blockHash), intArg(o.onchainID), textArg(o.detectedAt), textArg(o.confirmedAt), intArg(o.confirmedBlock))
 	dst = append(dst, own...)
-	return append(dst, o.failedAt, o.errorReason, o.reorgedBlockHash)
+	return append(dst, textArg(o.failedAt), textArg(o.errorReason), textArg(o.reorgedBlockHash))
+}
+
+// textArg and intArg pass a nullable column as a driver binds it: nil or
+// the plain value. A boxed sql.Null* costs an allocation per column per
+// row, and converting it to the plain value (the bulk stage does) another.
+func textArg(v sql.NullString) any {
+	if !v.Valid {
+		return nil
+	}
+	return v.String
+}
+
+func intArg(v sql.NullInt64) any {
+	if !v.Valid {
+		return nil
+	}
+	return v.Int64
 }
 
 // scanLifecycle scans a row laid out by [lifecycleColumns] and returns

@@ -68,8 +68,8 @@ type withdrawalRow struct {
 
 func (r *withdrawalRow) args(dst []any) []any {
 	dst = lifecycleArgs(dst, &r.lifecycleBase, &r.observation,
-		r.batchedAt, r.executedAt, r.claimTxHash, r.gasUsed, r.alreadyDone)
-	return append(dst, r.batchSeq, r.batchID, r.leafIndex, r.leafHash, r.merkleProof)
+		textArg(r.batchedAt), textArg(r.executedAt), textArg(r.claimTxHash), intArg(r.gasUsed), intArg(r.alreadyDone))
+	return append(dst, textArg(r.batchSeq), intArg(r.batchID), intArg(r.leafIndex), textArg(r.leafHash), textArg(r.merkleProof))
 }
 
 func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
