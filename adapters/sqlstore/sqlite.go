@@ -55,6 +55,19 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
 	}
+	lock, err := lockStore(path, false)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openSQLite(ctx, path, cfg, lock)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	return st, nil
+}
+
+func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeLock) (projections.Store, error) {
 	if cfg.bulk {
 		if err := removeSpills(path); err != nil {
 			return nil, fmt.Errorf("store %s: old spill files: %w", path, err)
@@ -104,7 +117,7 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 	if err != nil {
 		return nil, err
 	}
-	s := &store{db: db, dialect: projections.SQLite, where: path, rebound: map[string]string{}}
+	s := &store{db: db, dialect: projections.SQLite, where: path, lock: lock, rebound: map[string]string{}}
 	if err := s.initMeta(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -23,6 +23,7 @@ type store struct {
 	db      *sql.DB
 	dialect projections.Dialect
 	where   string
+	lock    *storeLock // SQLite: held shared while open (see [storeLock])
 
 	mu      sync.Mutex
 	rebound map[string]string // ? → $n (PostgreSQL)
@@ -30,7 +31,11 @@ type store struct {
 
 func (s *store) Dialect() projections.Dialect { return s.dialect }
 func (s *store) Where() string                { return s.where }
-func (s *store) Close() error                 { return s.db.Close() }
+func (s *store) Close() error {
+	err := s.db.Close()
+	s.lock.release()
+	return err
+}
 
 // DB exposes the underlying handle for read-only tools (inspection, tests).
 func (s *store) DB() *sql.DB { return s.db }
