@@ -110,7 +110,7 @@ func openLog(ctx context.Context) (topics.Log, error) {
 func openStore(ctx context.Context) (projections.Store, error) {
 	switch engineFlags.store {
 	case "sqlite":
-		return sqlstore.OpenSQLite(ctx, filepath.Join(engineFlags.data, "projections.db"))
+		return sqlstore.OpenSQLite(ctx, sqlitePath())
 	case "postgres":
 		if engineFlags.pgDSN == "" {
 			return nil, errors.New("--store postgres needs --pg-dsn (or $BRIDGELOG_PG_DSN)")
@@ -119,6 +119,9 @@ func openStore(ctx context.Context) (projections.Store, error) {
 	}
 	return nil, fmt.Errorf("--store %q: want sqlite or postgres", engineFlags.store)
 }
+
+// sqlitePath is the SQLite store's file in --data.
+func sqlitePath() string { return filepath.Join(engineFlags.data, "projections.db") }
 
 // openScratchStore opens an empty SQLite store for a rebuild that must
 // not touch the live one (verify). Digests are engine-independent, so a

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -203,6 +204,47 @@ func TestOperatorCommands(t *testing.T) {
 
 		o.run(0, "replay", "--from-offset", "100", "--projection", "deposits", "--projection", "withdrawals")
 		verifyOK("after replay --from-offset")
+
+		tamper(t, o.data, `UPDATE withdrawals_v1 SET amount = '2' WHERE rowid = (SELECT min(rowid) FROM withdrawals_v1)`)
+		o.run(3, "verify")
+		out, _ = o.run(0, "replay", "--in-place")
+		if !strings.Contains(out, "folded 3000 records") {
+			t.Fatalf("replay --in-place: %s", out)
+		}
+		verifyOK("after replay --in-place")
+	})
+
+	t.Run("a full replay builds a new store and moves it into place", func(t *testing.T) {
+		tamper(t, o.data, `UPDATE deposits_v1 SET amount = '3' WHERE rowid = (SELECT min(rowid) FROM deposits_v1)`)
+		// A retired version's table is not carried over.
+		tamper(t, o.data, `CREATE TABLE old_totals_v1 (k TEXT PRIMARY KEY, n BIGINT)`)
+		o.run(3, "verify")
+		store := filepath.Join(o.data, "projections.db")
+		// Not while another process has the store open.
+		held, err := sqlstore.OpenSQLite(context.Background(), store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errOut := o.run(1, "replay")
+		held.Close()
+		if !strings.Contains(errOut, "store is in use") || !strings.Contains(errOut, "--in-place") {
+			t.Fatalf("replay with the store open elsewhere: %s", errOut)
+		}
+		o.run(3, "verify") // the refused replay changed nothing
+
+		out, errOut := o.run(0, "replay")
+		if !strings.Contains(out, "folded 3000 records") || !strings.Contains(errOut, "store replaced") {
+			t.Fatalf("replay: %s\n%s", out, errOut)
+		}
+		verifyOK("after an offline replay")
+		var n int
+		storeQuery(t, o.data, `SELECT count(*) FROM sqlite_master WHERE name = 'old_totals_v1'`, &n)
+		if n != 0 {
+			t.Fatal("the retired table survived the offline replay")
+		}
+		if _, err := os.Stat(store + ".replacement"); err == nil {
+			t.Fatal("the new store's build file is left behind")
+		}
 	})
 
 	t.Run("bad flags are refused", func(t *testing.T) {
@@ -341,4 +383,41 @@ func TestAnalyticsCommands(t *testing.T) {
 	if !strings.Contains(errOut, "127.0.0.1:1") {
 		t.Fatalf("unreachable warehouse: %s", errOut)
 	}
+}
+
+// TestOfflineReplaySurvivesSIGKILL kills a full (offline) replay with
+// SIGKILL at moments spread over its run: every time, the store left in
+// place is the old one or the new one, whole (verify passes), and the
+// next replay starts over cleanly.
+func TestOfflineReplaySurvivesSIGKILL(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o.run(0, "log", "generate", "--events", "60000", "--seed", "11")
+	o.run(0, "replay")
+	start := time.Now()
+	o.run(0, "replay")
+	full := time.Since(start)
+	verify := func(when string) {
+		t.Helper()
+		out, _ := o.run(0, "verify")
+		if strings.Contains(out, "MISMATCH") || !strings.Contains(out, "ok        deposits@v1") {
+			t.Fatalf("verify %s: %s", when, out)
+		}
+	}
+	const kills = 8
+	for i := range kills {
+		at := full * time.Duration(2*i+1) / (2 * kills)
+		cmd := exec.Command(o.bin, "replay", "--data", o.data)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(at)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		verify(fmt.Sprintf("after a kill at %v of %v", at.Round(time.Millisecond), full.Round(time.Millisecond)))
+	}
+	out, _ := o.run(0, "replay")
+	if !strings.Contains(out, "folded 60000 records") {
+		t.Fatalf("replay after the kills: %s", out)
+	}
+	verify("after the last replay")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/projections"
 )
 
@@ -20,6 +21,7 @@ var replayFlags struct {
 	fromOffset  int64
 	projections []string
 	batch       int
+	inPlace     bool
 }
 
 var replayCmd = &cobra.Command{
@@ -34,10 +36,24 @@ and the events from there are folded again over the existing rows (every
 built-in projection folds a repeated event idempotently; processed_events
 itself can only be rebuilt from 0).
 
-Readers see the tables fill up again while the rebuild runs; to rebuild
-beside the live version instead, bump the projection's Version.`,
+A full replay (no --from-offset, no --projection) on the SQLite store is
+offline: the store is rebuilt into a new file beside it, through the bulk
+loader (several times faster than folding through SQLite's engine), and
+moved over the live file when it is complete. It needs the store to itself:
+stop the relay and other bridgelog commands on --data first; while it runs,
+they refuse to open the store. An interrupted offline replay leaves the old
+store as it was. Retired projection versions' tables are not carried over.
+
+With --in-place (and always with --from-offset, --projection or PostgreSQL)
+the tables are emptied and refilled in the live store: readers see them fill
+up again while the rebuild runs. To rebuild beside the live version instead,
+bump the projection's Version.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
+		full := !cmd.Flags().Changed("from-offset") && len(replayFlags.projections) == 0
+		if full && engineFlags.store == "sqlite" && !replayFlags.inPlace {
+			return replayOffline(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		}
 		eng, err := openEngines(cmd.Context())
 		if err != nil {
 			return err
@@ -62,6 +78,58 @@ beside the live version instead, bump the projection's Version.`,
 		}
 		return catchUpAndPrint(ctx, cmd.OutOrStdout(), eng.Store, r, bar)
 	},
+}
+
+// replayOffline rebuilds every projection into a new SQLite file through
+// the bulk loader and moves it over the live store (see replay --help).
+func replayOffline(ctx context.Context, out, errOut io.Writer) error {
+	rep, err := sqlstore.BeginReplace(sqlitePath(), slog.Default())
+	if err != nil {
+		return fmt.Errorf("offline replay: %w; or rebuild in the live store with replay --in-place", err)
+	}
+	replaced := false
+	defer func() {
+		if !replaced {
+			if err := rep.Abort(); err != nil {
+				slog.Warn("offline replay: remove the unfinished store", "err", err)
+			}
+		}
+	}()
+	lg, err := openLog(ctx)
+	if err != nil {
+		return err
+	}
+	defer lg.Close()
+	slog.Info("offline replay: building a new store", "path", rep.Path())
+	st, err := sqlstore.OpenSQLite(ctx, rep.Path(), sqlstore.WithBulkLoad())
+	if err != nil {
+		return err
+	}
+	bar := newProgress(errOut, "replay")
+	start := time.Now()
+	r, err := newProjector(ctx, &engines{Log: lg, Store: st}, bar.update, replayFlags.batch)
+	var sum projections.Summary
+	if err == nil {
+		sum, err = r.CatchUp(ctx)
+	}
+	bar.finish()
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("offline replay (the live store is unchanged): %w", err)
+	}
+	if err := rep.Commit(ctx); err != nil {
+		return fmt.Errorf("offline replay: %w", err)
+	}
+	replaced = true
+	took := time.Since(start)
+	live, err := openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer live.Close()
+	return printSummary(ctx, out, live, r, sum, took)
 }
 
 var projectFlags struct {
@@ -214,6 +282,7 @@ func (p *progress) finish() {
 func init() {
 	replayCmd.Flags().Int64Var(&replayFlags.fromOffset, "from-offset", 0, "re-fold from this offset (every partition) over the existing rows instead of rebuilding from 0")
 	replayCmd.Flags().StringSliceVar(&replayFlags.projections, "projection", nil, "projection to replay (repeatable; default all)")
+	replayCmd.Flags().BoolVar(&replayFlags.inPlace, "in-place", false, "rebuild in the live store (readers see the tables refill) instead of offline into a new file")
 	replayCmd.Flags().IntVar(&replayFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
 	projectCmd.Flags().BoolVar(&projectFlags.follow, "follow", false, "keep following the log (live mode) until interrupted")
 	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
