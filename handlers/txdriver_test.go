@@ -298,7 +298,15 @@ func TestDriveResolvesNonceTooLow(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// The chain edge reports it with the sentinel the driver checks for.
-	if err := f.signer.SendRaw(ctx, stale.RawTx); !errors.Is(err, domain.ErrNonceTooLow) {
+	// The node's pool drops the mined transaction a moment after the block
+	// (go-ethereum resets it on the new head in the background): until
+	// then the resend is an underpriced replacement of it.
+	err = f.signer.SendRaw(ctx, stale.RawTx)
+	for deadline := time.Now().Add(5 * time.Second); errors.Is(err, evmchain.ErrUnderpriced) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		err = f.signer.SendRaw(ctx, stale.RawTx)
+	}
+	if !errors.Is(err, domain.ErrNonceTooLow) {
 		t.Fatalf("resending a used nonce: %v, want domain.ErrNonceTooLow", err)
 	}
 	d := &TxDriver{Chain: f.signer, Appender: f.app, PollInterval: 20 * time.Millisecond}
