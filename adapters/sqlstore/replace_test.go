@@ -13,33 +13,9 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 )
 
-// putKV writes k = v into a kv table of the store at path (opened and
-// closed around it).
-func putKV(t *testing.T, path, k, v string, opts ...SQLiteOption) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := OpenSQLite(ctx, path, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tx, err := st.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, k, v); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// kvOf reads every k = v of the store at path.
-func kvOf(t *testing.T, path string) map[string]string {
+// inTx runs fn in a transaction on the store at path (opened and closed
+// around it) and commits.
+func inTx(t *testing.T, path string, fn func(ctx context.Context, tx projections.StoreTx) error) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := OpenSQLite(ctx, path)
@@ -52,22 +28,45 @@ func kvOf(t *testing.T, path string) map[string]string {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.Query(ctx, `SELECT k, v FROM kv`)
-	if err != nil {
+	if err := fn(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// putKV writes k = v into a kv table of the store at path.
+func putKV(t *testing.T, path, k, v string) {
+	t.Helper()
+	inTx(t, path, func(ctx context.Context, tx projections.StoreTx) error {
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT)`); err != nil {
+			return err
 		}
-		out[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+		_, err := tx.Exec(ctx, `INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, k, v)
+		return err
+	})
+}
+
+// kvOf reads every k = v of the store at path.
+func kvOf(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	inTx(t, path, func(ctx context.Context, tx projections.StoreTx) error {
+		rows, err := tx.Query(ctx, `SELECT k, v FROM kv`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			out[k] = v
+		}
+		return rows.Err()
+	})
 	return out
 }
 
