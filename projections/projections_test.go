@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,10 +274,15 @@ func hasState(states []projections.VersionState, name string, v int, state strin
 
 type countingMetrics struct {
 	projections.NopMetrics
+	mu      sync.Mutex // the runner decodes on two goroutines
 	skipped map[string]int
 }
 
-func (m *countingMetrics) Skipped(reason string, n int) { m.skipped[reason] += n }
+func (m *countingMetrics) Skipped(reason string, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.skipped[reason] += n
+}
 
 func testPolicies(t *testing.T, e env) {
 	lg := e.newLog(t)

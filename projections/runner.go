@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bridgelog/bridgelog/topics"
@@ -626,11 +627,13 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 	for _, k := range keys {
 		cursor[k] = from[k]
 	}
-	dec := topics.NewDecoder(r.cfg.limits)
-	// Read returns a fresh buffer per record, kept with its event until
-	// the batch is applied: strings may alias it.
-	dec.AliasInput = true
-	var hashBuf []byte
+	var decs [2]decodeScratch
+	for i := range decs {
+		decs[i].dec = topics.NewDecoder(r.cfg.limits)
+		// Read returns a fresh buffer per record, kept with its event
+		// until the batch is applied: strings may alias it.
+		decs[i].dec.AliasInput = true
+	}
 	b := &batch{next: map[tp]int64{}}
 	send := func() error {
 		if b.records == 0 {
@@ -651,22 +654,23 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 			if err != nil {
 				return fmt.Errorf("read %s: %w", pos(k.topic, k.part, cursor[k]), err)
 			}
-			for i := range recs {
-				rec := &recs[i]
-				if rec.Offset >= end[k] {
-					break
-				}
-				ev, err := r.decode(dec, rec, &hashBuf)
-				if err != nil {
-					return err
-				}
+			if cut := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= end[k] }); cut < len(recs) {
+				recs = recs[:cut]
+			}
+			evs, err := r.decodeChunk(&decs, recs)
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
 				b.records++
 				if ev == nil {
 					b.skipped++
 				} else {
 					b.evs = append(b.evs, ev)
 				}
-				cursor[k] = rec.Offset + 1
+			}
+			if len(recs) > 0 {
+				cursor[k] = recs[len(recs)-1].Offset + 1
 				b.next[k] = cursor[k]
 			}
 			// An empty read before end: Kafka offsets may end in a gap.
@@ -683,6 +687,53 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 	}
 	return send()
 }
+
+// decodeScratch is one decoding goroutine's decoder and hashing buffer.
+type decodeScratch struct {
+	dec  *topics.Decoder
+	hash []byte
+}
+
+// decodeChunk decodes recs in order (nil for a record skipped by policy)
+// and returns the error of the first record that fails. Decoding is the
+// reading goroutine's largest cost; the second half of a large chunk is
+// decoded on another goroutine, so the reader keeps ahead of the judge
+// while the other stages leave a core idle.
+func (r *Runner) decodeChunk(decs *[2]decodeScratch, recs []topics.Record) ([]*Event, error) {
+	evs := make([]*Event, len(recs))
+	run := func(d *decodeScratch, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			ev, err := r.decode(d.dec, &recs[i], &d.hash)
+			if err != nil {
+				return err
+			}
+			evs[i] = ev
+		}
+		return nil
+	}
+	half := len(recs)
+	if len(recs) >= minSplitDecode {
+		half = len(recs) / 2
+	}
+	var wg sync.WaitGroup
+	var hiErr error
+	if half < len(recs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hiErr = run(&decs[1], half, len(recs))
+		}()
+	}
+	loErr := run(&decs[0], 0, half)
+	wg.Wait()
+	if loErr != nil {
+		return nil, loErr
+	}
+	return evs, hiErr
+}
+
+// minSplitDecode is the smallest chunk decoded on two goroutines.
+const minSplitDecode = 256
 
 // decode turns a record into an event, or nil for one skipped by policy.
 func (r *Runner) decode(dec *topics.Decoder, rec *topics.Record, hashBuf *[]byte) (*Event, error) {
