@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -114,18 +115,34 @@ func (l *Log) openTopic(spec topics.TopicSpec) (*topicLog, error) {
 				Err: fmt.Errorf("%w: topic %s has %d partitions", ErrLayout, spec.Name, spec.Partitions)}
 		}
 	}
-	var tails []*tail
 	for i := range spec.Partitions {
 		p := &partition{topic: spec.Name, id: i, dir: filepath.Join(tdir, strconv.Itoa(int(i))), metrics: l.cfg.metrics}
 		t.parts = append(t.parts, p)
 		if err := mkdirDurable(p.dir); err != nil {
 			return t, err
 		}
-		tl, err := l.loadPartition(p)
+	}
+	// The partitions are scanned side by side: each is on its own until
+	// settle decides for the topic, and the scan is most of a large log's
+	// open. The first failure in partition order is the one reported.
+	tails := make([]*tail, len(t.parts))
+	errs := make([]error, len(t.parts))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, p := range t.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			tails[i], errs[i] = l.loadPartition(p)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return t, err
 		}
-		tails = append(tails, tl)
 	}
 	gseq, err := l.settle(spec.Name, tails)
 	t.gseq = gseq

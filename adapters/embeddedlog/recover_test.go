@@ -685,3 +685,59 @@ func TestScan(t *testing.T) {
 		t.Fatalf("Scan after Close: %v", err)
 	}
 }
+
+// TestCorruptionInTwoPartitionsNamesTheFirst: the partitions of a topic
+// are scanned side by side at open; with damage in two of them (frames
+// that fail their checksum, then files that are not segments), the error
+// names the lower partition's file every time.
+func TestCorruptionInTwoPartitionsNamesTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	l := mustOpen(t, dir)
+	const topic = topics.TopicBridge
+	for i := range 20 {
+		for c := byte('a'); c <= 'z'; c++ { // one-byte keys: frameAt holds in every partition
+			if _, err := l.Append(context.Background(), topic, topics.Message{Key: []byte{c}, Value: value(i, vlen)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	spec, err := topics.Spec(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used []int32
+	for p := range spec.Partitions {
+		if len(readAll(t, l, topic, p)) >= 10 {
+			used = append(used, p)
+		}
+	}
+	l.Close()
+	if len(used) < 2 {
+		t.Fatalf("keys a–z filled only partitions %v", used)
+	}
+	first, second := segPath(dir, topic, used[0], 0), segPath(dir, topic, used[len(used)-1], 0)
+	flipByte(t, second, frameAt(2)+frameHeaderSize+20)
+	flipByte(t, first, frameAt(5)+frameHeaderSize+20)
+	for range 10 {
+		_, err := Open(dir, WithLogger(quiet))
+		var fe *FileError
+		if !errors.Is(err, topics.ErrCorrupt) || !errors.As(err, &fe) || fe.File != first || fe.Offset != frameAt(5) {
+			t.Fatalf("Open: %v, want corruption named in %s at byte %d", err, first, frameAt(5))
+		}
+	}
+	var strays []string
+	for _, p := range []int32{used[len(used)-1], used[0]} {
+		stray := filepath.Join(dir, topic, fmt.Sprint(p), "7.seg")
+		if err := os.WriteFile(stray, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		strays = append(strays, stray)
+	}
+	for range 10 {
+		_, err := Open(dir, WithLogger(quiet))
+		var fe *FileError
+		if !errors.Is(err, ErrLayout) || !errors.As(err, &fe) || fe.File != strays[1] {
+			t.Fatalf("Open: %v, want the stray file %s named", err, strays[1])
+		}
+	}
+}
