@@ -67,8 +67,10 @@ func (r *Replacement) removeBuilt() error {
 }
 
 // Commit moves the new store, which must be closed, over the old one and
-// releases the lock. When it fails the old store is in place and the
-// replacement still holds the lock: Abort it.
+// releases the lock. A failure before the move leaves the old store in
+// place and the lock held: Abort the replacement. (Only the directory's
+// sync comes after the move; its failure is reported with the lock
+// released and the new store in place.)
 func (r *Replacement) Commit(ctx context.Context) error {
 	if r.lock == nil {
 		return fmt.Errorf("store %s: replacement already ended", r.store)
