@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -177,4 +178,62 @@ func TestTableStage(t *testing.T) {
 	if err := st.Add(1, "name", 1); !errors.Is(err, ErrStagedRow) {
 		t.Errorf("Add to a text column: %v", err)
 	}
+}
+
+// TestStageReadsBack: rows are read back right after they were staged
+// (from the pending buffer or, a buffer or more later, from the spill
+// file through the read windows) and once all are written; every read
+// returns the row as staged.
+func TestStageReadsBack(t *testing.T) {
+	table := projections.Table{Name: "w_v1", PrimaryKey: []string{"id"}, Columns: []projections.Column{
+		{Name: "id", Type: projections.Integer}, {Name: "body", Type: projections.Text}, {Name: "n", Type: projections.Integer},
+	}}
+	st, err := newTableStage(filepath.Join(t.TempDir(), "s.db.stage-"), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.remove()
+	cols := table.ColumnNames()
+	body := func(id int64) string { return fmt.Sprintf("%0*d", 60+int(id%200), id) }
+	check := func(ids ...int64) {
+		t.Helper()
+		n := 0
+		err := st.Get(ids, cols, func(rs projections.RowScanner) error {
+			var id, v int64
+			var b string
+			if err := rs.Scan(&id, &b, &v); err != nil {
+				return err
+			}
+			if b != body(id) || v != -id {
+				return fmt.Errorf("row %d reads %q, %d", id, b, v)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(ids) {
+			t.Fatalf("read %d of rows %v", n, ids)
+		}
+	}
+	const rows = 20000 // ≈ 3 MB: a dozen pending buffers written out
+	for id := int64(1); id <= rows; id++ {
+		if err := st.Put(cols, []any{id, body(id), -id}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		// The row just staged, one a buffer or so back, and an old one.
+		check(id, max(1, id-1500), max(1, id/2))
+	}
+	if err := st.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if st.pendingAt != st.end {
+		t.Fatalf("after flush: pending at %d, end %d", st.pendingAt, st.end)
+	}
+	all := make([]int64, rows)
+	for i := range all {
+		all[i] = int64(i + 1)
+	}
+	check(all...)
 }
