@@ -40,7 +40,9 @@ type TableStage interface {
 	// columns in order, as [Bulk] inserts them: a row whose key is stored
 	// already is an error without onConflict (which can only be the
 	// primary key), is ignored without update, and else takes the update
-	// columns from the new row.
+	// columns from the new row. Values are those Bulk binds, or a *int64
+	// or *string (nil: NULL) read before Put returns, which spares the
+	// caller boxing each value.
 	Put(cols []string, rows []any, onConflict, update []string) error
 	// Add adds delta to the integer column col of row id.
 	Add(id int64, col string, delta int64) error

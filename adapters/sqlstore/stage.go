@@ -78,6 +78,9 @@ func (s *tableStage) Put(cols []string, rows []any, onConflict, update []string)
 	for i := 0; i+n <= len(rows); i += n {
 		row := rows[i : i+n]
 		id, ok := row[s.key].(int64)
+		if p, isPtr := row[s.key].(*int64); isPtr && p != nil {
+			id, ok = *p, true
+		}
 		if !ok {
 			return fmt.Errorf("%w: %s: primary key %v (%T) is not an int64", ErrStagedRow, s.table, row[s.key], row[s.key])
 		}
@@ -149,11 +152,11 @@ func (s *tableStage) fits(i int, v any) error {
 			return fmt.Errorf("column %s is NOT NULL", c.Name)
 		}
 		return nil
-	case int64:
+	case int64, *int64:
 		if c.Type == projections.Integer {
 			return nil
 		}
-	case string:
+	case string, *string:
 		if c.Type == projections.Text {
 			return nil
 		}
@@ -506,6 +509,16 @@ func (r *spillReader) bytes(off int64, n int, short bool) ([]byte, error) {
 func plainValue(v any) (any, error) {
 	switch x := v.(type) {
 	case nil, int64, string, []byte, float64:
+		return v, nil
+	case *int64: // read when the record is encoded (see sqlitefile.AppendRecord)
+		if x == nil {
+			return nil, nil
+		}
+		return v, nil
+	case *string:
+		if x == nil {
+			return nil, nil
+		}
 		return v, nil
 	case sql.NullString:
 		if !x.Valid {

@@ -102,6 +102,17 @@ func TestTableStage(t *testing.T) {
 	if err := st.Add(3, "n", 5); err != nil {
 		t.Fatal(err)
 	}
+	// Pointers are read as their values (nil: NULL), in an insert and in
+	// an update.
+	five, name5, note5 := int64(5), "five", "n5"
+	if err := st.Put(cols, []any{&five, &name5, &five, (*string)(nil)}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	name5, note5 = "fünf", "note"
+	if err := st.Put(cols, []any{&five, &name5, int64(55), &note5}, id, []string{"name", "note"}); err != nil {
+		t.Fatal(err)
+	}
+	name5, note5 = "changed after Put", "changed after Put"
 	// An update of some columns keeps the others.
 	if err := st.Put(cols, []any{int64(4), "four", int64(40), "z"}, nil, nil); err != nil {
 		t.Fatal(err)
@@ -123,7 +134,7 @@ func TestTableStage(t *testing.T) {
 		note sql.NullString
 	}
 	got := map[int64]row{}
-	err = st.Get([]int64{3, 1, 2, 4, 99}, []string{"id", "name", "n", "note"}, func(rs projections.RowScanner) error {
+	err = st.Get([]int64{3, 1, 2, 4, 5, 99}, []string{"id", "name", "n", "note"}, func(rs projections.RowScanner) error {
 		var id int64
 		var r row
 		if err := rs.Scan(&id, &r.name, &r.n, &r.note); err != nil {
@@ -140,6 +151,7 @@ func TestTableStage(t *testing.T) {
 		2: {"dos", 22, sql.NullString{String: "y", Valid: true}},
 		3: {big, -25, sql.NullString{}},
 		4: {"four", 44, sql.NullString{String: "z", Valid: true}},
+		5: {"fünf", 5, sql.NullString{String: "note", Valid: true}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(got), len(want))
@@ -152,7 +164,7 @@ func TestTableStage(t *testing.T) {
 	var order []int64
 	st.flush()
 	st.at.walk(func(id, off int64) error { order = append(order, id); return nil })
-	if !slices.Equal(order, []int64{1, 2, 3, 4}) {
+	if !slices.Equal(order, []int64{1, 2, 3, 4, 5}) {
 		t.Fatalf("order %v", order)
 	}
 	for _, bad := range []struct {
@@ -167,6 +179,9 @@ func TestTableStage(t *testing.T) {
 		{cols, []any{int64(4), nil, int64(1), nil}},             // NULL in a NOT NULL column
 		{cols, []any{int64(4), "a", float64(1), nil}},           // a REAL
 		{cols, []any{int64(4), "a", sql.NullInt64{}, int64(3)}}, // NULL, then an integer in TEXT
+		{cols, []any{int64(6), &name5, &name5, nil}},            // a *string in an INTEGER column
+		{cols, []any{int64(6), (*string)(nil), int64(1), nil}},  // a nil pointer in a NOT NULL column
+		{cols, []any{(*int64)(nil), "a", int64(1), nil}},        // a nil key
 	} {
 		if err := st.Put(bad.cols, bad.row, nil, nil); !errors.Is(err, ErrStagedRow) {
 			t.Errorf("Put(%v, %v): %v, want ErrStagedRow", bad.cols, bad.row, err)

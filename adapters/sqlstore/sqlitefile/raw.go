@@ -17,7 +17,9 @@ var ErrRecord = errors.New("sqlitefile: bad record")
 // AppendRecord appends to dst the schema-format-4 record of vals, as
 // SQLite stores a table row: the column at nullCol (the INTEGER PRIMARY
 // KEY, which aliases the rowid; -1 for none) is stored as NULL. Values:
-// nil, int64, float64 (not NaN), string, []byte.
+// nil, int64, float64 (not NaN), string, []byte, or a non-nil *int64 or
+// *string, read during the call (a caller with the values at hand spares
+// boxing each one).
 func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
 	dst, i := appendRecord(dst, vals, true, nullCol)
 	if i >= 0 {

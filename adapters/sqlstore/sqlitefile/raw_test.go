@@ -1,8 +1,10 @@
 package sqlitefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -133,5 +135,40 @@ func TestAddRecordRejects(t *testing.T) {
 	}
 	if _, err := DecodeRecord([]byte{3, 1}, nil); !errors.Is(err, ErrRecord) {
 		t.Fatalf("DecodeRecord of a cut record: %v", err)
+	}
+}
+
+// TestAppendRecordPointers: *int64 and *string values encode as the
+// values they point to.
+func TestAppendRecordPointers(t *testing.T) {
+	for _, vals := range [][]any{
+		{int64(0), int64(1), int64(-1), int64(1 << 40), "", "text", nil, 2.5, []byte{1, 2}},
+		{int64(math.MaxInt64), int64(math.MinInt64), string(make([]byte, 300))},
+	} {
+		ptrs := make([]any, len(vals))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case int64:
+				ptrs[i] = &x
+			case string:
+				ptrs[i] = &x
+			default:
+				ptrs[i] = v
+			}
+		}
+		want, err := AppendRecord(nil, vals, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := AppendRecord(nil, ptrs, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pointers encode as %x, values as %x", got, want)
+		}
+	}
+	if _, err := AppendRecord(nil, []any{(*string)(nil)}, -1); err == nil {
+		t.Fatal("a nil *string was encoded")
 	}
 }

@@ -91,6 +91,15 @@ func serialType(v any, fmt4 bool) (st uint64, n int, ok bool) {
 		return uint64(len(x))*2 + 13, len(x), true
 	case []byte:
 		return uint64(len(x))*2 + 12, len(x), true
+	case *int64:
+		if x != nil {
+			st, n = intType(*x, fmt4)
+			return st, n, true
+		}
+	case *string:
+		if x != nil {
+			return uint64(len(*x))*2 + 13, len(*x), true
+		}
 	}
 	return 0, 0, false
 }
@@ -145,6 +154,10 @@ func putBody(b []byte, v any, st uint64) {
 		copy(b, x)
 	case []byte:
 		copy(b, x)
+	case *int64:
+		putInt(b, *x, bodyLen(st))
+	case *string:
+		copy(b, *x)
 	}
 }
 
