@@ -156,7 +156,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 		return st, err
 	}
 	inserts := make([]any, 0, len(evs)*len(processedCols))
-	staged := stageOf(tx, p.table()) != nil
+	staged := colArgs(stageOf(tx, p.table()) != nil)
 	var conflicts []any
 	dups := map[*firstSeen]int{}
 	// The batch's new keys, in one allocation: the capacity is never
@@ -179,7 +179,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 			}
 			known.put(ev.sourceHash, f)
 			cache.add(ev.sourceHash, f.rowid)
-			inserts = processedRow(inserts, f, ev, staged)
+			inserts = processedRow(inserts, staged, f, ev)
 			ev.Verdict = First
 		case f.is(ev):
 			ev.Verdict = First // judged before (a rebuild of another projection)
@@ -231,18 +231,11 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	return st, nil
 }
 
-// processedRow appends the processed_events row of f, first seen as ev.
-// A staged table is handed pointers to the values, which the stage reads
-// while it encodes the row, in the same call (see TableStage.Put): boxing
-// eight values per event was most of the judge's allocations. SQL takes
-// the values.
-func processedRow(dst []any, f *firstSeen, ev *Event, staged bool) []any {
-	if staged {
-		return append(dst, &f.rowid, &f.topic, f.part, &f.off, &f.key, &ev.sourceHash, &f.typ, &f.id,
-			&ev.contentHex, ev.recordedAt, 0)
-	}
-	return append(dst, f.rowid, f.topic, f.part, f.off, f.key, ev.sourceHash, f.typ, f.id,
-		ev.contentHex, ev.recordedAt, 0)
+// processedRow appends the processed_events row of f, first seen as ev
+// (pointers for a staged table: see colArgs).
+func processedRow(dst []any, a colArgs, f *firstSeen, ev *Event) []any {
+	return append(dst, a.i64(&f.rowid), a.str(&f.topic), f.part, a.i64(&f.off), a.str(&f.key), a.i64(&ev.sourceHash),
+		a.str(&f.typ), a.str(&f.id), a.str(&ev.contentHex), ev.recordedAt, 0)
 }
 
 // lookup returns the stored rows of the batch's keys; a key it does not

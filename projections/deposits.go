@@ -45,8 +45,8 @@ type depositRow struct {
 	gasUsed, mintBlock   sql.NullInt64
 }
 
-func (r *depositRow) args(dst []any) []any {
-	return lifecycleArgs(dst, &r.lifecycleBase, &r.observation, textArg(r.mintedAt), textArg(r.mintTxHash), intArg(r.gasUsed), intArg(r.mintBlock))
+func (r *depositRow) args(dst []any, a colArgs) []any {
+	return lifecycleArgs(dst, a, &r.lifecycleBase, &r.observation, a.text(&r.mintedAt), a.text(&r.mintTxHash), a.int(&r.gasUsed), a.int(&r.mintBlock))
 }
 
 func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }

@@ -122,6 +122,17 @@ type lifecycleBase struct {
 	id     rowID
 	ref    domain.LogRef
 	loaded bool
+	// ref's columns, filled by refCols when the row is written
+	chainID, logIndex int64
+	txHex             string
+}
+
+// refCols fills the columns of b's chain log (once: a row's log does not
+// change).
+func (b *lifecycleBase) refCols() {
+	if b.txHex == "" {
+		b.chainID, b.logIndex, b.txHex = int64(b.ref.ChainID), int64(b.ref.LogIndex), b.ref.TxHash.Hex()
+	}
 }
 
 // refHash is a 64-bit FNV-1a of a chain log's identity.
@@ -141,7 +152,7 @@ type lifecycleRow interface {
 	base() *lifecycleBase
 	scan(RowScanner) (domain.LogRef, error)
 	fold(*Event) error
-	args([]any) []any
+	args([]any, colArgs) []any
 }
 
 // lifecycleFold folds events into a lifecycle table: it loads the rows a
@@ -252,8 +263,9 @@ func (f *lifecycleFold[R, P]) Flush(ctx context.Context, tx Tx) error {
 		return nil
 	}
 	args := make([]any, 0, len(f.order)*len(f.cols))
+	staged := colArgs(stageOf(tx, f.table) != nil)
 	for _, r := range f.order {
-		args = r.args(args)
+		args = r.args(args, staged)
 	}
 	b := lifecycleUpsert(f.table, f.cols)
 	if err := b.Exec(ctx, tx, args); err != nil {
@@ -312,29 +324,54 @@ func lifecycleColumns(party string, own ...Column) []Column {
 
 // lifecycleArgs is a row's values in [lifecycleColumns] order, own being
 // the table's own columns' values.
-func lifecycleArgs(dst []any, b *lifecycleBase, o *observation, own ...any) []any {
-	dst = append(dst, b.id.id, b.id.part, b.id.off, int64(b.ref.ChainID), b.ref.TxHash.Hex(), int64(b.ref.LogIndex),
-		o.status, textArg(o.contract), textArg(o.party), textArg(o.amount), textArg(o.recipient), intArg(o.blockNumber),
-		textArg(o.blockHash), intArg(o.onchainID), textArg(o.detectedAt), textArg(o.confirmedAt), intArg(o.confirmedBlock))
+func lifecycleArgs(dst []any, a colArgs, b *lifecycleBase, o *observation, own ...any) []any {
+	b.refCols()
+	dst = append(dst, a.i64(&b.id.id), b.id.part, a.i64(&b.id.off), a.i64(&b.chainID), a.str(&b.txHex), a.i64(&b.logIndex),
+		a.str(&o.status), a.text(&o.contract), a.text(&o.party), a.text(&o.amount), a.text(&o.recipient), a.int(&o.blockNumber),
+		a.text(&o.blockHash), a.int(&o.onchainID), a.text(&o.detectedAt), a.text(&o.confirmedAt), a.int(&o.confirmedBlock))
 	dst = append(dst, own...)
-	return append(dst, textArg(o.failedAt), textArg(o.errorReason), textArg(o.reorgedBlockHash))
+	return append(dst, a.text(&o.failedAt), a.text(&o.errorReason), a.text(&o.reorgedBlockHash))
 }
 
-// textArg and intArg pass a nullable column as a driver binds it: nil or
-// the plain value. A boxed sql.Null* costs an allocation per column per
-// row, and converting it to the plain value (the bulk stage does) another.
-func textArg(v sql.NullString) any {
-	if !v.Valid {
+// colArgs passes a row's columns as its table takes them. SQL binds the
+// plain values (nil for NULL; a boxed sql.Null* would cost an allocation
+// per column per row, and its conversion another). A staged table
+// (colArgs true) is handed pointers to them, which it reads before Put
+// returns, sparing the boxing of each value.
+type colArgs bool
+
+func (a colArgs) text(v *sql.NullString) any {
+	switch {
+	case !v.Valid:
 		return nil
+	case bool(a):
+		return &v.String
 	}
 	return v.String
 }
 
-func intArg(v sql.NullInt64) any {
-	if !v.Valid {
+func (a colArgs) int(v *sql.NullInt64) any {
+	switch {
+	case !v.Valid:
 		return nil
+	case bool(a):
+		return &v.Int64
 	}
 	return v.Int64
+}
+
+func (a colArgs) str(v *string) any {
+	if a {
+		return v
+	}
+	return *v
+}
+
+func (a colArgs) i64(v *int64) any {
+	if a {
+		return v
+	}
+	return *v
 }
 
 // scanLifecycle scans a row laid out by [lifecycleColumns] and returns

@@ -66,10 +66,10 @@ type withdrawalRow struct {
 	leafHash, merkleProof              sql.NullString
 }
 
-func (r *withdrawalRow) args(dst []any) []any {
-	dst = lifecycleArgs(dst, &r.lifecycleBase, &r.observation,
-		textArg(r.batchedAt), textArg(r.executedAt), textArg(r.claimTxHash), intArg(r.gasUsed), intArg(r.alreadyDone))
-	return append(dst, textArg(r.batchSeq), intArg(r.batchID), intArg(r.leafIndex), textArg(r.leafHash), textArg(r.merkleProof))
+func (r *withdrawalRow) args(dst []any, a colArgs) []any {
+	dst = lifecycleArgs(dst, a, &r.lifecycleBase, &r.observation,
+		a.text(&r.batchedAt), a.text(&r.executedAt), a.text(&r.claimTxHash), a.int(&r.gasUsed), a.int(&r.alreadyDone))
+	return append(dst, a.text(&r.batchSeq), a.int(&r.batchID), a.int(&r.leafIndex), a.text(&r.leafHash), a.text(&r.merkleProof))
 }
 
 func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
