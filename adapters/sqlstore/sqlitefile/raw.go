@@ -117,10 +117,9 @@ func (t *TableWriter) place(rowid int64, rec []byte) error {
 	if err := t.addCell(rowid, rec); err != nil {
 		return a.fail(err, "")
 	}
-	var rid [8]byte
 	st, n := intType(rowid, a.fmt4)
-	putInt(rid[:], rowid, n)
-	rowField := field{st: st, body: rid[:n]}
+	putInt(t.rid[:], rowid, n) // a field of t: a local array would escape, an allocation per row
+	rowField := field{st: st, body: t.rid[:n]}
 	for _, ib := range t.idx {
 		t.keyFields = t.keyFields[:0]
 		for _, c := range ib.def.Columns {

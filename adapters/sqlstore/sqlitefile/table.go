@@ -60,6 +60,7 @@ type TableWriter struct {
 	done    bool
 
 	fields, keyFields []field // the record being placed, and an index entry's fields
+	rid               [8]byte // the rowid's body in index entries
 }
 
 // Table starts a table b-tree. Only one table may be open at a time.
