@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -127,7 +128,12 @@ func (a Amount) Cmp(b Amount) int { return a.v.Cmp(&b.v) }
 // IsZero reports whether a is 0.
 func (a Amount) IsZero() bool { return a.v.Sign() == 0 }
 
-func (a Amount) String() string { return a.v.String() }
+func (a Amount) String() string {
+	if a.v.IsUint64() {
+		return strconv.FormatUint(a.v.Uint64(), 10) // one allocation; big.Int's String takes three
+	}
+	return a.v.String()
+}
 
 // MarshalText encodes a as a decimal string (exact in JSON, SQL and msgpack).
 func (a Amount) MarshalText() ([]byte, error) { return a.v.MarshalText() }
