@@ -196,7 +196,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 					return st, err
 				}
 				conflicts = append(conflicts, cid, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
-					ev.Envelope.ID, ev.Envelope.Type, ev.contentHex, ev.recordedAt,
+					ev.Envelope.ID, ev.Envelope.Type, ev.contentHex, ev.recordedArg(false),
 					f.topic, f.part, f.off, f.id, f.typ, hex.EncodeToString(f.content[:]))
 			}
 		}
@@ -235,7 +235,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 // (pointers for a staged table: see colArgs).
 func processedRow(dst []any, a colArgs, f *firstSeen, ev *Event) []any {
 	return append(dst, a.i64(&f.rowid), a.str(&f.topic), f.part, a.i64(&f.off), a.str(&f.key), a.i64(&ev.sourceHash),
-		a.str(&f.typ), a.str(&f.id), a.str(&ev.contentHex), ev.recordedAt, 0)
+		a.str(&f.typ), a.str(&f.id), a.str(&ev.contentHex), ev.recordedArg(a), 0)
 }
 
 // lookup returns the stored rows of the batch's keys; a key it does not

@@ -140,10 +140,20 @@ type Event struct {
 
 	// What processed_events needs, derived once by [Event.derive] on the
 	// runner's reading goroutine so its writing goroutine does not.
-	derived    bool
-	sourceHash int64
-	recordedAt any // a string, or nil for an unknown time
-	contentHex string
+	derived       bool
+	sourceHash    int64
+	recordedAt    string // processed_at; "" with recordedKnown false for an unknown time
+	recordedKnown bool
+	contentHex    string
+}
+
+// recordedArg is processed_at as its table takes it (see colArgs): NULL
+// for an unknown time.
+func (e *Event) recordedArg(a colArgs) any {
+	if !e.recordedKnown {
+		return nil
+	}
+	return a.str(&e.recordedAt)
 }
 
 // derive fills the derived fields (once).
@@ -152,8 +162,12 @@ func (e *Event) derive() {
 		return
 	}
 	e.sourceHash = keyHash(e.Envelope.SourceKey)
-	e.recordedAt = FormatTime(e.Envelope.RecordedAt)
-	e.contentHex = hex.EncodeToString(e.ContentHash[:])
+	if e.recordedKnown = !e.Envelope.RecordedAt.IsZero(); e.recordedKnown {
+		e.recordedAt = formatTime(e.Envelope.RecordedAt)
+	}
+	var h [2 * len(e.ContentHash)]byte
+	hex.Encode(h[:], e.ContentHash[:])
+	e.contentHex = string(h[:]) // one allocation; hex.EncodeToString takes two
 	e.derived = true
 }
 
