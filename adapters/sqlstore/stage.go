@@ -36,7 +36,6 @@ type tableStage struct {
 	end       int64      // spill size, buffered bytes included
 	at        stageIndex // key → offset of the row's latest copy
 	rd        spillReader
-	buf       []byte
 	row       []any
 	norm      []any
 }
@@ -123,15 +122,24 @@ func (s *tableStage) append(id int64, row []any) error {
 		}
 		s.norm = append(s.norm, p)
 	}
-	b, err := sqlitefile.AppendRecord(s.buf[:0], s.norm, s.key)
+	// The record goes straight into the pending buffer behind a length
+	// of three bytes (a uvarint padded with continuation bits, which
+	// binary.Uvarint reads as any other), filled in after it.
+	n := len(s.pending)
+	b, err := sqlitefile.AppendRecord(append(s.pending, 0, 0, 0), s.norm, s.key)
 	if err != nil {
+		s.pending = s.pending[:n]
 		return fmt.Errorf("%w: %s row %d: %v", ErrStagedRow, s.table, id, err)
 	}
-	n := len(s.pending)
-	s.pending = append(binary.AppendUvarint(s.pending, uint64(len(b))), b...)
+	if l := len(b) - n - 3; l < 1<<21 {
+		b[n], b[n+1], b[n+2] = byte(l)|0x80, byte(l>>7)|0x80, byte(l>>14)
+		s.pending = b
+	} else { // 2 MiB or more: a longer length, the record moved behind it
+		rec := slices.Clone(b[n+3:])
+		s.pending = append(binary.AppendUvarint(b[:n], uint64(l)), rec...)
+	}
 	s.at.set(id, s.end)
 	s.end += int64(len(s.pending) - n)
-	s.buf = b
 	if len(s.pending) >= spillPending {
 		return s.flush()
 	}

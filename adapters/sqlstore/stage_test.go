@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bridgelog/bridgelog/projections"
@@ -251,4 +252,30 @@ func TestStageReadsBack(t *testing.T) {
 		all[i] = int64(i + 1)
 	}
 	check(all...)
+
+	// A record of 2 MiB or more has a longer length than the three bytes
+	// reserved for it, before and after it is written out.
+	huge := strings.Repeat("h", 2<<20+10)
+	if err := st.Put(cols, []any{int64(rows + 1), huge, int64(7)}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		err := st.Get([]int64{rows + 1, rows}, cols, func(rs projections.RowScanner) error {
+			var id, v int64
+			var b string
+			if err := rs.Scan(&id, &b, &v); err != nil {
+				return err
+			}
+			if id == rows+1 && (b != huge || v != 7) || id == rows && b != body(rows) {
+				return fmt.Errorf("row %d reads %d bytes, %d", id, len(b), v)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
