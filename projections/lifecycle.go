@@ -340,35 +340,17 @@ func lifecycleArgs(dst []any, a colArgs, b *lifecycleBase, o *observation, own .
 // returns, sparing the boxing of each value.
 type colArgs bool
 
-func (a colArgs) text(v *sql.NullString) any {
+func (a colArgs) text(v *sql.NullString) any { return colArg(a, &v.String, v.Valid) }
+func (a colArgs) int(v *sql.NullInt64) any   { return colArg(a, &v.Int64, v.Valid) }
+func (a colArgs) str(v *string) any          { return colArg(a, v, true) }
+func (a colArgs) i64(v *int64) any           { return colArg(a, v, true) }
+
+// colArg is the value at v as a takes it, or nil when not valid.
+func colArg[T any](a colArgs, v *T, valid bool) any {
 	switch {
-	case !v.Valid:
+	case !valid:
 		return nil
 	case bool(a):
-		return &v.String
-	}
-	return v.String
-}
-
-func (a colArgs) int(v *sql.NullInt64) any {
-	switch {
-	case !v.Valid:
-		return nil
-	case bool(a):
-		return &v.Int64
-	}
-	return v.Int64
-}
-
-func (a colArgs) str(v *string) any {
-	if a {
-		return v
-	}
-	return *v
-}
-
-func (a colArgs) i64(v *int64) any {
-	if a {
 		return v
 	}
 	return *v
