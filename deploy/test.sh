@@ -41,5 +41,9 @@ done
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
 # A bulk load judges one batch while the projections fold the one
-# before, on two goroutines: run it under the race detector too.
-go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$' ./projections/
+# before, on two goroutines, and the reader decodes large chunks on two;
+# a log opens its partitions side by side, and a store is replaced under
+# a lock: run those under the race detector too.
+go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$|TestDecodeChunkOrder$' ./projections/
+go test -race -count=1 -run 'TestCorruptionInTwoPartitionsNamesTheFirst$|TestMidFileCorruptionRefusesToOpen$' ./adapters/embeddedlog/
+go test -race -count=1 ./adapters/sqlstore/
