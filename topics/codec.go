@@ -160,21 +160,25 @@ func (r *reader) be(n int) (uint64, error) {
 	return v, nil
 }
 
-func (r *reader) arrayLen() (int, error) {
+func (r *reader) arrayLen() (int, error) { return r.containerLen(0x90, 0xdc, 0xdd, "an array") }
+
+// containerLen reads an array or map header: the fixed form (fix in the
+// high four bits, the count in the low four), or a 16- or 32-bit count.
+func (r *reader) containerLen(fix, c16, c32 byte, what string) (int, error) {
 	c, err := r.byte1()
 	switch {
 	case err != nil:
 		return 0, err
-	case c >= 0x90 && c <= 0x9f:
+	case c&0xf0 == fix:
 		return int(c & 0x0f), nil
-	case c == 0xdc:
+	case c == c16:
 		v, err := r.be(2)
 		return int(v), err
-	case c == 0xdd:
+	case c == c32:
 		v, err := r.be(4)
 		return int(v), err
 	}
-	return 0, fmt.Errorf("code %#x is not an array", c)
+	return 0, fmt.Errorf("code %#x is not %s", c, what)
 }
 
 // uint reads a non-negative integer in any msgpack integer form.

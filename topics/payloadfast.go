@@ -194,20 +194,8 @@ func (r *reader) logRef(ref *domain.LogRef) bool {
 
 // mapLen reads a map header.
 func (r *reader) mapLen() (int, bool) {
-	c, err := r.byte1()
-	switch {
-	case err != nil:
-		return 0, false
-	case c >= 0x80 && c <= 0x8f:
-		return int(c & 0x0f), true
-	case c == 0xde:
-		v, err := r.be(2)
-		return int(v), err == nil
-	case c == 0xdf:
-		v, err := r.be(4)
-		return int(v), err == nil
-	}
-	return 0, false
+	n, err := r.containerLen(0x80, 0xde, 0xdf, "a map")
+	return n, err == nil
 }
 
 // key reads a str-coded map key. The string aliases the input and must
