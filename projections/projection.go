@@ -140,17 +140,16 @@ type Event struct {
 
 	// What processed_events needs, derived once by [Event.derive] on the
 	// runner's reading goroutine so its writing goroutine does not.
-	derived       bool
-	sourceHash    int64
-	recordedAt    string // processed_at; "" with recordedKnown false for an unknown time
-	recordedKnown bool
-	contentHex    string
+	derived    bool
+	sourceHash int64
+	recordedAt string // processed_at, unless the envelope has no recorded time
+	contentHex string
 }
 
 // recordedArg is processed_at as its table takes it (see colArgs): NULL
 // for an unknown time.
 func (e *Event) recordedArg(a colArgs) any {
-	if !e.recordedKnown {
+	if e.Envelope.RecordedAt.IsZero() {
 		return nil
 	}
 	return a.str(&e.recordedAt)
@@ -162,7 +161,7 @@ func (e *Event) derive() {
 		return
 	}
 	e.sourceHash = keyHash(e.Envelope.SourceKey)
-	if e.recordedKnown = !e.Envelope.RecordedAt.IsZero(); e.recordedKnown {
+	if !e.Envelope.RecordedAt.IsZero() {
 		e.recordedAt = formatTime(e.Envelope.RecordedAt)
 	}
 	var h [2 * len(e.ContentHash)]byte
