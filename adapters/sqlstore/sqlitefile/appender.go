@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
+	"unsafe"
 )
 
 // Errors. Detailed errors wrap one of these; test with errors.Is.
@@ -289,6 +291,9 @@ func (a *Appender) alloc() (uint32, error) {
 // writePage appends page p, which must be the next allocated page not yet
 // written (the lock-byte page in between is written as zeros).
 func (a *Appender) writePage(p uint32, data []byte) error {
+	if a.buf == nil {
+		a.buf = newPageBuf()
+	}
 	if p != a.written {
 		if a.written != a.lockPage || p != a.lockPage+1 {
 			return fmt.Errorf("sqlitefile: internal error: writing page %d, expected %d", p, a.written)
@@ -464,15 +469,30 @@ func (a *Appender) closeFile() error {
 }
 
 // pageWriter writes full buffers of pages on its own goroutine, so that
-// copying them into the file (the kernel's work) overlaps with building
-// the next ones. One buffer is written while the next is filled.
+// copying them into the file overlaps with building the next ones. One
+// buffer is written while the next is filled.
+//
+// Where the file system allows, the pages bypass the page cache
+// (O_DIRECT): nothing reads them back during the append, and taking new
+// page-cache memory was most of the write's cost (on this project's VMs,
+// ≈ 2 s of system time per GB against 0.2 s written directly). Commit's
+// fsync makes them durable either way. A buffer that is not aligned for
+// it, or a direct write the file system refuses, goes through the page
+// cache; after a refusal every later one does.
 type pageWriter struct {
-	f     *os.File
-	queue chan pendingWrite
-	free  chan []byte
-	done  chan struct{}
-	mu    sync.Mutex
-	err   error // the first failed write; later ones are skipped
+	f      *os.File
+	direct directFile // nil: every write goes through the page cache
+	queue  chan pendingWrite
+	free   chan []byte
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error // the first failed write; later ones are skipped
+}
+
+// directFile is the file opened for direct writes.
+type directFile interface {
+	io.WriterAt
+	io.Closer
 }
 
 type pendingWrite struct {
@@ -480,25 +500,68 @@ type pendingWrite struct {
 	off int64
 }
 
+// directAlign is the alignment of a direct write's memory, offset and
+// length: the largest logical block size in use.
+const directAlign = 4096
+
+// newPageBuf returns an empty buffer of flushBytes capacity whose memory
+// is aligned for direct writes.
+func newPageBuf() []byte {
+	b := make([]byte, flushBytes+directAlign)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (directAlign - 1))
+	return b[skip : skip : skip+flushBytes]
+}
+
+func directAligned(buf []byte, off int64) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%directAlign == 0 &&
+		off%directAlign == 0 && len(buf)%directAlign == 0
+}
+
 func newPageWriter(f *os.File) *pageWriter {
-	w := &pageWriter{f: f, queue: make(chan pendingWrite), free: make(chan []byte, 1), done: make(chan struct{})}
-	w.free <- make([]byte, 0, flushBytes)
+	if d := openDirect(f.Name()); d != nil {
+		return startPageWriter(f, d)
+	}
+	return startPageWriter(f, nil)
+}
+
+// startPageWriter starts a writer to f that writes directly through
+// direct (nil: never).
+func startPageWriter(f *os.File, direct directFile) *pageWriter {
+	w := &pageWriter{f: f, direct: direct, queue: make(chan pendingWrite), free: make(chan []byte, 1), done: make(chan struct{})}
+	w.free <- newPageBuf()
 	go func() {
 		defer close(w.done)
 		for p := range w.queue {
 			if w.failed() == nil {
-				if _, err := w.f.WriteAt(p.buf, p.off); err != nil {
+				if err := w.writeAt(p.buf, p.off); err != nil {
 					w.mu.Lock()
 					w.err = fmt.Errorf("writing at offset %d: %w", p.off, err)
 					w.mu.Unlock()
-				} else {
-					startWriteback(w.f, p.off, int64(len(p.buf)))
 				}
 			}
 			w.free <- p.buf[:0]
 		}
+		if w.direct != nil {
+			w.direct.Close()
+		}
 	}()
 	return w
+}
+
+func (w *pageWriter) writeAt(buf []byte, off int64) error {
+	if w.direct != nil && directAligned(buf, off) {
+		_, err := w.direct.WriteAt(buf, off)
+		if !errors.Is(err, syscall.EINVAL) {
+			return err
+		}
+		w.direct.Close()
+		w.direct = nil
+	}
+	if _, err := w.f.WriteAt(buf, off); err != nil {
+		return err
+	}
+	startWriteback(w.f, off, int64(len(buf)))
+	return nil
 }
 
 func (w *pageWriter) failed() error {

@@ -19,3 +19,13 @@ func startWriteback(f *os.File, off, n int64) {
 		_ = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE)
 	})
 }
+
+// openDirect opens path for writes that bypass the page cache (O_DIRECT),
+// or returns nil where the file system refuses them (tmpfs).
+func openDirect(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_WRONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+}

@@ -1,0 +1,149 @@
+package sqlitefile
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// fakeDirect stands for a file opened with O_DIRECT: it records what it
+// was asked to write and answers with err (nil: writes into f).
+type fakeDirect struct {
+	f      *os.File
+	err    error
+	writes int
+	closed bool
+}
+
+func (d *fakeDirect) WriteAt(b []byte, off int64) (int, error) {
+	d.writes++
+	if d.err != nil {
+		return 0, d.err
+	}
+	return d.f.WriteAt(b, off)
+}
+
+func (d *fakeDirect) Close() error { d.closed = true; return nil }
+
+// writePages sends bufs, at consecutive offsets from off, through w and
+// returns the bytes the file must then hold from off.
+func writePages(t *testing.T, w *pageWriter, off int64, bufs ...[]byte) []byte {
+	t.Helper()
+	var want []byte
+	for _, b := range bufs {
+		if _, err := w.write(b, off); err != nil {
+			t.Fatal(err)
+		}
+		off += int64(len(b))
+		want = append(want, b...)
+	}
+	return want
+}
+
+func filled(b []byte, n int, v byte) []byte {
+	b = b[:n]
+	for i := range b {
+		b[i] = v + byte(i/4096)
+	}
+	return b
+}
+
+func readBack(t *testing.T, path string, off int64, n int) []byte {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) < off+int64(n) {
+		t.Fatalf("file holds %d bytes, want at least %d", len(got), off+int64(n))
+	}
+	return got[off : off+int64(n)]
+}
+
+func TestPageWriterDirect(t *testing.T) {
+	t.Run("aligned buffers go direct, others through the page cache", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "f")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		real, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &fakeDirect{f: real}
+		w := startPageWriter(f, d)
+		unaligned := make([]byte, 3*4096+1)[1:] // its memory is not 4096-aligned
+		want := writePages(t, w, 4096,
+			filled(newPageBuf(), 2*4096, 1),
+			filled(unaligned, 3*4096, 10),
+			filled(newPageBuf(), 4096, 20))
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readBack(t, path, 4096, len(want)), want) {
+			t.Fatal("file does not hold the pages written")
+		}
+		if d.writes != 2 || !d.closed {
+			t.Fatalf("direct writes %d (want the 2 aligned buffers), closed %v", d.writes, d.closed)
+		}
+	})
+	t.Run("a refused direct write goes through the page cache, and so do later ones", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "f")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		d := &fakeDirect{err: syscall.EINVAL}
+		w := startPageWriter(f, d)
+		want := writePages(t, w, 0, filled(newPageBuf(), 4096, 1), filled(newPageBuf(), 2*4096, 5))
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readBack(t, path, 0, len(want)), want) {
+			t.Fatal("file does not hold the pages written")
+		}
+		if d.writes != 1 || !d.closed {
+			t.Fatalf("direct writes %d (want 1, then none), closed %v", d.writes, d.closed)
+		}
+	})
+	t.Run("another direct write error fails the append", func(t *testing.T) {
+		f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w := startPageWriter(f, &fakeDirect{err: syscall.ENOSPC})
+		writePages(t, w, 0, filled(newPageBuf(), 4096, 1))
+		if err := w.close(); !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("close: %v, want ENOSPC", err)
+		}
+	})
+	t.Run("the real file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "f")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w := newPageWriter(f)
+		if runtime.GOOS == "linux" {
+			// The temp dir here is on a disk file system; tmpfs refuses
+			// O_DIRECT, and then every write goes through the page cache.
+			t.Logf("direct writes: %v", w.direct != nil)
+		}
+		want := writePages(t, w, 0, filled(newPageBuf(), flushBytes, 1), filled(newPageBuf(), 4096, 7))
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readBack(t, path, 0, len(want)), want) {
+			t.Fatal("file does not hold the pages written")
+		}
+	})
+}
