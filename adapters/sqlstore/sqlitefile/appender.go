@@ -136,6 +136,7 @@ type Appender struct {
 	lockPage uint32
 	buf      []byte // pages not yet written to the file, starting at page bufFirst
 	bufFirst uint32
+	bufKeep  bool // buf holds a page to keep in the page cache
 	open     *TableWriter
 	writer   *pageWriter // writes flushed buffers on another goroutine
 	err      error       // sticky: set once the append failed
@@ -289,8 +290,12 @@ func (a *Appender) alloc() (uint32, error) {
 }
 
 // writePage appends page p, which must be the next allocated page not yet
-// written (the lock-byte page in between is written as zeros).
-func (a *Appender) writePage(p uint32, data []byte) error {
+// written (the lock-byte page in between is written as zeros). Pages to
+// keep go through the page cache, the others may bypass it (see
+// [pageWriter]): index pages, a tenth of the file, which the load's
+// check and then by-key look-ups read. Not a table's interior pages:
+// they come one in a few hundred leaves, and would keep every buffer.
+func (a *Appender) writePage(p uint32, data []byte, keep bool) error {
 	if a.buf == nil {
 		a.buf = newPageBuf()
 	}
@@ -302,6 +307,7 @@ func (a *Appender) writePage(p uint32, data []byte) error {
 		a.written++
 	}
 	a.buf = append(a.buf, data[:a.u]...)
+	a.bufKeep = a.bufKeep || keep
 	a.written++
 	if len(a.buf) >= flushBytes {
 		return a.flush()
@@ -322,12 +328,12 @@ func (a *Appender) flush() error {
 		a.writer = newPageWriter(a.f)
 	}
 	off := int64(a.bufFirst-1) * int64(a.u)
-	next, err := a.writer.write(a.buf, off)
+	next, err := a.writer.write(a.buf, off, a.bufKeep)
 	if err != nil {
 		return fmt.Errorf("sqlitefile: %s: %w", a.path, err)
 	}
 	a.bufFirst += uint32(len(a.buf) / a.u)
-	a.buf = next
+	a.buf, a.bufKeep = next, false
 	return nil
 }
 
@@ -472,13 +478,14 @@ func (a *Appender) closeFile() error {
 // copying them into the file overlaps with building the next ones. One
 // buffer is written while the next is filled.
 //
-// Where the file system allows, the pages bypass the page cache
-// (O_DIRECT): nothing reads them back during the append, and taking new
-// page-cache memory was most of the write's cost (on this project's VMs,
-// ≈ 2 s of system time per GB against 0.2 s written directly). Commit's
-// fsync makes them durable either way. A buffer that is not aligned for
-// it, or a direct write the file system refuses, goes through the page
-// cache; after a refusal every later one does.
+// Where the file system allows, a buffer without pages to keep bypasses
+// the page cache (O_DIRECT): nothing reads table leaves back during the
+// append, and taking new page-cache memory was most of the write's cost
+// (on this project's VMs, ≈ 2 s of system time per GB against 0.2 s
+// written directly). Commit's fsync makes them durable either way. A
+// buffer that is not aligned for it, or a direct write the file system
+// refuses, goes through the page cache; after a refusal every later one
+// does.
 type pageWriter struct {
 	f      *os.File
 	direct directFile // nil: every write goes through the page cache
@@ -496,8 +503,9 @@ type directFile interface {
 }
 
 type pendingWrite struct {
-	buf []byte
-	off int64
+	buf  []byte
+	off  int64
+	keep bool // through the page cache
 }
 
 // directAlign is the alignment of a direct write's memory, offset and
@@ -533,7 +541,7 @@ func startPageWriter(f *os.File, direct directFile) *pageWriter {
 		defer close(w.done)
 		for p := range w.queue {
 			if w.failed() == nil {
-				if err := w.writeAt(p.buf, p.off); err != nil {
+				if err := w.writeAt(p.buf, p.off, p.keep); err != nil {
 					w.mu.Lock()
 					w.err = fmt.Errorf("writing at offset %d: %w", p.off, err)
 					w.mu.Unlock()
@@ -548,8 +556,8 @@ func startPageWriter(f *os.File, direct directFile) *pageWriter {
 	return w
 }
 
-func (w *pageWriter) writeAt(buf []byte, off int64) error {
-	if w.direct != nil && directAligned(buf, off) {
+func (w *pageWriter) writeAt(buf []byte, off int64, keep bool) error {
+	if !keep && w.direct != nil && directAligned(buf, off) {
 		_, err := w.direct.WriteAt(buf, off)
 		if !errors.Is(err, syscall.EINVAL) {
 			return err
@@ -570,14 +578,14 @@ func (w *pageWriter) failed() error {
 	return w.err
 }
 
-// write hands buf (to be written at off) to the goroutine and returns an
-// empty buffer to fill next.
-func (w *pageWriter) write(buf []byte, off int64) ([]byte, error) {
+// write hands buf (to be written at off, through the page cache if keep)
+// to the goroutine and returns an empty buffer to fill next.
+func (w *pageWriter) write(buf []byte, off int64, keep bool) ([]byte, error) {
 	if err := w.failed(); err != nil {
 		return nil, err
 	}
 	next := <-w.free
-	w.queue <- pendingWrite{buf: buf, off: off}
+	w.queue <- pendingWrite{buf: buf, off: off, keep: keep}
 	return next, nil
 }
 

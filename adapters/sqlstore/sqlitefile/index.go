@@ -344,5 +344,5 @@ func (b *ibuilder) writePage(cells []icell, leaf bool, right uint32) (uint32, er
 		binary.BigEndian.PutUint16(page[hdr+2*i:], uint16(content))
 	}
 	binary.BigEndian.PutUint16(page[5:], uint16(content))
-	return pg, a.writePage(pg, page)
+	return pg, a.writePage(pg, page, true)
 }

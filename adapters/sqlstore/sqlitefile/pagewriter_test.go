@@ -29,13 +29,14 @@ func (d *fakeDirect) WriteAt(b []byte, off int64) (int, error) {
 
 func (d *fakeDirect) Close() error { d.closed = true; return nil }
 
-// writePages sends bufs, at consecutive offsets from off, through w and
-// returns the bytes the file must then hold from off.
-func writePages(t *testing.T, w *pageWriter, off int64, bufs ...[]byte) []byte {
+// writePages sends bufs, at consecutive offsets from off, through w
+// (keep: asking for the page cache) and returns the bytes the file must
+// then hold from off.
+func writePages(t *testing.T, w *pageWriter, off int64, keep bool, bufs ...[]byte) []byte {
 	t.Helper()
 	var want []byte
 	for _, b := range bufs {
-		if _, err := w.write(b, off); err != nil {
+		if _, err := w.write(b, off, keep); err != nil {
 			t.Fatal(err)
 		}
 		off += int64(len(b))
@@ -65,7 +66,7 @@ func readBack(t *testing.T, path string, off int64, n int) []byte {
 }
 
 func TestPageWriterDirect(t *testing.T) {
-	t.Run("aligned buffers go direct, others through the page cache", func(t *testing.T) {
+	t.Run("aligned buffers go direct, unaligned ones and those to keep through the page cache", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "f")
 		f, err := os.Create(path)
 		if err != nil {
@@ -79,10 +80,11 @@ func TestPageWriterDirect(t *testing.T) {
 		d := &fakeDirect{f: real}
 		w := startPageWriter(f, d)
 		unaligned := make([]byte, 3*4096+1)[1:] // its memory is not 4096-aligned
-		want := writePages(t, w, 4096,
+		want := writePages(t, w, 4096, false,
 			filled(newPageBuf(), 2*4096, 1),
 			filled(unaligned, 3*4096, 10),
 			filled(newPageBuf(), 4096, 20))
+		want = append(want, writePages(t, w, int64(4096+len(want)), true, filled(newPageBuf(), 4096, 30))...)
 		if err := w.close(); err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +104,7 @@ func TestPageWriterDirect(t *testing.T) {
 		defer f.Close()
 		d := &fakeDirect{err: syscall.EINVAL}
 		w := startPageWriter(f, d)
-		want := writePages(t, w, 0, filled(newPageBuf(), 4096, 1), filled(newPageBuf(), 2*4096, 5))
+		want := writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1), filled(newPageBuf(), 2*4096, 5))
 		if err := w.close(); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +122,7 @@ func TestPageWriterDirect(t *testing.T) {
 		}
 		defer f.Close()
 		w := startPageWriter(f, &fakeDirect{err: syscall.ENOSPC})
-		writePages(t, w, 0, filled(newPageBuf(), 4096, 1))
+		writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1))
 		if err := w.close(); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("close: %v, want ENOSPC", err)
 		}
@@ -138,7 +140,7 @@ func TestPageWriterDirect(t *testing.T) {
 			// O_DIRECT, and then every write goes through the page cache.
 			t.Logf("direct writes: %v", w.direct != nil)
 		}
-		want := writePages(t, w, 0, filled(newPageBuf(), flushBytes, 1), filled(newPageBuf(), 4096, 7))
+		want := writePages(t, w, 0, false, filled(newPageBuf(), flushBytes, 1), filled(newPageBuf(), 4096, 7))
 		if err := w.close(); err != nil {
 			t.Fatal(err)
 		}

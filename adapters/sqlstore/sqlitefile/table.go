@@ -222,7 +222,7 @@ func (t *TableWriter) writeLeaf() (uint32, error) {
 	t.leaf[0] = tableLeaf
 	binary.BigEndian.PutUint16(t.leaf[3:], uint16(t.nCells))
 	binary.BigEndian.PutUint16(t.leaf[5:], uint16(t.content)) // 65536 wraps to 0, as the format says
-	if err := a.writePage(pg, t.leaf); err != nil {
+	if err := a.writePage(pg, t.leaf, false); err != nil {
 		return 0, err
 	}
 	t.resetLeaf()
@@ -260,7 +260,7 @@ func (a *Appender) writeOverflow(rest []byte) (uint32, error) {
 		clear(page)
 		binary.BigEndian.PutUint32(page, next)
 		copy(page[4:], rest[:n])
-		if err := a.writePage(cur, page); err != nil {
+		if err := a.writePage(cur, page, false); err != nil {
 			return 0, err
 		}
 		rest = rest[n:]
@@ -352,7 +352,7 @@ func (t *TableWriter) writeInterior(cells []tcell, right uint32) (uint32, error)
 		binary.BigEndian.PutUint16(page[12+2*i:], uint16(content))
 	}
 	binary.BigEndian.PutUint16(page[5:], uint16(content))
-	return pg, a.writePage(pg, page)
+	return pg, a.writePage(pg, page, false)
 }
 
 // Finish writes the table's remaining leaf and interior pages and then each
