@@ -249,6 +249,9 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	want := map[string]bool{}
 	for _, ev := range evs {
 		ev.derive()
+	}
+	cache.warm(evs)
+	for _, ev := range evs {
 		if cache.absent(ev.sourceHash) {
 			continue // the cache knows the key is new
 		}
@@ -377,6 +380,14 @@ func (c *dedupCache) absent(h int64) bool {
 	return !c.ids.has(h)
 }
 
+// warm loads the cache's slots for the events' hashes ahead of their
+// look-ups (see [rowIndex.warm]).
+func (c *dedupCache) warm(evs []*Event) {
+	if c.usable() {
+		c.ids.warm(evs)
+	}
+}
+
 // rowids returns the row ids of every key with source hash h, or nil
 // when the cache cannot say.
 func (c *dedupCache) rowids(h int64) []int64 {
@@ -420,6 +431,7 @@ type rowIndex struct {
 	slots []rowSlot // a power of two long
 	n     int
 	more  map[int64][]int64 // further ids of a shared hash
+	sink  int64             // keeps warm's loads from being optimised away
 }
 
 // rowSlot holds a hash and its first id plus one (0: the slot is free).
@@ -442,6 +454,22 @@ func (x *rowIndex) find(h int64) *rowSlot {
 			return sl
 		}
 	}
+}
+
+// warm loads the home slot of each event's source hash. The loads do not
+// depend on each other, so the CPU has many misses in flight at once;
+// the look-ups that follow then find their slots in cache instead of
+// waiting on memory one after another (the table outgrows the caches at
+// a few hundred thousand keys).
+func (x *rowIndex) warm(evs []*Event) {
+	if len(x.slots) == 0 {
+		return
+	}
+	var sum int64
+	for _, ev := range evs {
+		sum += x.slots[x.home(ev.sourceHash)].h
+	}
+	x.sink = sum
 }
 
 // has says whether some id is stored under h.
