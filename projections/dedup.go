@@ -380,6 +380,14 @@ func (c *dedupCache) absent(h int64) bool {
 	return !c.ids.has(h)
 }
 
+// reserve makes room for n more keys at once: growing step by step moves
+// every key again at each doubling, in random order.
+func (c *dedupCache) reserve(n int) {
+	if c.usable() {
+		c.ids.reserve(c.ids.len() + n)
+	}
+}
+
 // warm loads the cache's slots for the events' hashes ahead of their
 // look-ups (see [rowIndex.warm]).
 func (c *dedupCache) warm(evs []*Event) {
@@ -493,9 +501,22 @@ func (x *rowIndex) add(h, id int64) {
 	x.more[h] = append(x.more[h], id)
 }
 
-func (x *rowIndex) grow() {
+func (x *rowIndex) grow() { x.resize(max(2*len(x.slots), 1<<12)) }
+
+// reserve sizes the table for n keys.
+func (x *rowIndex) reserve(n int) {
+	size := max(len(x.slots), 1<<12)
+	for 2*(n+1) > size {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.resize(size)
+	}
+}
+
+func (x *rowIndex) resize(size int) {
 	old := x.slots
-	x.slots = make([]rowSlot, max(2*len(old), 1<<12))
+	x.slots = make([]rowSlot, size)
 	for _, sl := range old {
 		if sl.id1 != 0 {
 			*x.find(sl.h) = sl

@@ -6,16 +6,19 @@ import (
 	"testing"
 )
 
-// TestRowIndex: across growth, every id added under a hash comes back in
-// order (a shared hash keeps them all), and absent hashes are absent,
-// including hashes whose probes collide (few distinct low bits). Warming
-// slots changes nothing.
+// TestRowIndex: across growth and a reservation made part-way, every id
+// added under a hash comes back in order (a shared hash keeps them all),
+// and absent hashes are absent, including hashes whose probes collide
+// (few distinct low bits). Keys within the reservation do not grow it.
 func TestRowIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var x rowIndex
 	want := map[int64][]int64{}
+	reserved := 0
 	for i := range 200_000 {
 		if i == 20_000 {
+			x.reserve(x.len() + 180_000)
+			reserved = len(x.slots)
 			x.warm([]*Event{{sourceHash: 7}, {sourceHash: -1}})
 		}
 		var h int64
@@ -32,6 +35,9 @@ func TestRowIndex(t *testing.T) {
 	}
 	if x.len() != len(want) {
 		t.Fatalf("len %d, want %d", x.len(), len(want))
+	}
+	if len(x.slots) != reserved || reserved < 2*(x.len()+1) {
+		t.Fatalf("%d slots after reserving %d, for %d keys", len(x.slots), reserved, x.len())
 	}
 	for h, ids := range want {
 		if !x.has(h) {

@@ -1042,6 +1042,9 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 		fromZero := empty(s)
 		if s == r.judge {
 			fromZero = fromZero && total <= int64(r.cache.room())
+			if fromZero {
+				r.cache.reserve(int(total))
+			}
 		} else {
 			fromZero = fromZero && s.folder != nil
 		}
