@@ -3,6 +3,7 @@ package projections_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -154,6 +155,58 @@ func TestBulkLoadFailure(t *testing.T) {
 	if _, err := run.CatchUp(ctx); !errors.Is(err, errInjected) {
 		t.Fatalf("catch-up error %v, want the injected failure", err)
 	}
+	refusesFailedBulkLoad(t, run, st, dir, path)
+}
+
+// TestBulkLoadFlushFailure: a session's flush runs on the folds'
+// goroutine while the runner commits and goes on; its failure, the last
+// commit's included, still fails the catch-up and leaves a refused store.
+func TestBulkLoadFlushFailure(t *testing.T) {
+	lg := embeddedLog(t)
+	ctx := ctxT(t)
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 12, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	opts := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300)}
+	// A clean load counts the events the deposits session folds.
+	total := 0
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "clean.db"), sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []projections.Projection{failingDeposits{applied: &total}, projections.Withdrawals{}}
+	if _, err := newRunner(t, lg, st, ps, opts...).CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if total < 500 {
+		t.Fatalf("deposits folded %d events; the log should give more", total)
+	}
+	for _, at := range []int{total / 2, total} { // half-way; the last commit's flush
+		t.Run(fmt.Sprintf("from event %d of %d", at, total), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "bulk.db")
+			st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			ps := []projections.Projection{failingDeposits{applied: &applied, flushAt: at}, projections.Withdrawals{}}
+			run := newRunner(t, lg, st, ps, opts...)
+			if _, err := run.CatchUp(ctx); !errors.Is(err, errInjected) {
+				t.Fatalf("catch-up error %v, want the injected failure", err)
+			}
+			refusesFailedBulkLoad(t, run, st, dir, path)
+		})
+	}
+}
+
+// refusesFailedBulkLoad checks what a failed bulk load leaves: the store
+// refuses more work, its spills are gone once closed, and every later
+// open refuses the file, naming it, without changing it.
+func refusesFailedBulkLoad(t *testing.T, run *projections.Runner, st projections.Store, dir, path string) {
+	t.Helper()
+	ctx := ctxT(t)
 	if _, err := run.CatchUp(ctx); !errors.Is(err, sqlstore.ErrBulkLoadFailed) {
 		t.Fatalf("second catch-up error %v, want ErrBulkLoadFailed", err)
 	}

@@ -16,29 +16,45 @@ import (
 )
 
 // failingDeposits is the deposits projection whose session fails its
-// n-th batch, once: a catch-up that dies half-way through a load from zero.
+// n-th batch (left), once: a catch-up that dies half-way through a load
+// from zero. With flushAt > 0 it fails instead every flush once it has
+// folded flushAt events, counted in applied.
 type failingDeposits struct {
 	projections.Deposits
-	left *int
+	left    *int
+	flushAt int
+	applied *int
 }
 
 func (f failingDeposits) NewSession(fromZero bool) projections.Session {
-	return failingSession{Session: f.Deposits.NewSession(fromZero), left: f.left}
+	return failingSession{Session: f.Deposits.NewSession(fromZero), f: f}
 }
 
 type failingSession struct {
 	projections.Session
-	left *int
+	f failingDeposits
 }
 
 var errInjected = errors.New("injected failure")
 
 func (s failingSession) ApplyBatch(ctx context.Context, tx projections.Tx, evs []*projections.Event) error {
-	*s.left--
-	if *s.left == 0 {
-		return errInjected
+	if s.f.left != nil {
+		*s.f.left--
+		if *s.f.left == 0 {
+			return errInjected
+		}
+	}
+	if s.f.applied != nil {
+		*s.f.applied += len(evs)
 	}
 	return s.Session.ApplyBatch(ctx, tx, evs)
+}
+
+func (s failingSession) Flush(ctx context.Context, tx projections.Tx) error {
+	if s.f.flushAt > 0 && *s.f.applied >= s.f.flushAt {
+		return errInjected
+	}
+	return s.Session.Flush(ctx, tx)
 }
 
 // indexes lists the store's secondary indexes.

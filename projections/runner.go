@@ -557,6 +557,12 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 					r.cfg.progress(Progress{Done: done, Total: total, Committed: done})
 				}
 			}
+			// The last commit's flush runs after it: its failure has
+			// no transaction left to roll back.
+			if err := r.settle(); err != nil {
+				r.store.(BulkLoader).Abandon(err)
+				return err
+			}
 			return nil
 		})
 		if err := g.Wait(); err != nil {
@@ -926,15 +932,32 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 		r.abort(p)
 		return err
 	}
-	for _, s := range r.states {
-		if s.session == nil {
-			continue
+	flush := func() error {
+		for _, s := range r.states {
+			if s.session == nil {
+				continue
+			}
+			if err := s.session.Flush(ctx, p.tx); err != nil {
+				r.cfg.metrics.Error(s.label())
+				return fmt.Errorf("projection %s: %w", s.label(), err)
+			}
 		}
-		if err := s.session.Flush(ctx, p.tx); err != nil {
-			r.cfg.metrics.Error(s.label())
-			r.abort(p)
-			return fmt.Errorf("projection %s: %w", s.label(), err)
-		}
+		return nil
+	}
+	// Pipelined, every table is staged: the sessions' rows go to their
+	// stages, not into this transaction, and nothing of the load counts
+	// before the whole of it is materialized. So the folds' goroutine
+	// writes them while this one commits the checkpoints and judges the
+	// next batch; a failure stops the load at the next submit or wait.
+	var err error
+	if r.pipe != nil {
+		err = r.pipe.submit(flush)
+	} else {
+		err = flush()
+	}
+	if err != nil {
+		r.abort(p)
+		return err
 	}
 	for s, cp := range p.moved {
 		for k, next := range cp {

@@ -26,6 +26,10 @@ type BulkLoader interface {
 	// transaction included) leaves the store unusable: it was being built
 	// from zero, and is built again.
 	Materialize(ctx context.Context) error
+	// Abandon fails the load for err where no transaction is left to roll
+	// back (a staged write that failed after its batch committed): the
+	// store then refuses it as it does after a rollback.
+	Abandon(err error)
 }
 
 // StagingTx is a transaction of a store that stages tables.

@@ -102,6 +102,8 @@ func (b *bulkStore) fail(err error) {
 	}
 }
 
+func (b *bulkStore) Abandon(err error) { b.fail(err) }
+
 func (b *bulkStore) Stage(ctx context.Context, tables []projections.Table) error {
 	if b.failed != nil {
 		return fmt.Errorf("%w: %w", ErrBulkLoadFailed, b.failed)
