@@ -40,10 +40,12 @@ done
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...
-# A bulk load judges one batch while the projections fold the one
-# before, on two goroutines, and the reader decodes large chunks on two;
-# a log opens its partitions side by side, and a store is replaced under
-# a lock: run those under the race detector too.
-go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$|TestDecodeChunkOrder$' ./projections/
+# A bulk load judges one batch while the projections fold and flush the
+# ones before, on two goroutines, the reader decodes large chunks on two,
+# and appended pages are written on their own; a log opens its partitions
+# side by side, and a store is replaced under a lock: run those under the
+# race detector too.
+go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$|TestBulkLoadFlushFailure$|TestDecodeChunkOrder$' ./projections/
 go test -race -count=1 -run 'TestCorruptionInTwoPartitionsNamesTheFirst$|TestMidFileCorruptionRefusesToOpen$' ./adapters/embeddedlog/
 go test -race -count=1 ./adapters/sqlstore/
+go test -race -count=1 -run 'TestPageWriterDirect$' ./adapters/sqlstore/sqlitefile/
