@@ -37,8 +37,8 @@ func TestIndexSortOrder(t *testing.T) {
 				}
 				vals[nKey] = int64(i) // the rowid
 				rec, _ := appendRecord(nil, vals, true, -1)
-				var fs []field
-				if err := walkRecord(rec, func(_ int, f field) { fs = append(fs, f) }); err != nil {
+				fs, err := splitRecord(rec, nil)
+				if err != nil {
 					t.Fatal(err)
 				}
 				if err := ib.addFields(fs); err != nil {

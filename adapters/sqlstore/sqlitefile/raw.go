@@ -31,36 +31,44 @@ func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
 // DecodeRecord appends the values of rec to dst: nil, int64, float64,
 // string or []byte (copies: nothing aliases rec).
 func DecodeRecord(rec []byte, dst []any) ([]any, error) {
-	err := walkRecord(rec, func(_ int, f field) {
+	var buf [32]field
+	fs, err := splitRecord(rec, buf[:0])
+	for _, f := range fs {
 		dst = append(dst, f.value())
-	})
+	}
 	return dst, err
 }
 
-// walkRecord checks rec's layout and calls each for every field in order.
-func walkRecord(rec []byte, each func(i int, f field)) error {
+// splitRecord checks rec's layout and appends its fields, in order, to
+// dst. The fields seen before a fault are appended too.
+func splitRecord(rec []byte, dst []field) ([]field, error) {
 	h, n, ok := safeVarint(rec)
 	if !ok || h < uint64(n) || h > uint64(len(rec)) {
-		return fmt.Errorf("%w: header size", ErrRecord)
+		return dst, fmt.Errorf("%w: header size", ErrRecord)
 	}
 	hp, bp := n, int(h)
 	for i := 0; hp < int(h); i++ {
-		st, m, ok := safeVarint(rec[hp:int(h)])
-		if !ok || st == 10 || st == 11 {
-			return fmt.Errorf("%w: serial type of field %d", ErrRecord, i)
+		st, m := uint64(rec[hp]), 1 // most serial types fit one byte
+		if st >= 0x80 {
+			if st, m, ok = safeVarint(rec[hp:int(h)]); !ok {
+				return dst, fmt.Errorf("%w: serial type of field %d", ErrRecord, i)
+			}
+		}
+		if st == 10 || st == 11 {
+			return dst, fmt.Errorf("%w: serial type of field %d", ErrRecord, i)
 		}
 		hp += m
 		l := bodyLen(st)
 		if l < 0 || l > len(rec)-bp {
-			return fmt.Errorf("%w: field %d runs past the record", ErrRecord, i)
+			return dst, fmt.Errorf("%w: field %d runs past the record", ErrRecord, i)
 		}
-		each(i, field{st: st, body: rec[bp : bp+l]})
+		dst = append(dst, field{st: st, body: rec[bp : bp+l]})
 		bp += l
 	}
 	if bp != len(rec) {
-		return fmt.Errorf("%w: %d bytes past the last field", ErrRecord, len(rec)-bp)
+		return dst, fmt.Errorf("%w: %d bytes past the last field", ErrRecord, len(rec)-bp)
 	}
-	return nil
+	return dst, nil
 }
 
 // safeVarint decodes a varint that may be truncated.
@@ -90,16 +98,13 @@ func (t *TableWriter) AddRecord(rowid int64, rec []byte) error {
 	if !a.fmt4 {
 		return a.fail(fmt.Errorf("%w: %s: records need schema format 4", ErrUnsupported, a.path), "value")
 	}
-	t.fields = t.fields[:0]
+	var err error
+	t.fields, err = splitRecord(rec, t.fields[:0])
 	bad := ""
-	err := walkRecord(rec, func(i int, f field) {
-		if i == t.def.RowidCol && f.st != 0 {
-			bad = fmt.Sprintf("rowid column %d is not NULL", i)
-		}
-		t.fields = append(t.fields, f)
-	})
 	if err == nil && len(t.fields) != t.def.Cols {
 		bad = fmt.Sprintf("%d fields for %d columns", len(t.fields), t.def.Cols)
+	} else if err == nil && t.def.RowidCol >= 0 && t.fields[t.def.RowidCol].st != 0 {
+		bad = fmt.Sprintf("rowid column %d is not NULL", t.def.RowidCol)
 	}
 	if err == nil && bad != "" {
 		err = fmt.Errorf("%w: %s", ErrRecord, bad)

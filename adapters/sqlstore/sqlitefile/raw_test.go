@@ -103,6 +103,8 @@ func TestAddRecordRejects(t *testing.T) {
 		"too few columns": short,
 		"empty":           {},
 		"header too long": {0x7f, 1, 1},
+		"serial type 10":  {2, 10},
+		"serial type cut": {2, 0x81},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := newDB(t, 4096, "DELETE")

@@ -144,8 +144,8 @@ func (t *TableWriter) Add(rowid int64, vals []any) error {
 	}
 	t.rec = rec
 	// Index entries are taken from the record's fields, as for AddRecord.
-	t.fields = t.fields[:0]
-	if err := walkRecord(rec, func(_ int, f field) { t.fields = append(t.fields, f) }); err != nil {
+	var err error
+	if t.fields, err = splitRecord(rec, t.fields[:0]); err != nil {
 		return a.fail(fmt.Errorf("sqlitefile: internal error: %w", err), "")
 	}
 	return t.place(rowid, rec)
