@@ -823,11 +823,14 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	// committed checkpoints suffice: batches of one catch-up come in
 	// offset order.
 	all := r.all()
+	pending := make([]pendingFilter, len(all))
+	for i, s := range all {
+		pending[i].s = s
+	}
 	evs := b.evs[:0:0]
 	for _, ev := range b.evs {
-		k := tp{ev.Position.Topic, ev.Position.Partition}
-		for _, s := range all {
-			if s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
+		for i := range pending {
+			if pending[i].admits(ev) {
 				evs = append(evs, ev)
 				break
 			}
@@ -869,14 +872,37 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	return nil
 }
 
+// pendingFilter says which events a projection has not folded yet: those
+// of topics it reads at or past its checkpoint. A batch holds long runs of
+// one partition, so it looks the checkpoint up once per run, not once per
+// event (two map look-ups hashing the topic, for every event and state).
+type pendingFilter struct {
+	s     *state
+	topic string
+	part  int32
+	known bool // topic and part are the run's
+	reads bool
+	from  int64
+}
+
+func (f *pendingFilter) admits(ev *Event) bool {
+	p := ev.Position
+	if !f.known || p.Partition != f.part || p.Topic != f.topic {
+		f.topic, f.part, f.known = p.Topic, p.Partition, true
+		f.reads = f.s.reads(p.Topic)
+		f.from = f.s.cp[tp{p.Topic, p.Partition}]
+	}
+	return f.reads && p.Offset >= f.from
+}
+
 // fold applies a judged batch to every projection but the dedup table.
 func (r *Runner) fold(ctx context.Context, p *pending, evs []*Event) error {
 	var mine []*Event
 	for _, s := range r.states {
 		mine = mine[:0]
+		f := pendingFilter{s: s}
 		for _, ev := range evs {
-			k := tp{ev.Position.Topic, ev.Position.Partition}
-			if ev.Verdict == First && s.reads(k.topic) && ev.Position.Offset >= s.cp[k] {
+			if ev.Verdict == First && f.admits(ev) {
 				mine = append(mine, ev)
 			}
 		}
