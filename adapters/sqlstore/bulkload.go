@@ -226,7 +226,7 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
 			a.Abort()
 			return nil, nil, err
 		}
-		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key}
+		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
 		for _, ix := range t.Indexes {
 			d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
 			for _, c := range ix.Columns {

@@ -278,6 +278,15 @@ func (r *keyRun) find(lo uint32) int {
 	return i
 }
 
+// len is the number of keys.
+func (x *stageIndex) len() int {
+	n := len(x.other)
+	for _, r := range x.runs {
+		n += len(r.lo)
+	}
+	return n
+}
+
 func (x *stageIndex) get(id int64) (int64, bool) {
 	if lo := id & (1<<denseShift - 1); id >= 0 && lo < denseMax {
 		if r := x.runs[id>>denseShift]; r != nil {

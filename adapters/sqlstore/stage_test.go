@@ -15,7 +15,7 @@ import (
 
 // TestStageIndexOrder: keys packed like PositionID (dense slices) and
 // others (a map: negative, or past the dense range) come back from walk
-// in ascending order with their latest offsets.
+// in ascending order with their latest offsets, and are counted once.
 func TestStageIndexOrder(t *testing.T) {
 	var x stageIndex
 	want := map[int64]int64{}
@@ -63,6 +63,9 @@ func TestStageIndexOrder(t *testing.T) {
 	slices.Sort(sorted)
 	if !slices.Equal(got, sorted) {
 		t.Fatalf("walk order differs from key order (%d keys, %d walked)", len(sorted), len(got))
+	}
+	if x.len() != len(want) {
+		t.Fatalf("len %d, want %d keys", x.len(), len(want))
 	}
 	if _, ok := x.get(2<<denseShift | 2999999); ok {
 		t.Fatal("absent key found")

@@ -17,11 +17,12 @@ import (
 // spec is a table to append with the writer and, for reference, to build
 // with SQLite's engine from the same rows.
 type spec struct {
-	name    string
-	cols    []string // "name TYPE" (TYPE may be empty)
-	rowid   int      // INTEGER PRIMARY KEY column or -1
-	indexes []ispec
-	rows    []row
+	name     string
+	cols     []string // "name TYPE" (TYPE may be empty)
+	rowid    int      // INTEGER PRIMARY KEY column or -1
+	indexes  []ispec
+	rows     []row
+	rowsHint int // TableDef.Rows
 }
 
 type ispec struct {
@@ -40,7 +41,7 @@ func (s spec) colName(i int) string { return strings.Fields(s.cols[i])[0] }
 func (s spec) idxName(table string, ix ispec) string { return table + "_" + ix.suffix }
 
 func (s spec) def() TableDef {
-	d := TableDef{Name: s.name, Cols: len(s.cols), RowidCol: s.rowid}
+	d := TableDef{Name: s.name, Cols: len(s.cols), RowidCol: s.rowid, Rows: s.rowsHint}
 	for _, ix := range s.indexes {
 		d.Indexes = append(d.Indexes, IndexDef{Name: s.idxName(s.name, ix), Columns: ix.cols, Unique: ix.unique})
 	}

@@ -12,6 +12,7 @@ import (
 // until Finish sorts them.
 type indexBuf struct {
 	def   IndexDef
+	rows  int // expected entries (0: unknown)
 	arena []byte
 	ents  []ientry
 }
@@ -27,6 +28,12 @@ type ientry struct {
 
 // addFields adds an entry from its encoded fields.
 func (ib *indexBuf) addFields(fs []field) error {
+	if ib.ents == nil && ib.rows > 0 {
+		// Sized from the first entry, a quarter more for keys that vary.
+		ib.ents = make([]ientry, 0, ib.rows)
+		_, n := fieldsSize(fs)
+		ib.arena = make([]byte, 0, ib.rows*n*5/4)
+	}
 	off := len(ib.arena)
 	ib.arena = appendFields(ib.arena, fs)
 	if len(ib.arena) > math.MaxUint32 {

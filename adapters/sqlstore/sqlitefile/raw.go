@@ -144,17 +144,24 @@ func (t *TableWriter) place(rowid int64, rec []byte) error {
 	return nil
 }
 
-// appendFields appends the record of fields (serial types and bodies
-// taken as they are) to dst.
-func appendFields(dst []byte, fs []field) []byte {
+// fieldsSize returns the header length and the whole length of the
+// record of fs.
+func fieldsSize(fs []field) (h, n int) {
 	typeBytes, body := 0, 0
 	for _, f := range fs {
 		typeBytes += varintLen(f.st)
 		body += len(f.body)
 	}
-	h := headerLen(typeBytes)
+	h = headerLen(typeBytes)
+	return h, h + body
+}
+
+// appendFields appends the record of fields (serial types and bodies
+// taken as they are) to dst.
+func appendFields(dst []byte, fs []field) []byte {
+	h, n := fieldsSize(fs)
 	start := len(dst)
-	dst = grow(dst, h+body)
+	dst = grow(dst, n)
 	rec := dst[start:]
 	p := putVarint(rec, uint64(h))
 	q := h

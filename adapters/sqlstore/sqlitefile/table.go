@@ -16,6 +16,10 @@ type TableDef struct {
 	// Add is ignored and stored as NULL); -1 if none.
 	RowidCol int
 	Indexes  []IndexDef
+	// Rows is how many rows the caller expects to add (0: unknown). It
+	// sizes the index buffers at once instead of by doubling, which
+	// copies them and takes new memory at each step.
+	Rows int
 }
 
 // IndexDef describes one index of a table (BINARY collation, ascending).
@@ -83,7 +87,7 @@ func (a *Appender) Table(def TableDef) (*TableWriter, error) {
 	}
 	t.resetLeaf()
 	for _, ix := range def.Indexes {
-		t.idx = append(t.idx, &indexBuf{def: ix})
+		t.idx = append(t.idx, &indexBuf{def: ix, rows: def.Rows})
 	}
 	a.open = t
 	return t, nil
