@@ -138,44 +138,23 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 // work, and every later open of its file is refused, naming it, with
 // nothing changed; its spill files are removed.
 func TestBulkLoadFailure(t *testing.T) {
-	lg := embeddedLog(t)
-	ctx := ctxT(t)
-	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 12, AppendBatch: 100}, nil); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "bulk.db")
-	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
-	if err != nil {
-		t.Fatal(err)
-	}
 	left := 8
-	ps := []projections.Projection{failingDeposits{left: &left}, projections.Withdrawals{}}
-	run := newRunner(t, lg, st, ps, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300))
-	if _, err := run.CatchUp(ctx); !errors.Is(err, errInjected) {
-		t.Fatalf("catch-up error %v, want the injected failure", err)
-	}
-	refusesFailedBulkLoad(t, run, st, dir, path)
+	failedBulkLoad(t, bulkFailureLog(t), failingDeposits{left: &left})
 }
 
 // TestBulkLoadFlushFailure: a session's flush runs on the folds'
 // goroutine while the runner commits and goes on; its failure, the last
 // commit's included, still fails the catch-up and leaves a refused store.
 func TestBulkLoadFlushFailure(t *testing.T) {
-	lg := embeddedLog(t)
-	ctx := ctxT(t)
-	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 12, AppendBatch: 100}, nil); err != nil {
-		t.Fatal(err)
-	}
-	opts := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300)}
+	lg := bulkFailureLog(t)
 	// A clean load counts the events the deposits session folds.
 	total := 0
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "clean.db"), sqlstore.WithBulkLoad())
+	st, err := sqlstore.OpenSQLite(ctxT(t), filepath.Join(t.TempDir(), "clean.db"), sqlstore.WithBulkLoad())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ps := []projections.Projection{failingDeposits{applied: &total}, projections.Withdrawals{}}
-	if _, err := newRunner(t, lg, st, ps, opts...).CatchUp(ctx); err != nil {
+	if _, err := newRunner(t, lg, st, ps, bulkFailureOpts...).CatchUp(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -184,21 +163,40 @@ func TestBulkLoadFlushFailure(t *testing.T) {
 	}
 	for _, at := range []int{total / 2, total} { // half-way; the last commit's flush
 		t.Run(fmt.Sprintf("from event %d of %d", at, total), func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "bulk.db")
-			st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
-			if err != nil {
-				t.Fatal(err)
-			}
 			applied := 0
-			ps := []projections.Projection{failingDeposits{applied: &applied, flushAt: at}, projections.Withdrawals{}}
-			run := newRunner(t, lg, st, ps, opts...)
-			if _, err := run.CatchUp(ctx); !errors.Is(err, errInjected) {
-				t.Fatalf("catch-up error %v, want the injected failure", err)
-			}
-			refusesFailedBulkLoad(t, run, st, dir, path)
+			failedBulkLoad(t, lg, failingDeposits{applied: &applied, flushAt: at})
 		})
 	}
+}
+
+// bulkFailureOpts make the failure tests' loads commit and flush often.
+var bulkFailureOpts = []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300)}
+
+// bulkFailureLog is the small log the failure tests load.
+func bulkFailureLog(t *testing.T) topics.Log {
+	t.Helper()
+	lg := embeddedLog(t)
+	if _, err := synth.Generate(ctxT(t), lg, synth.Config{Events: 2000, Seed: 12, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return lg
+}
+
+// failedBulkLoad loads lg into a new bulk store with deposits failing as
+// set, wants the injected failure, and checks what the load leaves.
+func failedBulkLoad(t *testing.T, lg topics.Log, deposits failingDeposits) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bulk.db")
+	st, err := sqlstore.OpenSQLite(ctxT(t), path, sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := newRunner(t, lg, st, []projections.Projection{deposits, projections.Withdrawals{}}, bulkFailureOpts...)
+	if _, err := run.CatchUp(ctxT(t)); !errors.Is(err, errInjected) {
+		t.Fatalf("catch-up error %v, want the injected failure", err)
+	}
+	refusesFailedBulkLoad(t, run, st, dir, path)
 }
 
 // refusesFailedBulkLoad checks what a failed bulk load leaves: the store

@@ -45,6 +45,18 @@ func writePages(t *testing.T, w *pageWriter, off int64, keep bool, bufs ...[]byt
 	return want
 }
 
+// newFile creates an empty file, closed when the test ends.
+func newFile(t *testing.T) (*os.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, path
+}
+
 func filled(b []byte, n int, v byte) []byte {
 	b = b[:n]
 	for i := range b {
@@ -53,26 +65,24 @@ func filled(b []byte, n int, v byte) []byte {
 	return b
 }
 
-func readBack(t *testing.T, path string, off int64, n int) []byte {
+// closeAndCheck closes w and wants the file at path to hold want at off.
+func closeAndCheck(t *testing.T, w *pageWriter, path string, off int64, want []byte) {
 	t.Helper()
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if int64(len(got)) < off+int64(n) {
-		t.Fatalf("file holds %d bytes, want at least %d", len(got), off+int64(n))
+	if int64(len(got)) < off+int64(len(want)) || !bytes.Equal(got[off:off+int64(len(want))], want) {
+		t.Fatal("file does not hold the pages written")
 	}
-	return got[off : off+int64(n)]
 }
 
 func TestPageWriterDirect(t *testing.T) {
 	t.Run("aligned buffers go direct, unaligned ones and those to keep through the page cache", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "f")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f, path := newFile(t)
 		real, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -85,42 +95,23 @@ func TestPageWriterDirect(t *testing.T) {
 			filled(unaligned, 3*4096, 10),
 			filled(newPageBuf(), 4096, 20))
 		want = append(want, writePages(t, w, int64(4096+len(want)), true, filled(newPageBuf(), 4096, 30))...)
-		if err := w.close(); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(readBack(t, path, 4096, len(want)), want) {
-			t.Fatal("file does not hold the pages written")
-		}
+		closeAndCheck(t, w, path, 4096, want)
 		if d.writes != 2 || !d.closed {
 			t.Fatalf("direct writes %d (want the 2 aligned buffers), closed %v", d.writes, d.closed)
 		}
 	})
 	t.Run("a refused direct write goes through the page cache, and so do later ones", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "f")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f, path := newFile(t)
 		d := &fakeDirect{err: syscall.EINVAL}
 		w := startPageWriter(f, d)
 		want := writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1), filled(newPageBuf(), 2*4096, 5))
-		if err := w.close(); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(readBack(t, path, 0, len(want)), want) {
-			t.Fatal("file does not hold the pages written")
-		}
+		closeAndCheck(t, w, path, 0, want)
 		if d.writes != 1 || !d.closed {
 			t.Fatalf("direct writes %d (want 1, then none), closed %v", d.writes, d.closed)
 		}
 	})
 	t.Run("another direct write error fails the append", func(t *testing.T) {
-		f, err := os.Create(filepath.Join(t.TempDir(), "f"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f, _ := newFile(t)
 		w := startPageWriter(f, &fakeDirect{err: syscall.ENOSPC})
 		writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1))
 		if err := w.close(); !errors.Is(err, syscall.ENOSPC) {
@@ -128,12 +119,7 @@ func TestPageWriterDirect(t *testing.T) {
 		}
 	})
 	t.Run("the real file", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "f")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f, path := newFile(t)
 		w := newPageWriter(f)
 		if runtime.GOOS == "linux" {
 			// The temp dir here is on a disk file system; tmpfs refuses
@@ -141,11 +127,6 @@ func TestPageWriterDirect(t *testing.T) {
 			t.Logf("direct writes: %v", w.direct != nil)
 		}
 		want := writePages(t, w, 0, false, filled(newPageBuf(), flushBytes, 1), filled(newPageBuf(), 4096, 7))
-		if err := w.close(); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(readBack(t, path, 0, len(want)), want) {
-			t.Fatal("file does not hold the pages written")
-		}
+		closeAndCheck(t, w, path, 0, want)
 	})
 }
