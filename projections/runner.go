@@ -514,11 +514,21 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 			defer close(batches)
 			return r.readLog(gctx, from, end, batches)
 		})
-		g.Go(func() error {
+		g.Go(func() (err error) {
 			if r.pipelined() {
 				r.cfg.logger.Info("projections fold beside the dedup judge", "projections", r.names())
 				r.pipe = newFoldPipe()
-				defer func() { r.pipe.stop(); r.pipe = nil }()
+				defer func() {
+					r.pipe.stop()
+					r.pipe = nil
+					// A fold or flush may fail after its batch committed
+					// (the last commit's flush always runs after it): no
+					// transaction is left to roll back, so the load is
+					// failed here, whatever failed.
+					if err != nil {
+						r.store.(BulkLoader).Abandon(err)
+					}
+				}()
 			}
 			var done, committed int64
 			var p *pending
@@ -557,13 +567,7 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 					r.cfg.progress(Progress{Done: done, Total: total, Committed: done})
 				}
 			}
-			// The last commit's flush runs after it: its failure has
-			// no transaction left to roll back.
-			if err := r.settle(); err != nil {
-				r.store.(BulkLoader).Abandon(err)
-				return err
-			}
-			return nil
+			return r.settle() // the last commit's flush
 		})
 		if err := g.Wait(); err != nil {
 			return sum, err

@@ -481,7 +481,7 @@ func (a *Appender) closeFile() error {
 // Where the file system allows, a buffer without pages to keep bypasses
 // the page cache (O_DIRECT): nothing reads table leaves back during the
 // append, and taking new page-cache memory was most of the write's cost
-// (on this project's VMs, ≈ 2 s of system time per GB against 0.2 s
+// (on this project's VMs up to 4 s of system time per GB, against 0.2 s
 // written directly). Commit's fsync makes them durable either way. A
 // buffer that is not aligned for it, or a direct write the file system
 // refuses, goes through the page cache; after a refusal every later one
