@@ -487,7 +487,7 @@ func (x *rowIndex) has(h int64) bool {
 
 func (x *rowIndex) add(h, id int64) {
 	if 2*(x.n+1) > len(x.slots) {
-		x.grow()
+		x.reserve(x.n + 1)
 	}
 	sl := x.find(h)
 	if sl.id1 == 0 {
@@ -501,20 +501,16 @@ func (x *rowIndex) add(h, id int64) {
 	x.more[h] = append(x.more[h], id)
 }
 
-func (x *rowIndex) grow() { x.resize(max(2*len(x.slots), 1<<12)) }
-
-// reserve sizes the table for n keys.
+// reserve sizes the table for n keys, at most half full, doubling it as
+// often as needed.
 func (x *rowIndex) reserve(n int) {
 	size := max(len(x.slots), 1<<12)
 	for 2*(n+1) > size {
 		size *= 2
 	}
-	if size > len(x.slots) {
-		x.resize(size)
+	if size == len(x.slots) {
+		return
 	}
-}
-
-func (x *rowIndex) resize(size int) {
 	old := x.slots
 	x.slots = make([]rowSlot, size)
 	for _, sl := range old {
