@@ -827,14 +827,14 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 	// committed checkpoints suffice: batches of one catch-up come in
 	// offset order.
 	all := r.all()
-	pending := make([]pendingFilter, len(all))
+	filters := make([]pendingFilter, len(all))
 	for i, s := range all {
-		pending[i].s = s
+		filters[i].s = s
 	}
 	evs := b.evs[:0:0]
 	for _, ev := range b.evs {
-		for i := range pending {
-			if pending[i].admits(ev) {
+		for i := range filters {
+			if filters[i].admits(ev) {
 				evs = append(evs, ev)
 				break
 			}
@@ -846,13 +846,7 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 		r.cfg.metrics.Error(r.judge.label())
 		return fmt.Errorf("%s: %w", r.judge.label(), err)
 	}
-	fold := func() error { return r.fold(ctx, p, evs) }
-	if r.pipe != nil {
-		err = r.pipe.submit(fold)
-	} else {
-		err = fold()
-	}
-	if err != nil {
+	if err := r.beside(func() error { return r.fold(ctx, p, evs) }); err != nil {
 		return err
 	}
 	for _, s := range all {
@@ -948,6 +942,15 @@ func (r *Runner) pipelined() bool {
 	return true
 }
 
+// beside runs job on the folds' goroutine when the load is pipelined
+// (returning an earlier job's error, if any), else now.
+func (r *Runner) beside(job func() error) error {
+	if r.pipe != nil {
+		return r.pipe.submit(job)
+	}
+	return job()
+}
+
 // settle waits for the folds submitted in this transaction.
 func (r *Runner) settle() error {
 	if r.pipe == nil {
@@ -979,13 +982,7 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 	// before the whole of it is materialized. So the folds' goroutine
 	// writes them while this one commits the checkpoints and judges the
 	// next batch; a failure stops the load at the next submit or wait.
-	var err error
-	if r.pipe != nil {
-		err = r.pipe.submit(flush)
-	} else {
-		err = flush()
-	}
-	if err != nil {
+	if err := r.beside(flush); err != nil {
 		r.abort(p)
 		return err
 	}
