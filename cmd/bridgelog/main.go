@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,25 +36,57 @@ projections of that log, rebuilt by replay.`,
 
 // globalFlags are shared by every subcommand.
 var globalFlags struct {
-	logLevel string
+	logLevel   string
+	cpuProfile string
 }
 
+// stopCPUProfile ends the profile --cpu-profile started; nil if none runs.
+var stopCPUProfile func() error
+
 func init() {
-	rootCmd.PersistentFlags().StringVar(&globalFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf := rootCmd.PersistentFlags()
+	pf.StringVar(&globalFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&globalFlags.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to this file (pprof format; see cmd/bridgelog/default.pgo)")
 	rootCmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		var lvl slog.Level
 		if err := lvl.UnmarshalText([]byte(globalFlags.logLevel)); err != nil {
 			return fmt.Errorf("--log-level: %w", err)
 		}
 		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})))
+		if globalFlags.cpuProfile != "" {
+			return startCPUProfile(globalFlags.cpuProfile)
+		}
 		return nil
 	}
+}
+
+// startCPUProfile profiles the process into path until main stops it.
+func startCPUProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--cpu-profile %s: %w", path, err)
+	}
+	stopCPUProfile = func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpu-profile %s: %w", path, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := rootCmd.ExecuteContext(ctx)
+	if stopCPUProfile != nil { // before any exit, or the profile is cut short
+		err = errors.Join(err, stopCPUProfile())
+	}
 	if err == nil {
 		return
 	}

@@ -421,3 +421,31 @@ func TestOfflineReplaySurvivesSIGKILL(t *testing.T) {
 	}
 	verify("after the last replay")
 }
+
+// --cpu-profile writes a whole profile that pprof reads, also when the
+// command fails; a profile that cannot be created stops the command
+// before it runs.
+func TestCPUProfileFlag(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	dir := t.TempDir()
+	ok, failed := filepath.Join(dir, "ok.pprof"), filepath.Join(dir, "failed.pprof")
+	o.run(0, "log", "generate", "--events", "2000", "--seed", "3", "--cpu-profile", ok)
+	_, stderr := o.run(1, "replay", "--projection", "no_such_projection", "--cpu-profile", failed)
+	if !strings.Contains(stderr, "no_such_projection") {
+		t.Fatalf("replay of an unknown projection: %s", stderr)
+	}
+	for _, p := range []string{ok, failed} {
+		out, err := exec.Command("go", "tool", "pprof", "-top", o.bin, p).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Type: cpu") {
+			t.Fatalf("pprof cannot read %s: %v\n%s", p, err, out)
+		}
+	}
+	_, stderr = o.run(1, "log", "generate", "--events", "10", "--cpu-profile", filepath.Join(dir, "missing", "p.pprof"))
+	if !strings.Contains(stderr, "--cpu-profile") {
+		t.Fatalf("an uncreatable profile: %s", stderr)
+	}
+	out, _ := o.run(0, "log", "tail", "--json", "-n", "100000")
+	if n := len(jsonLines(t, out)); n != 2000 {
+		t.Fatalf("the log holds %d events after the refused generate, want 2000", n)
+	}
+}
