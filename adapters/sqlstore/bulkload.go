@@ -213,8 +213,9 @@ func (b *bulkStore) Materialize(ctx context.Context) (err error) {
 
 // write appends every staged table, with its indexes, to the closed file.
 func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
-	// The runner logs the load; the appender's own line would repeat it.
-	a, err := sqlitefile.Open(b.path, sqlitefile.WithLogger(slog.New(slog.DiscardHandler)))
+	// The runner logs the load; the appender's own info lines would
+	// repeat it, its warnings (direct writes refused) would not.
+	a, err := sqlitefile.Open(b.path, sqlitefile.WithLogger(slog.New(warnings{slog.Default().Handler()})))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,6 +275,15 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
 	}
 	return entries, counts, nil
 }
+
+// warnings passes on the records of level Warn and above.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+func (w warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{w.Handler.WithAttrs(as)} }
+func (w warnings) WithGroup(name string) slog.Handler    { return warnings{w.Handler.WithGroup(name)} }
 
 // schemaSQL is a CREATE statement as SQLite keeps it in sqlite_schema:
 // without IF NOT EXISTS.

@@ -1,6 +1,11 @@
 package sqlstore
 
-import "testing"
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+)
 
 func TestRebind(t *testing.T) {
 	for in, want := range map[string]string{
@@ -26,5 +31,23 @@ func TestIsDDL(t *testing.T) {
 		if isDDL(q) != want {
 			t.Errorf("isDDL(%q) = %v", q, !want)
 		}
+	}
+}
+
+// The bulk load's appender logs through warnings: its info lines repeat
+// the runner's, its warnings (direct writes refused) must get through.
+func TestWarningsHandler(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(warnings{slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})})
+	log.Info("commit line")
+	log.With("path", "p.db").Info("another info line")
+	log.Warn("first warning")
+	log.With("path", "p.db").WithGroup("g").Error("an error", "k", 1)
+	got := buf.String()
+	if strings.Contains(got, "info line") || strings.Contains(got, "commit line") {
+		t.Fatalf("info lines passed: %q", got)
+	}
+	if !strings.Contains(got, "first warning") || !strings.Contains(got, `msg="an error" path=p.db g.k=1`) {
+		t.Fatalf("warnings or errors missing: %q", got)
 	}
 }

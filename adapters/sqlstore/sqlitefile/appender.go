@@ -325,7 +325,7 @@ func (a *Appender) flush() error {
 		return err
 	}
 	if a.writer == nil {
-		a.writer = newPageWriter(a.f)
+		a.writer = newPageWriter(a.f, a.cfg.log)
 	}
 	off := int64(a.bufFirst-1) * int64(a.u)
 	next, err := a.writer.write(a.buf, off, a.bufKeep)
@@ -485,10 +485,12 @@ func (a *Appender) closeFile() error {
 // written directly). Commit's fsync makes them durable either way. A
 // buffer that is not aligned for it, or a direct write the file system
 // refuses, goes through the page cache; after a refusal every later one
-// does.
+// does. Either refusal is logged as a warning: the append is then slower
+// and takes page-cache memory, so an operator should know why.
 type pageWriter struct {
 	f      *os.File
 	direct directFile // nil: every write goes through the page cache
+	log    *slog.Logger
 	queue  chan pendingWrite
 	free   chan []byte
 	done   chan struct{}
@@ -525,17 +527,19 @@ func directAligned(buf []byte, off int64) bool {
 		off%directAlign == 0 && len(buf)%directAlign == 0
 }
 
-func newPageWriter(f *os.File) *pageWriter {
-	if d := openDirect(f.Name()); d != nil {
-		return startPageWriter(f, d)
+func newPageWriter(f *os.File, log *slog.Logger) *pageWriter {
+	d, err := openDirect(f.Name())
+	if err != nil {
+		log.Warn("sqlitefile direct writes unavailable, pages go through the page cache", "path", f.Name(), "err", err)
+		return startPageWriter(f, nil, log)
 	}
-	return startPageWriter(f, nil)
+	return startPageWriter(f, d, log)
 }
 
 // startPageWriter starts a writer to f that writes directly through
 // direct (nil: never).
-func startPageWriter(f *os.File, direct directFile) *pageWriter {
-	w := &pageWriter{f: f, direct: direct, queue: make(chan pendingWrite), free: make(chan []byte, 1), done: make(chan struct{})}
+func startPageWriter(f *os.File, direct directFile, log *slog.Logger) *pageWriter {
+	w := &pageWriter{f: f, direct: direct, log: log, queue: make(chan pendingWrite), free: make(chan []byte, 1), done: make(chan struct{})}
 	w.free <- newPageBuf()
 	go func() {
 		defer close(w.done)
@@ -562,6 +566,7 @@ func (w *pageWriter) writeAt(buf []byte, off int64, keep bool) error {
 		if !errors.Is(err, syscall.EINVAL) {
 			return err
 		}
+		w.log.Warn("sqlitefile direct write refused, this and later pages go through the page cache", "path", w.f.Name(), "offset", off, "err", err)
 		w.direct.Close()
 		w.direct = nil
 	}

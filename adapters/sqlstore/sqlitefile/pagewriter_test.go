@@ -3,12 +3,17 @@ package sqlitefile
 import (
 	"bytes"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 )
+
+// logTo returns a logger that writes text lines into buf.
+func logTo(buf *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(buf, nil)) }
 
 // fakeDirect stands for a file opened with O_DIRECT: it records what it
 // was asked to write and answers with err (nil: writes into f).
@@ -88,7 +93,8 @@ func TestPageWriterDirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := &fakeDirect{f: real}
-		w := startPageWriter(f, d)
+		var logged bytes.Buffer
+		w := startPageWriter(f, d, logTo(&logged))
 		unaligned := make([]byte, 3*4096+1)[1:] // its memory is not 4096-aligned
 		want := writePages(t, w, 4096, false,
 			filled(newPageBuf(), 2*4096, 1),
@@ -99,20 +105,29 @@ func TestPageWriterDirect(t *testing.T) {
 		if d.writes != 2 || !d.closed {
 			t.Fatalf("direct writes %d (want the 2 aligned buffers), closed %v", d.writes, d.closed)
 		}
+		if logged.Len() > 0 {
+			t.Fatalf("nothing was refused, yet: %s", logged.String())
+		}
 	})
 	t.Run("a refused direct write goes through the page cache, and so do later ones", func(t *testing.T) {
 		f, path := newFile(t)
 		d := &fakeDirect{err: syscall.EINVAL}
-		w := startPageWriter(f, d)
+		var logged bytes.Buffer
+		w := startPageWriter(f, d, logTo(&logged))
 		want := writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1), filled(newPageBuf(), 2*4096, 5))
 		closeAndCheck(t, w, path, 0, want)
 		if d.writes != 1 || !d.closed {
 			t.Fatalf("direct writes %d (want 1, then none), closed %v", d.writes, d.closed)
 		}
+		// One warning, naming the file and the offset.
+		if l := logged.String(); strings.Count(l, "level=WARN") != 1 || !strings.Contains(l, "direct write refused") ||
+			!strings.Contains(l, path) || !strings.Contains(l, "offset=0") {
+			t.Fatalf("log after a refusal: %q", l)
+		}
 	})
 	t.Run("another direct write error fails the append", func(t *testing.T) {
 		f, _ := newFile(t)
-		w := startPageWriter(f, &fakeDirect{err: syscall.ENOSPC})
+		w := startPageWriter(f, &fakeDirect{err: syscall.ENOSPC}, logTo(&bytes.Buffer{}))
 		writePages(t, w, 0, false, filled(newPageBuf(), 4096, 1))
 		if err := w.close(); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("close: %v, want ENOSPC", err)
@@ -120,11 +135,16 @@ func TestPageWriterDirect(t *testing.T) {
 	})
 	t.Run("the real file", func(t *testing.T) {
 		f, path := newFile(t)
-		w := newPageWriter(f)
+		var logged bytes.Buffer
+		w := newPageWriter(f, logTo(&logged))
 		if runtime.GOOS == "linux" {
 			// The temp dir here is on a disk file system; tmpfs refuses
 			// O_DIRECT, and then every write goes through the page cache.
 			t.Logf("direct writes: %v", w.direct != nil)
+		}
+		// Without direct writes the operator is told why.
+		if warned := strings.Contains(logged.String(), "direct writes unavailable"); warned != (w.direct == nil) {
+			t.Fatalf("direct writes %v, log: %q", w.direct != nil, logged.String())
 		}
 		want := writePages(t, w, 0, false, filled(newPageBuf(), flushBytes, 1), filled(newPageBuf(), 4096, 7))
 		closeAndCheck(t, w, path, 0, want)

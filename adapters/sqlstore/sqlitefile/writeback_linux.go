@@ -20,12 +20,8 @@ func startWriteback(f *os.File, off, n int64) {
 	})
 }
 
-// openDirect opens path for writes that bypass the page cache (O_DIRECT),
-// or returns nil where the file system refuses them (tmpfs).
-func openDirect(path string) *os.File {
-	f, err := os.OpenFile(path, os.O_WRONLY|unix.O_DIRECT, 0)
-	if err != nil {
-		return nil
-	}
-	return f
+// openDirect opens path for writes that bypass the page cache (O_DIRECT);
+// file systems such as tmpfs refuse it.
+func openDirect(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|unix.O_DIRECT, 0)
 }
