@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -124,13 +125,20 @@ func replayOffline(ctx context.Context, out, errOut io.Writer) error {
 	}
 	replaced = true
 	took := time.Since(start)
-	live, err := openStore(ctx)
+	// The summary reads every row of the new store once. The rebuild's
+	// memory is garbage by now: hand it back first, and read through a
+	// small page cache, so the summary does not raise the process's peak.
+	debug.FreeOSMemory()
+	live, err := sqlstore.OpenSQLite(ctx, sqlitePath(), sqlstore.WithCacheKiB(summaryCacheKiB))
 	if err != nil {
 		return err
 	}
 	defer live.Close()
 	return printSummary(ctx, out, live, r, sum, took)
 }
+
+// summaryCacheKiB is the offline replay summary's SQLite page cache.
+const summaryCacheKiB = 2 << 10
 
 var projectFlags struct {
 	follow bool
