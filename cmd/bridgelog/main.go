@@ -46,7 +46,7 @@ var stopCPUProfile func() error
 func init() {
 	pf := rootCmd.PersistentFlags()
 	pf.StringVar(&globalFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pf.StringVar(&globalFlags.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to this file (pprof format; see cmd/bridgelog/default.pgo)")
+	pf.StringVar(&globalFlags.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to this file (read it with go tool pprof BINARY FILE)")
 	rootCmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		var lvl slog.Level
 		if err := lvl.UnmarshalText([]byte(globalFlags.logLevel)); err != nil {
