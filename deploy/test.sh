@@ -46,6 +46,8 @@ go test -count=1 -timeout 30m "$@" ./...
 # side by side, and a store is replaced under a lock: run those under the
 # race detector too.
 go test -race -count=1 -run 'TestBulkLoad$|TestBulkLoadFailure$|TestBulkLoadFlushFailure$|TestDecodeChunkOrder$' ./projections/
+# Two runners following one store while a third reads their checkpoints.
+go test -race -count=1 -run 'TestProjections/embedded\+sqlite/TwoRunnersOneStore$' ./projections/
 go test -race -count=1 -run 'TestCorruptionInTwoPartitionsNamesTheFirst$|TestMidFileCorruptionRefusesToOpen$' ./adapters/embeddedlog/
 go test -race -count=1 ./adapters/sqlstore/
 go test -race -count=1 -run 'TestPageWriterDirect$' ./adapters/sqlstore/sqlitefile/

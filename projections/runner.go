@@ -1323,8 +1323,23 @@ func (r *Runner) Digests(ctx context.Context) ([]Digest, error) {
 }
 
 // Checkpoints returns, per topic, the next offset per partition that every
-// projection the runner drives has reached (the lowest of them).
+// projection the runner drives has committed (the lowest of them). They
+// are read from the store, so commits of other runners on it count too:
+// an idle runner can watch busy ones.
 func (r *Runner) Checkpoints(ctx context.Context) (map[string][]int64, error) {
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	committed := map[*state]checkpoint{}
+	for _, s := range r.all() {
+		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
+		if err != nil {
+			return nil, fmt.Errorf("store %s: checkpoint of %s: %w", r.store.Where(), s.label(), err)
+		}
+		committed[s] = cp
+	}
 	out := map[string][]int64{}
 	for _, t := range r.read {
 		ends, err := r.log.EndOffsets(ctx, t)
@@ -1335,9 +1350,9 @@ func (r *Runner) Checkpoints(ctx context.Context) (map[string][]int64, error) {
 		for p := range ends {
 			k := tp{t, int32(p)}
 			low := int64(-1)
-			for _, s := range r.all() {
-				if s.reads(t) && (low < 0 || s.cp[k] < low) {
-					low = s.cp[k]
+			for s, cp := range committed {
+				if s.reads(t) && (low < 0 || cp[k] < low) {
+					low = cp[k]
 				}
 			}
 			offs[p] = max(low, 0)
