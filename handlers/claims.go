@@ -95,7 +95,7 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("claims router: %w", err)
 	}
-	router.AddNoPublisherHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
+	router.AddConsumerHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
 	stop := context.AfterFunc(ctx, func() { router.Close() })
 	defer stop()
 	err = router.Run(ctx)

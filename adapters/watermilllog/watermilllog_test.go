@@ -476,7 +476,7 @@ func TestRouterStopMidHandlerIsNotPoison(t *testing.T) {
 		}
 		entered := make(chan struct{}, 10)
 		var calls atomic.Int32
-		router.AddNoPublisherHandler("slow", topics.TopicClaims, sub, func(m *message.Message) error {
+		router.AddConsumerHandler("slow", topics.TopicClaims, sub, func(m *message.Message) error {
 			calls.Add(1)
 			entered <- struct{}{}
 			<-m.Context().Done() // working until the router stops

@@ -434,7 +434,7 @@ func (m *member) consume(ctx context.Context, s *suite) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("Fetch: %w", err)
+			return fmt.Errorf("fetch: %w", err)
 		}
 		if !s.ours(r) {
 			continue
@@ -445,7 +445,7 @@ func (m *member) consume(ctx context.Context, s *suite) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("Commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 		m.mu.Lock()
 		m.recs = append(m.recs, r)
