@@ -3,6 +3,7 @@ package sqlitefile
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -699,4 +700,67 @@ func TestUnregisteredPagesRecoverable(t *testing.T) {
 	if n := len(query(t, db, "SELECT * FROM seed")); n != 300 {
 		t.Fatalf("seed has %d rows", n)
 	}
+}
+
+// A database in schema format 1 to 3 has no serial types 8 and 9 (the
+// integers 0 and 1 without a body): the writer gives them a body there,
+// and refuses ready-made records, which are encoded for format 4.
+func TestSchemaFormatBelow4(t *testing.T) {
+	if rec, _ := appendRecord(nil, []any{nil, int64(0), int64(1), int64(2)}, false, 0); !bytes.Equal(rec[:5], []byte{5, 0, 1, 1, 1}) {
+		t.Fatalf("format 1 record header % x, want 05 00 01 01 01", rec[:5])
+	}
+	if rec, _ := appendRecord(nil, []any{nil, int64(0), int64(1), int64(2)}, true, 0); !bytes.Equal(rec[:5], []byte{5, 0, 8, 9, 1}) {
+		t.Fatalf("format 4 record header % x, want 05 00 08 09 01", rec[:5])
+	}
+	path := newDB(t, 4096, "DELETE")
+	b := fileBytes(t, path)
+	binary.BigEndian.PutUint32(b[44:], 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := spec{name: "flags", cols: []string{"id INTEGER PRIMARY KEY", "b INTEGER", "name TEXT"}, rowid: 0,
+		indexes: []ispec{{suffix: "b", cols: []int{1}}}}
+	for i := range 500 {
+		s.rows = append(s.rows, row{id: int64(i + 1), vals: []any{nil, []int64{0, 1, 2, -1, 1 << 40}[i%5], fmt.Sprint("n", i)}})
+	}
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.fmt4 {
+		t.Fatal("a schema format 1 file was taken for format 4")
+	}
+	entries := s.entries(writeSpec(t, a, s))
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t, path)
+	if err := Register(context.Background(), db, entries); err != nil {
+		t.Fatal(err)
+	}
+	integrityOK(t, db)
+	if err := buildRef(t, db, s, "flags_ref"); err != nil {
+		t.Fatal(err)
+	}
+	checkSpec(t, db, s)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if sf := binary.BigEndian.Uint32(fileBytes(t, path)[44:]); sf != 1 {
+		t.Fatalf("schema format %d after the engine's writes, want 1 still", sf)
+	}
+	a, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := a.Table(TableDef{Name: "more", Cols: 2, RowidCol: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := AppendRecord(nil, []any{nil, int64(1)}, 0)
+	if err := tw.AddRecord(1, rec); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("AddRecord into a format 1 file: %v, want ErrUnsupported", err)
+	}
+	a.Abort()
 }
