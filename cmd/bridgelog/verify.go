@@ -41,21 +41,41 @@ type liveState struct {
 
 func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines) error {
 	all := append([]projections.Projection{projections.ProcessedEvents{}}, projectionSet()...)
-	live, err := readLive(ctx, eng.Store, all, out)
+	snap, err := openLiveSnapshot(ctx, eng.Store, all, out)
 	if err != nil {
 		return err
 	}
+	// The live digests are read from the snapshot while the rebuilds run:
+	// the scan takes about as long as a rebuild, and the two share the
+	// cores instead of taking turns.
+	digestCtx, cancel := context.WithCancel(ctx)
+	digested := make(chan error, 1)
+	go func() { digested <- snap.digest(digestCtx) }()
+	waited := false
+	waitLive := func() error {
+		if waited {
+			return nil
+		}
+		waited = true
+		err := <-digested
+		snap.close()
+		return err
+	}
+	defer func() {
+		cancel()
+		waitLive()
+	}()
 	// Projections at the same checkpoint are checked by one rebuild.
-	groups := map[string][]liveState{}
+	groups := map[string][]*liveState{}
 	var keys []string
-	for _, l := range live {
+	for _, l := range snap.live {
 		k := cpKey(l.cp)
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
 		groups[k] = append(groups[k], l)
 	}
-	var bad []string
+	rebuilt := map[string]projections.Digest{}
 	for _, k := range keys {
 		g := groups[k]
 		scratch, done, err := openScratchStore(ctx)
@@ -69,20 +89,29 @@ func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines) error {
 			_, err = r.CatchUp(ctx)
 		}
 		bar.finish()
-		var rebuilt []projections.Digest
+		var ds []projections.Digest
 		if err == nil {
-			rebuilt, err = r.Digests(ctx)
+			ds, err = r.Digests(ctx)
 		}
 		done()
 		if err != nil {
 			return fmt.Errorf("verify: rebuild: %w", err)
 		}
-		byName := map[string]projections.Digest{}
-		for _, d := range rebuilt {
-			byName[d.Projection] = d
-		}
 		for _, l := range g {
-			d := byName[l.p.Name()]
+			for _, d := range ds {
+				if d.Projection == l.p.Name() {
+					rebuilt[l.p.Name()] = d
+				}
+			}
+		}
+	}
+	if err := waitLive(); err != nil {
+		return fmt.Errorf("verify: live digests: %w", err)
+	}
+	var bad []string
+	for _, k := range keys {
+		for _, l := range groups[k] {
+			d := rebuilt[l.p.Name()]
 			if d.SHA == l.digest.SHA {
 				fmt.Fprintf(out, "ok        %s@v%d  %d rows  %s\n", l.p.Name(), l.p.Version(), l.digest.Rows(), l.digest.SHA[:16])
 				continue
@@ -104,26 +133,34 @@ func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines) error {
 	return nil
 }
 
-// readLive reads checkpoints and digests of the live versions in one
-// snapshot. Projections whose live version is not the binary's are
-// reported and left out.
-func readLive(ctx context.Context, st projections.Store, all []projections.Projection, out io.Writer) ([]liveState, error) {
+// liveSnapshot is one read transaction of the live store: the live
+// versions' checkpoints are read when it opens, their digests later, from
+// the same snapshot.
+type liveSnapshot struct {
+	tx   projections.StoreTx
+	live []*liveState
+}
+
+// openLiveSnapshot reads the checkpoints of the live versions. Projections
+// whose live version is not the binary's are reported and left out.
+func openLiveSnapshot(ctx context.Context, st projections.Store, all []projections.Projection, out io.Writer) (*liveSnapshot, error) {
 	tx, err := st.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
+	snap := &liveSnapshot{tx: tx}
 	if tx.Dialect() == projections.Postgres {
 		// Checkpoints and rows from one snapshot even while a runner
 		// writes.
 		if _, err := tx.Exec(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
+			snap.close()
 			return nil, err
 		}
 	}
-	var live []liveState
 	for _, p := range all {
 		v, err := projections.LiveVersion(ctx, tx, p.Name())
 		if err != nil {
+			snap.close()
 			return nil, fmt.Errorf("verify %s: %w (run bridgelog project first)", p.Name(), err)
 		}
 		if v != p.Version() {
@@ -132,16 +169,28 @@ func readLive(ctx context.Context, st projections.Store, all []projections.Proje
 		}
 		cp, err := projections.StoredCheckpoint(ctx, tx, p.Name(), v)
 		if err != nil {
+			snap.close()
 			return nil, err
 		}
-		d, err := projections.DigestOf(ctx, tx, p)
-		if err != nil {
-			return nil, err
-		}
-		live = append(live, liveState{p: p, cp: cp, digest: d})
+		snap.live = append(snap.live, &liveState{p: p, cp: cp})
 	}
-	return live, nil
+	return snap, nil
 }
+
+// digest fills in the live digests.
+func (s *liveSnapshot) digest(ctx context.Context) error {
+	for _, l := range s.live {
+		d, err := projections.DigestOf(ctx, s.tx, l.p)
+		if err != nil {
+			return err
+		}
+		l.digest = d
+	}
+	return nil
+}
+
+// close ends the read transaction.
+func (s *liveSnapshot) close() { s.tx.Rollback() }
 
 func cpKey(cp map[string][]int64) string {
 	topics := make([]string, 0, len(cp))
