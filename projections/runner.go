@@ -1033,22 +1033,35 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 // another runner has moved the dedup table's, the key cache no longer
 // knows every key in it and is dropped.
 func (r *Runner) reloadCheckpoints(ctx context.Context) error {
-	tx, err := r.store.Begin(ctx)
+	committed, err := r.committedCheckpoints(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	for _, s := range r.all() {
-		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
-		if err != nil {
-			return fmt.Errorf("store %s: reload checkpoint of %s: %w", r.store.Where(), s.label(), err)
-		}
+	for s, cp := range committed {
 		if s == r.judge && !maps.Equal(cp, s.cp) {
 			r.cache.drop()
 		}
 		s.cp = cp
 	}
 	return nil
+}
+
+// committedCheckpoints reads every projection's checkpoint from the store.
+func (r *Runner) committedCheckpoints(ctx context.Context) (map[*state]checkpoint, error) {
+	tx, err := r.store.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	committed := map[*state]checkpoint{}
+	for _, s := range r.all() {
+		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
+		if err != nil {
+			return nil, fmt.Errorf("store %s: checkpoint of %s: %w", r.store.Where(), s.label(), err)
+		}
+		committed[s] = cp
+	}
+	return committed, nil
 }
 
 // prepare starts the catch-up's sessions. A projection whose tables are
@@ -1327,18 +1340,9 @@ func (r *Runner) Digests(ctx context.Context) ([]Digest, error) {
 // are read from the store, so commits of other runners on it count too:
 // an idle runner can watch busy ones.
 func (r *Runner) Checkpoints(ctx context.Context) (map[string][]int64, error) {
-	tx, err := r.store.Begin(ctx)
+	committed, err := r.committedCheckpoints(ctx)
 	if err != nil {
 		return nil, err
-	}
-	defer tx.Rollback()
-	committed := map[*state]checkpoint{}
-	for _, s := range r.all() {
-		cp, err := loadCheckpoint(ctx, tx, s.p.Name(), s.p.Version())
-		if err != nil {
-			return nil, fmt.Errorf("store %s: checkpoint of %s: %w", r.store.Where(), s.label(), err)
-		}
-		committed[s] = cp
 	}
 	out := map[string][]int64{}
 	for _, t := range r.read {
