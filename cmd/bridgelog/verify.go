@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -51,16 +52,11 @@ func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines) error {
 	digestCtx, cancel := context.WithCancel(ctx)
 	digested := make(chan error, 1)
 	go func() { digested <- snap.digest(digestCtx) }()
-	waited := false
-	waitLive := func() error {
-		if waited {
-			return nil
-		}
-		waited = true
+	waitLive := sync.OnceValue(func() error {
 		err := <-digested
 		snap.close()
 		return err
-	}
+	})
 	defer func() {
 		cancel()
 		waitLive()
