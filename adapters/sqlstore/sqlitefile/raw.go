@@ -39,6 +39,50 @@ func DecodeRecord(rec []byte, dst []any) ([]any, error) {
 	return dst, err
 }
 
+// ValueKind is the storage class of a record value.
+type ValueKind uint8
+
+const (
+	NullValue ValueKind = iota
+	IntValue
+	FloatValue
+	TextValue
+	BlobValue
+)
+
+// RecordValue is one value of a record. Bytes (text or blob) aliases the
+// record.
+type RecordValue struct {
+	Kind  ValueKind
+	Int   int64
+	Float float64
+	Bytes []byte
+}
+
+// RecordValues appends the values of rec to dst without copying them: for
+// a caller that only reads them (a digest of the rows written).
+func RecordValues(rec []byte, dst []RecordValue) ([]RecordValue, error) {
+	var buf [32]field
+	fs, err := splitRecord(rec, buf[:0])
+	for _, f := range fs {
+		var v RecordValue
+		switch f.class() {
+		case 1:
+			if f.isFloat() {
+				v.Kind, v.Float = FloatValue, f.float()
+			} else {
+				v.Kind, v.Int = IntValue, f.int()
+			}
+		case 2:
+			v.Kind, v.Bytes = TextValue, f.body
+		case 3:
+			v.Kind, v.Bytes = BlobValue, f.body
+		}
+		dst = append(dst, v)
+	}
+	return dst, err
+}
+
 // splitRecord checks rec's layout and appends its fields, in order, to
 // dst. The fields seen before a fault are appended too.
 func splitRecord(rec []byte, dst []field) ([]field, error) {

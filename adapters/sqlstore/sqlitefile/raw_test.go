@@ -174,3 +174,35 @@ func TestAppendRecordPointers(t *testing.T) {
 		t.Fatal("a nil *string was encoded")
 	}
 }
+
+// TestRecordValues: every kind of value comes back with its kind and
+// value, text and blobs without a copy; a damaged record is an ErrRecord.
+func TestRecordValues(t *testing.T) {
+	vals := []any{nil, int64(0), int64(1), int64(-1), int64(math.MinInt64), int64(1 << 40), 2.5, "text", []byte{0, 1, 2}, ""}
+	rec, err := AppendRecord(nil, vals, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := RecordValues(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RecordValue{{Kind: NullValue}, {Kind: IntValue, Int: 0}, {Kind: IntValue, Int: 1}, {Kind: IntValue, Int: -1},
+		{Kind: IntValue, Int: math.MinInt64}, {Kind: IntValue, Int: 1 << 40}, {Kind: FloatValue, Float: 2.5},
+		{Kind: TextValue, Bytes: []byte("text")}, {Kind: BlobValue, Bytes: []byte{0, 1, 2}}, {Kind: TextValue, Bytes: []byte{}}}
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Kind != w.Kind || g.Int != w.Int || g.Float != w.Float || !bytes.Equal(g.Bytes, w.Bytes) {
+			t.Errorf("value %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if &got[7].Bytes[0] != &rec[len(rec)-len("text")-3] {
+		t.Error("text was copied, not read in place")
+	}
+	if _, err := RecordValues(rec[:len(rec)-1], nil); !errors.Is(err, ErrRecord) {
+		t.Fatalf("a record one byte short: %v, want ErrRecord", err)
+	}
+}
