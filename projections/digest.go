@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"strconv"
@@ -55,7 +56,20 @@ func DigestOf(ctx context.Context, tx Tx, p Projection) (Digest, error) {
 	return d, nil
 }
 
+// WrittenDigests is a transaction of a store that wrote tables itself (a
+// bulk load) and hashed their rows as it wrote them: DigestOf takes those
+// digests instead of reading the rows back. ok is false for a table the
+// store did not write so, or has written to since.
+type WrittenDigests interface {
+	WrittenDigest(table string) (d TableDigest, ok bool)
+}
+
 func digestTable(ctx context.Context, tx Tx, t Table) (TableDigest, error) {
+	if w, isW := tx.(WrittenDigests); isW {
+		if d, ok := w.WrittenDigest(t.Name); ok {
+			return d, nil
+		}
+	}
 	q := `SELECT ` + strings.Join(t.ColumnNames(), ", ") + ` FROM ` + t.Name + ` ORDER BY ` + strings.Join(t.PrimaryKey, ", ")
 	rows, err := tx.Query(ctx, q)
 	if err != nil {
@@ -72,42 +86,113 @@ func digestTable(ctx context.Context, tx Tx, t Table) (TableDigest, error) {
 			dest[i] = &texts[i]
 		}
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "table %s\n", t.Name)
-	var n int64
-	var buf []byte
+	th := NewTableHasher(t)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return TableDigest{}, fmt.Errorf("digest %s: %w", t.Name, err)
 		}
-		buf = buf[:0]
 		for i, c := range t.Columns {
-			buf = encodeValue(buf, c.Type, ints[i], texts[i])
+			switch {
+			case c.Type == Integer && ints[i].Valid:
+				err = th.Int(ints[i].Int64)
+			case c.Type == Text && texts[i].Valid:
+				err = th.Text(texts[i].String)
+			default:
+				th.Null()
+			}
+			if err != nil {
+				return TableDigest{}, err
+			}
 		}
-		buf = append(buf, '\n')
-		h.Write(buf)
-		n++
+		if err := th.EndRow(); err != nil {
+			return TableDigest{}, err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return TableDigest{}, fmt.Errorf("digest %s: %w", t.Name, err)
 	}
-	return TableDigest{Table: t.Name, Rows: n, SHA: sum(h)}, nil
+	return th.Digest(), nil
 }
 
-func encodeValue(buf []byte, typ ColumnType, i sql.NullInt64, s sql.NullString) []byte {
-	switch {
-	case typ == Integer && i.Valid:
-		buf = append(buf, 'i')
-		buf = strconv.AppendInt(buf, i.Int64, 10)
-	case typ == Text && s.Valid:
-		buf = append(buf, 's')
-		buf = strconv.AppendInt(buf, int64(len(s.String)), 10)
-		buf = append(buf, ':')
-		buf = append(buf, s.String...)
-	default:
-		buf = append(buf, 'N')
+// TableHasher computes a table's digest (see [DigestOf]) from its rows,
+// given value by value in primary-key order: DigestOf feeds it the rows
+// it reads, and a store that writes a table's rows itself can feed it the
+// rows as it writes them.
+type TableHasher struct {
+	t   Table
+	h   hash.Hash
+	n   int64
+	col int
+	buf []byte
+}
+
+// NewTableHasher starts the digest of table t.
+func NewTableHasher(t Table) *TableHasher {
+	th := &TableHasher{t: t, h: sha256.New()}
+	fmt.Fprintf(th.h, "table %s\n", t.Name)
+	return th
+}
+
+// ErrDigestValue: a value that does not fit its column's type.
+var ErrDigestValue = errors.New("value does not fit its column")
+
+func (th *TableHasher) next(typ ColumnType, what string) error {
+	if th.col >= len(th.t.Columns) {
+		return fmt.Errorf("digest %s: %w: more values than the %d columns", th.t.Name, ErrDigestValue, len(th.t.Columns))
 	}
-	return append(buf, ';')
+	if c := th.t.Columns[th.col]; typ != 0 && c.Type != typ {
+		return fmt.Errorf("digest %s: %w: %s in column %s", th.t.Name, ErrDigestValue, what, c.Name)
+	}
+	th.col++
+	return nil
+}
+
+// Int adds the next column's value, an integer.
+func (th *TableHasher) Int(v int64) error {
+	if err := th.next(Integer, "an integer"); err != nil {
+		return err
+	}
+	th.buf = append(strconv.AppendInt(append(th.buf, 'i'), v, 10), ';')
+	return nil
+}
+
+// Text adds the next column's value, a text.
+func (th *TableHasher) Text(v string) error { return hashText(th, v) }
+
+// TextBytes is Text for a value held as bytes.
+func (th *TableHasher) TextBytes(v []byte) error { return hashText(th, v) }
+
+func hashText[T string | []byte](th *TableHasher, v T) error {
+	if err := th.next(Text, "a text"); err != nil {
+		return err
+	}
+	th.buf = append(strconv.AppendInt(append(th.buf, 's'), int64(len(v)), 10), ':')
+	th.buf = append(append(th.buf, v...), ';')
+	return nil
+}
+
+// Null adds the next column's value, NULL. (A value past the last
+// column is reported by EndRow.)
+func (th *TableHasher) Null() {
+	th.col++
+	th.buf = append(th.buf, 'N', ';')
+}
+
+// EndRow ends a row, which must have had a value for every column.
+func (th *TableHasher) EndRow() error {
+	if th.col != len(th.t.Columns) {
+		return fmt.Errorf("digest %s: %w: a row of %d values for %d columns", th.t.Name, ErrDigestValue, th.col, len(th.t.Columns))
+	}
+	th.buf = append(th.buf, '\n')
+	th.h.Write(th.buf)
+	th.buf, th.col = th.buf[:0], 0
+	th.n++
+	return nil
+}
+
+// Digest is the digest of the rows so far.
+func (th *TableHasher) Digest() TableDigest {
+	return TableDigest{Table: th.t.Name, Rows: th.n, SHA: sum(th.h)}
 }
 
 func sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
