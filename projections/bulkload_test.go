@@ -68,27 +68,52 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bulk.db")
-	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad())
+	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad(), sqlstore.WithWrittenDigests())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := st.(projections.BulkLoader); !ok {
 		t.Fatalf("%T is not a bulk loader", st)
 	}
+	staged := []string{"processed_events_v1", "event_conflicts_v1", "deposits_v1", "withdrawals_v1"}
 	lines := &logLines{}
 	first := newRunner(t, lg, st, builtins(), append(small, projections.WithStopAt(half), projections.WithLogger(slog.New(lines)))...)
 	s := catchUp(t, first)
 	if s.Duplicates == 0 || s.Conflicts == 0 || s.Applied["deposits@v1"] == 0 || s.Applied["withdrawals@v1"] == 0 {
 		t.Fatalf("first half: %+v", s)
 	}
-	staged := 0
+	written := 0
 	for _, m := range lines.msgs {
 		if m == "projection tables written with their indexes processed_events" || m == "projection tables written with their indexes deposits" {
-			staged++
+			written++
 		}
 	}
-	if staged != 2 {
+	if written != 2 {
 		t.Fatalf("the load did not go through the bulk loader: %q", lines.msgs)
+	}
+	// The digests the load took of the rows as it wrote them are those
+	// read back through SQL: a reference store folded to the same point
+	// through SQLite's engine gives them, and so does the built file read
+	// by an ordinary transaction.
+	for _, name := range staged {
+		if _, ok := writtenDigest(t, st, name); !ok {
+			t.Fatalf("no written digest of %s after the load", name)
+		}
+	}
+	halfRef, _ := sqliteStore(t)
+	halfRun := newRunner(t, lg, halfRef, builtins(), append(small, projections.WithStopAt(half))...)
+	catchUp(t, halfRun)
+	wantHalf := digests(t, halfRun)
+	for name, d := range digests(t, first) {
+		if wantHalf[name] != d {
+			t.Errorf("%s: written digest %s, folded through SQLite %s", name, d, wantHalf[name])
+		}
+	}
+	for _, name := range staged {
+		w, _ := writtenDigest(t, st, name)
+		if r := readDigest(t, st, name); r != w {
+			t.Errorf("%s: written digest %+v, read back %+v", name, w, r)
+		}
 	}
 	if !slices.Contains(lines.msgs, "projections fold beside the dedup judge ") {
 		t.Fatalf("the folds did not run beside the judge: %q", lines.msgs)
@@ -105,6 +130,12 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 	s = catchUp(t, rest)
 	if s.Duplicates == 0 || s.Records == 0 {
 		t.Fatalf("second half: %+v", s)
+	}
+	// Folding on wrote to the tables: their written digests are dropped.
+	for _, name := range []string{"processed_events_v1", "deposits_v1", "withdrawals_v1"} {
+		if d, ok := writtenDigest(t, st, name); ok {
+			t.Fatalf("%s still has its written digest %+v after more rows were folded into it", name, d)
+		}
 	}
 	for name, d := range digests(t, rest) {
 		if want[name] != d {
@@ -377,3 +408,54 @@ func bulkCrashChild(t *testing.T, dir string) {
 	}
 	select {} // wait for the kill
 }
+
+// writtenDigest is the digest a bulk-loading store took of table as it
+// wrote it, if it still has one.
+func writtenDigest(t *testing.T, st projections.Store, table string) (projections.TableDigest, bool) {
+	t.Helper()
+	tx, err := st.Begin(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	w, ok := tx.(projections.WrittenDigests)
+	if !ok {
+		t.Fatalf("%T does not keep written digests", tx)
+	}
+	return w.WrittenDigest(table)
+}
+
+// readDigest digests table by reading its rows back, whatever the store
+// kept.
+func readDigest(t *testing.T, st projections.Store, table string) projections.TableDigest {
+	t.Helper()
+	tx, err := st.Begin(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, p := range append([]projections.Projection{projections.ProcessedEvents{}}, builtins()...) {
+		for _, tb := range p.Tables() {
+			if tb.Name == table {
+				d, err := projections.DigestOf(ctxT(t), sqlOnly{tx}, oneTable{p, tb})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d.Tables[0]
+			}
+		}
+	}
+	t.Fatalf("no projection has table %s", table)
+	return projections.TableDigest{}
+}
+
+// sqlOnly hides everything of a transaction but its SQL.
+type sqlOnly struct{ projections.Tx }
+
+// oneTable is a projection narrowed to one of its tables.
+type oneTable struct {
+	projections.Projection
+	t projections.Table
+}
+
+func (o oneTable) Tables() []projections.Table { return []projections.Table{o.t} }

@@ -2,13 +2,16 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/bridgelog/bridgelog/adapters/sqlstore/sqlitefile"
@@ -29,6 +32,13 @@ import (
 // its checkpoints are ahead of its rows; a store whose bulk load did not
 // finish is refused by every later open ([ErrIncompleteBulkLoad]).
 func WithBulkLoad() SQLiteOption { return func(c *sqliteConfig) { c.bulk = true } }
+
+// WithWrittenDigests makes a bulk-loading store hash each table's rows as
+// it writes them, so that [projections.DigestOf] takes those digests
+// instead of reading every row back through SQLite: for a store built
+// only to be digested (verify's scratch store). A later write to a table
+// drops its digest.
+func WithWrittenDigests() SQLiteOption { return func(c *sqliteConfig) { c.digests = true } }
 
 // ErrIncompleteBulkLoad: the store was being loaded from zero by a bulk
 // load that did not finish; it must be deleted and built again.
@@ -68,6 +78,11 @@ type bulkStore struct {
 	stages   map[string]*tableStage
 	order    []projections.Table
 	failed   error
+	hashRows bool
+	// digests of the tables written, while nothing else has written to
+	// them (a transaction's statements may run on more than one goroutine)
+	digestMu sync.Mutex
+	digests  map[string]projections.TableDigest
 }
 
 var (
@@ -175,7 +190,7 @@ func (b *bulkStore) Materialize(ctx context.Context) (err error) {
 	if err := b.db.Close(); err != nil {
 		return err
 	}
-	entries, counts, err := b.write()
+	entries, counts, digests, err := b.write()
 	if rerr := b.reopen(); rerr != nil {
 		return errors.Join(err, rerr)
 	}
@@ -208,24 +223,38 @@ func (b *bulkStore) Materialize(ctx context.Context) (err error) {
 		st.remove()
 	}
 	b.stages, b.order = nil, nil
+	if digests != nil {
+		b.digestMu.Lock()
+		if b.digests == nil {
+			b.digests = map[string]projections.TableDigest{}
+		}
+		maps.Copy(b.digests, digests)
+		b.digestMu.Unlock()
+	}
 	return nil
 }
 
-// write appends every staged table, with its indexes, to the closed file.
-func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
+// write appends every staged table, with its indexes, to the closed file,
+// and returns their schema entries, row counts and (if the store hashes
+// rows) digests.
+func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[string]projections.TableDigest, error) {
 	// The runner logs the load; the appender's own info lines would
 	// repeat it, its warnings (direct writes refused) would not.
 	a, err := sqlitefile.Open(b.path, sqlitefile.WithLogger(slog.New(warnings{slog.Default().Handler()})))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var entries []sqlitefile.SchemaEntry
 	counts := map[string]int{}
+	var digests map[string]projections.TableDigest
+	if b.hashRows {
+		digests = map[string]projections.TableDigest{}
+	}
 	for _, t := range b.order {
 		st := b.stages[t.Name]
 		if err := st.flush(); err != nil {
 			a.Abort()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
 		for _, ix := range t.Indexes {
@@ -238,26 +267,38 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
 		tw, err := a.Table(def)
 		if err != nil {
 			a.Abort()
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		var rh *rowHasher
+		if digests != nil {
+			rh = &rowHasher{th: projections.NewTableHasher(t), t: t, key: st.key}
 		}
 		n := 0
 		err = st.readInOrder(func(id int64, rec []byte) error {
 			if err := tw.AddRecord(id, rec); err != nil {
 				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
 			}
+			if rh != nil {
+				if err := rh.add(id, rec); err != nil {
+					return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+				}
+			}
 			n++
 			return nil
 		})
 		if err != nil {
 			a.Abort()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		roots, err := tw.Finish()
 		if err != nil {
 			a.Abort()
-			return nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
+			return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 		}
 		counts[t.Name] = n
+		if rh != nil {
+			digests[t.Name] = rh.th.Digest()
+		}
 		ddl := t.DDL(projections.SQLite)
 		entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: t.Name, Table: t.Name,
 			Root: roots.Table, SQL: schemaSQL(ddl[0]), Def: &def})
@@ -271,9 +312,45 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, error) {
 		st.at = stageIndex{}
 	}
 	if err := a.Commit(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return entries, counts, nil
+	return entries, counts, digests, nil
+}
+
+// rowHasher feeds a table's records, as they are written, to its digest.
+type rowHasher struct {
+	th   *projections.TableHasher
+	t    projections.Table
+	key  int // the integer primary key: NULL in the record, the rowid in SQL
+	vals []sqlitefile.RecordValue
+}
+
+func (h *rowHasher) add(id int64, rec []byte) error {
+	var err error
+	if h.vals, err = sqlitefile.RecordValues(rec, h.vals[:0]); err != nil {
+		return err
+	}
+	if len(h.vals) != len(h.t.Columns) {
+		return fmt.Errorf("%d values for %d columns", len(h.vals), len(h.t.Columns))
+	}
+	for i, v := range h.vals {
+		switch {
+		case i == h.key:
+			err = h.th.Int(id)
+		case v.Kind == sqlitefile.NullValue:
+			h.th.Null()
+		case v.Kind == sqlitefile.IntValue:
+			err = h.th.Int(v.Int)
+		case v.Kind == sqlitefile.TextValue:
+			err = h.th.TextBytes(v.Bytes)
+		default: // the stage takes no floats or blobs
+			err = fmt.Errorf("column %s: a value of kind %d", h.t.Columns[i].Name, v.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return h.th.EndRow()
 }
 
 // warnings passes on the records of level Warn and above.
@@ -297,6 +374,51 @@ type bulkTx struct {
 	b    *bulkStore
 	used atomic.Bool // something was staged in this transaction (the runner's judge and folds may stage side by side)
 	done bool
+}
+
+// WrittenDigest returns the digest the load took of table as it wrote it.
+func (t *bulkTx) WrittenDigest(table string) (projections.TableDigest, bool) {
+	t.b.digestMu.Lock()
+	defer t.b.digestMu.Unlock()
+	d, ok := t.b.digests[table]
+	return d, ok
+}
+
+// mayWrite drops the written digests of the tables a statement that may
+// write names.
+func (t *bulkTx) mayWrite(query string) {
+	t.b.digestMu.Lock()
+	defer t.b.digestMu.Unlock()
+	for name := range t.b.digests {
+		if strings.Contains(query, name) {
+			delete(t.b.digests, name)
+		}
+	}
+}
+
+// readOnly says a query only reads (a SELECT).
+func readOnly(query string) bool {
+	q := strings.TrimSpace(query)
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
+}
+
+func (t *bulkTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	t.mayWrite(query)
+	return t.StoreTx.Exec(ctx, query, args...)
+}
+
+func (t *bulkTx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if !readOnly(query) {
+		t.mayWrite(query)
+	}
+	return t.StoreTx.Query(ctx, query, args...)
+}
+
+func (t *bulkTx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if !readOnly(query) {
+		t.mayWrite(query)
+	}
+	return t.StoreTx.QueryRow(ctx, query, args...)
 }
 
 func (t *bulkTx) Staged(table string) projections.TableStage {

@@ -21,6 +21,7 @@ type sqliteConfig struct {
 	sync     string
 	pageSize int
 	bulk     bool
+	digests  bool
 }
 
 func (c *sqliteConfig) setDefaults() {
@@ -123,7 +124,7 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 		return nil, err
 	}
 	if cfg.bulk {
-		b := &bulkStore{store: s, path: path, cacheKiB: cfg.cacheKiB}
+		b := &bulkStore{store: s, path: path, cacheKiB: cfg.cacheKiB, hashRows: cfg.digests}
 		b.reopen = func() (err error) {
 			s.db, err = open()
 			return err
