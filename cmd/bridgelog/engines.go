@@ -133,8 +133,11 @@ func openScratchStore(ctx context.Context) (projections.Store, func(), error) {
 		return nil, nil, err
 	}
 	// A scratch rebuild is thrown away: no need to survive a power loss.
-	// Nothing else opens it, so it can load from zero in bulk.
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"), sqlstore.WithBulkLoad())
+	// Nothing else opens it, so it can load from zero in bulk, and it is
+	// built only to be digested, so the load hashes the rows as it writes
+	// them instead of the digests reading them back.
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"),
+		sqlstore.WithBulkLoad(), sqlstore.WithWrittenDigests())
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
