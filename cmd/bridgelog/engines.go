@@ -127,17 +127,20 @@ func sqlitePath() string { return filepath.Join(engineFlags.data, "projections.d
 // not touch the live one (verify). Digests are engine-independent, so a
 // SQLite scratch checks a PostgreSQL live store as well. The returned
 // function closes and deletes it.
-func openScratchStore(ctx context.Context) (projections.Store, func(), error) {
+func openScratchStore(ctx context.Context, hashRows bool) (projections.Store, func(), error) {
 	dir, err := os.MkdirTemp("", "bridgelog-scratch-")
 	if err != nil {
 		return nil, nil, err
 	}
 	// A scratch rebuild is thrown away: no need to survive a power loss.
-	// Nothing else opens it, so it can load from zero in bulk, and it is
-	// built only to be digested, so the load hashes the rows as it writes
-	// them instead of the digests reading them back.
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), sqlstore.WithSynchronous("OFF"),
-		sqlstore.WithBulkLoad(), sqlstore.WithWrittenDigests())
+	// Nothing else opens it, so it can load from zero in bulk. It is built
+	// only to be digested, so the load may hash the rows as it writes them
+	// instead of the digests reading them back (hashRows).
+	opts := []sqlstore.SQLiteOption{sqlstore.WithSynchronous("OFF"), sqlstore.WithBulkLoad()}
+	if hashRows {
+		opts = append(opts, sqlstore.WithWrittenDigests())
+	}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "scratch.db"), opts...)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
