@@ -140,7 +140,7 @@ func (th *TableHasher) next(typ ColumnType, what string) error {
 	if th.col >= len(th.t.Columns) {
 		return fmt.Errorf("digest %s: %w: more values than the %d columns", th.t.Name, ErrDigestValue, len(th.t.Columns))
 	}
-	if c := th.t.Columns[th.col]; typ != 0 && c.Type != typ {
+	if c := th.t.Columns[th.col]; c.Type != typ {
 		return fmt.Errorf("digest %s: %w: %s in column %s", th.t.Name, ErrDigestValue, what, c.Name)
 	}
 	th.col++
