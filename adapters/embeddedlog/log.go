@@ -9,6 +9,10 @@
 // concurrent Appends to a topic share one fsync round (group commit). Open
 // recovers each topic: a torn tail is truncated and reported, damage inside
 // fsynced data stops Open with an error naming the file and byte offset.
+// Sealed segments keep what a scan learnt of them in an index file beside
+// them (sealindex.go), so Open reads only each partition's last segment;
+// damage in a sealed segment is then reported when it is read, or at Open
+// with [WithFullScan].
 package embeddedlog
 
 import (

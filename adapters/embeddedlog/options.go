@@ -15,6 +15,7 @@ type config struct {
 	segmentBytes    int64
 	indexEvery      int64
 	truncateCorrupt bool
+	fullScan        bool
 	logger          *slog.Logger
 	metrics         Metrics
 	now             func() time.Time
@@ -59,6 +60,13 @@ func WithIndexInterval(n int64) Option { return func(c *config) { c.indexEvery =
 // fsynced data, dropping everything after it, instead of refusing to open.
 // It is an operator's decision after reading the error; records are lost.
 func WithTruncateCorrupt(ok bool) Option { return func(c *config) { c.truncateCorrupt = ok } }
+
+// WithFullScan makes Open read every frame of every segment, as it did
+// before sealed segments kept an index beside them: damage anywhere in the
+// log is then found at Open rather than when the damaged records are read.
+// It costs a read of the whole log. Without it Open reads the last segment
+// of each partition and the others' index files.
+func WithFullScan(ok bool) Option { return func(c *config) { c.fullScan = ok } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

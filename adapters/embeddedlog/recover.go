@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +19,9 @@ import (
 //
 //  1. Each partition's segments are scanned frame by frame (checksums,
 //     dense offsets). Segments before the last were fsynced whole before
-//     the next one was created, so any damage there is corruption.
+//     the next one was created, so any damage there is corruption. Those
+//     sealed segments are taken from their index files instead when the
+//     files fit (sealindex.go), unless WithFullScan is set.
 //  2. Damage in the last segment is a torn write only if it lies inside
 //     the last group commit (the highest group sequence L found anywhere):
 //     a group is written to every file, then every file is fsynced, and
@@ -149,8 +152,15 @@ func (l *Log) loadPartition(p *partition) (*tail, error) {
 		}
 		t.expect = s.base
 		p.segs = append(p.segs, s)
-		if err := l.scanSegment(t, len(p.segs)-1); err != nil {
+		if !last && !l.cfg.fullScan && l.useSealed(t, len(p.segs)-1) {
+			continue
+		}
+		sd, err := l.scanSegment(t, len(p.segs)-1)
+		if err != nil {
 			return nil, err
+		}
+		if !last && sd != nil {
+			l.writeSealed(s, sd)
 		}
 		if t.bad != nil {
 			t.bad.sealed = !last
@@ -219,12 +229,40 @@ func (l *Log) openSegment(p *partition, base int64, last bool) (*segment, error)
 		index: []indexEntry{{base, segmentHeaderSize}}, indexedAt: segmentHeaderSize}, nil
 }
 
+// useSealed takes sealed segment p.segs[si] from its sidecar instead of
+// scanning it, when the sidecar fits the file and follows on from the
+// segments before; it reports whether it did.
+func (l *Log) useSealed(t *tail, si int) bool {
+	s := t.p.segs[si]
+	sd, err := l.loadSealed(s)
+	if err == nil && sd.firstGseq <= t.gseq {
+		// A group never spans segments, so the scan would find this odd.
+		err = fmt.Errorf("%w: first group %d after group %d", errSealIndex, sd.firstGseq, t.gseq)
+	}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			l.cfg.logger.Warn("embeddedlog: scanning a sealed segment instead of using its index",
+				"file", s.path, "err", err.Error())
+		}
+		return false
+	}
+	s.size, s.next, s.index, s.indexedAt = sd.size, sd.next, sd.index, sd.indexedAt
+	t.expect, t.gseq = sd.next, sd.lastGseq
+	t.run = sd.run
+	t.run.seg = si
+	return true
+}
+
 // scanSegment walks the frames of p.segs[si], building its index and the
-// partition's tail; it stops at the first bad frame and records it.
-func (l *Log) scanSegment(t *tail, si int) error {
+// partition's tail; it stops at the first bad frame and records it. When
+// the segment has frames and no damage, it returns what a sidecar keeps.
+func (l *Log) scanSegment(t *tail, si int) (*sealed, error) {
 	s := t.p.segs[si]
 	sc := &segScanner{f: s.f, path: s.path, size: s.size}
 	pos := int64(segmentHeaderSize)
+	var firstGseq uint64
+	var lastPos int64
+	var lastCRC uint32
 	for pos < s.size {
 		f, n, err := sc.frameAt(pos)
 		if err == nil {
@@ -239,11 +277,15 @@ func (l *Log) scanSegment(t *tail, si int) error {
 		}
 		if err != nil {
 			if !errors.Is(err, errBadFrame) && !errors.Is(err, errShortFrame) {
-				return err // an I/O error, not damage
+				return nil, err // an I/O error, not damage
 			}
 			t.bad = &badSpot{seg: si, pos: pos, cause: err}
 			break
 		}
+		if firstGseq == 0 {
+			firstGseq = f.gseq
+		}
+		lastPos, lastCRC = pos, binary.LittleEndian.Uint32(sc.buf[pos-sc.at0+4:])
 		if f.gseq != t.gseq {
 			t.run = groupRun{gpcount: f.gpcount, gparts: f.gparts, seg: si, pos: pos, off: f.offset}
 			t.gseq = f.gseq
@@ -258,7 +300,11 @@ func (l *Log) scanSegment(t *tail, si int) error {
 	}
 	s.size = pos // readers and writers stop at the good data
 	s.next = t.expect
-	return nil
+	if t.bad != nil || firstGseq == 0 || t.run.seg != si {
+		return nil, nil
+	}
+	return &sealed{base: s.base, size: s.size, next: s.next, lastPos: lastPos, lastCRC: lastCRC,
+		run: t.run, firstGseq: firstGseq, lastGseq: t.gseq, indexedAt: s.indexedAt, index: s.index}, nil
 }
 
 // findLater looks for valid frames after the bad spot of the last segment,
@@ -398,6 +444,9 @@ func (l *Log) fileSize(s *segment) int64 {
 func (l *Log) truncate(t *tail, si int, pos, off int64) error {
 	p := t.p
 	s := p.segs[si]
+	if err := removeSealed(p.dir, p.segs[si:]); err != nil {
+		return err
+	}
 	if err := s.f.Truncate(pos); err != nil {
 		return &FileError{File: s.path, Offset: pos, Err: fmt.Errorf("truncate: %w", err)}
 	}
