@@ -62,9 +62,10 @@ func (e *engines) Close() {
 	}
 }
 
-// openEngines opens the log and the store the flags name.
-func openEngines(ctx context.Context) (*engines, error) {
-	lg, err := openLog(ctx)
+// openEngines opens the log and the store the flags name; opts apply to
+// an embedded log.
+func openEngines(ctx context.Context, opts ...embeddedlog.Option) (*engines, error) {
+	lg, err := openLog(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +77,12 @@ func openEngines(ctx context.Context) (*engines, error) {
 	return &engines{Log: lg, Store: st}, nil
 }
 
-// openLog opens the log engine the flags name.
-func openLog(ctx context.Context) (topics.Log, error) {
+// openLog opens the log engine the flags name; opts apply to an embedded
+// log.
+func openLog(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error) {
 	switch engineFlags.log {
 	case "embedded":
 		dir := filepath.Join(engineFlags.data, "log")
-		var opts []embeddedlog.Option
 		if engineMetrics != nil {
 			opts = append(opts, embeddedlog.WithMetrics(engineMetrics.EmbeddedLog()))
 		}

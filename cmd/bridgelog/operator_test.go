@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/analytics/chtest"
 	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // operator runs the built binary on one data directory, as an operator
@@ -470,4 +472,50 @@ func okLines(out string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestVerifyScansSealedSegments: other commands open an embedded log's
+// sealed segments from their index files, so damage inside one is found
+// only when it is read; verify scans every frame, so it reports the
+// damage with the file and byte offset even in a topic no projection
+// reads.
+func TestVerifyScansSealedSegments(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	dir := filepath.Join(o.data, "log")
+	lg, err := embeddedlog.Open(dir, embeddedlog.WithSegmentBytes(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		msg := topics.Message{Key: []byte("k"), Value: fmt.Appendf(nil, "dead letter %03d %s", i, strings.Repeat("x", 100))}
+		if _, err := lg.Append(context.Background(), topics.TopicDeadLetter, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.run(0, "project")
+	o.run(0, "verify") // the first open keeps the sealed segments' indexes
+	first := filepath.Join(dir, topics.TopicDeadLetter, "0", "00000000000000000000.seg")
+	if _, err := os.Stat(strings.TrimSuffix(first, ".seg") + ".idx"); err != nil {
+		t.Fatalf("the first segment has no index file: %v", err)
+	}
+	b, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x01
+	if err := os.WriteFile(first, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Reading past the damage works: the segment is opened from its index.
+	out, _ := o.run(0, "log", "inspect", "--topic", topics.TopicDeadLetter, "--from", "90", "--limit", "1", "--json")
+	if !strings.Contains(out, `"offset":90`) {
+		t.Fatalf("inspect past the damage: %s", out)
+	}
+	_, errOut := o.run(1, "verify")
+	if !strings.Contains(errOut, first) || !strings.Contains(errOut, "corrupt") {
+		t.Fatalf("verify did not name the damaged segment: %s", errOut)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
 )
@@ -25,10 +26,15 @@ with status 3: the live tables are not what the log says they should be.
 
 The scratch store hashes its rows as the rebuild writes them. With --read-back
 it is digested the way the live store is, by reading every row back through
-SQLite: slower, and independent of the bulk writer.`,
+SQLite: slower, and independent of the bulk writer.
+
+An embedded log is opened with a full scan: every frame of every segment is
+checked, including sealed segments that other commands open from their index
+files, so damage anywhere in the log stops verify (exit status 1) with the
+file and byte offset.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		eng, err := openEngines(cmd.Context())
+		eng, err := openEngines(cmd.Context(), embeddedlog.WithFullScan(true))
 		if err != nil {
 			return err
 		}
