@@ -17,6 +17,7 @@ package embeddedlog
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -306,6 +307,7 @@ type partWrite struct {
 	next      int64
 	index     []indexEntry
 	indexedAt int64
+	last      int // position in buf of the last frame
 }
 
 // write makes one group durable: frames to every touched partition, then
@@ -354,6 +356,7 @@ func (t *topicLog) write(batch []*pending) error {
 				pw.index = append(pw.index, indexEntry{pw.next, pos})
 				pw.indexedAt = pos
 			}
+			pw.last = len(pw.buf)
 			pw.buf = appendFrame(pw.buf, &frame{
 				offset: pw.next, time: now, gseq: t.gseq,
 				gpcount: uint32(pw.frames), gparts: uint16(len(touched)),
@@ -374,6 +377,16 @@ func (t *topicLog) write(batch []*pending) error {
 	for _, pw := range touched {
 		s := pw.seg
 		pw.p.mu.Lock()
+		if tp := s.tip; tp != nil {
+			if tp.firstGseq == 0 {
+				tp.firstGseq = t.gseq
+			}
+			tp.lastGseq = t.gseq
+			tp.lastPos = s.size + int64(pw.last)
+			tp.lastCRC = binary.LittleEndian.Uint32(pw.buf[pw.last+4:])
+			tp.run = groupRun{count: uint32(pw.frames), gpcount: uint32(pw.frames), gparts: uint16(len(touched)),
+				pos: s.size, off: s.next}
+		}
 		s.size += int64(len(pw.buf))
 		s.next = pw.next
 		s.index = append(s.index, pw.index...)
@@ -405,7 +418,11 @@ func (t *topicLog) activeSegment(p *partition, bytes int) (*segment, error) {
 	}
 	p.mu.Lock()
 	p.segs = append(p.segs, s)
+	sd := cur.sealedState()
 	p.mu.Unlock()
+	if sd != nil {
+		t.log.writeSealed(cur, sd) // cur is sealed now: a later segment exists
+	}
 	return s, nil
 }
 

@@ -23,6 +23,11 @@ type segment struct {
 	size      int64        // durable bytes, header included
 	index     []indexEntry // sparse, ascending; index[0] is (base, header)
 	indexedAt int64        // byte position of the last index entry
+	// tip is what a sidecar needs of the frames written so far (the
+	// first and last group, the last frame): kept by the writer, so the
+	// segment's sidecar is written when a next segment seals it. nil:
+	// unknown (the tail was cut at Open), and the next Open scans it.
+	tip *sealed
 }
 
 // indexEntry maps a record offset to the byte position of its frame.
@@ -240,6 +245,7 @@ func (p *partition) createSegment(base int64) (*segment, error) {
 	return &segment{
 		path: path, f: f, base: base, next: base, size: segmentHeaderSize,
 		index: []indexEntry{{base, segmentHeaderSize}}, indexedAt: segmentHeaderSize,
+		tip: &sealed{},
 	}, nil
 }
 

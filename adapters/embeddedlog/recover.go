@@ -159,8 +159,14 @@ func (l *Log) loadPartition(p *partition) (*tail, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !last && sd != nil {
+		switch {
+		case !last && sd != nil:
 			l.writeSealed(s, sd)
+		case last && t.bad == nil && s.next == s.base:
+			s.tip = &sealed{} // no frame yet: the writer fills it
+		case last && sd != nil:
+			sd.index = nil // the segment's own index grows on
+			s.tip = sd
 		}
 		if t.bad != nil {
 			t.bad.sealed = !last
@@ -454,6 +460,7 @@ func (l *Log) truncate(t *tail, si int, pos, off int64) error {
 		return &FileError{File: s.path, Offset: -1, Err: fmt.Errorf("fsync: %w", err)}
 	}
 	s.size, s.next = pos, off
+	s.tip = nil // its last group is gone: the next Open scans the segment
 	for len(s.index) > 1 && s.index[len(s.index)-1].pos >= pos {
 		s.index = s.index[:len(s.index)-1]
 	}

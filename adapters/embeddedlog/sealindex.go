@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -15,8 +16,10 @@ import (
 // removes the sidecars first, cuts a sealed one. So what a clean scan of
 // a sealed segment learns (its sparse index, its end, the last group's
 // part in it) is kept beside it in <base>.idx, and later Opens read that
-// instead of every frame. Opening a log then costs the last segment of
-// each partition, not the log's size.
+// instead of every frame. The writer keeps it when it starts the next
+// segment (it knows all of that already), and an Open that had to scan a
+// sealed segment keeps it too. Opening a log then costs the last segment
+// of each partition, not the log's size.
 //
 // The sidecar is a cache: it is written without fsync, and any doubt
 // (missing, torn, another version, a checksum or a size that does not
@@ -63,6 +66,19 @@ type sealed struct {
 }
 
 var errSealIndex = errors.New("sealed-segment index unusable")
+
+// sealedState is what the sidecar of s keeps, from what the writer or the
+// Open that scanned it knows; nil if s is nil, holds no frame, or its tip
+// is unknown. The caller holds the partition's lock.
+func (s *segment) sealedState() *sealed {
+	if s == nil || s.tip == nil || s.tip.firstGseq == 0 {
+		return nil
+	}
+	sd := *s.tip
+	sd.base, sd.size, sd.next, sd.indexedAt = s.base, s.size, s.next, s.indexedAt
+	sd.index = slices.Clone(s.index)
+	return &sd
+}
 
 func (s *sealed) encode() []byte {
 	b := make([]byte, sealFixedBytes, sealFixedBytes+16*len(s.index)+4)

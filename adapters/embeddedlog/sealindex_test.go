@@ -30,17 +30,15 @@ func idxPath(dir string, base int64) string {
 	return sealIndexPath(segPath(dir, single, 0, base))
 }
 
-// reopen opens and closes dir once; the first Open after sealing writes
-// the sidecars.
+// reopen opens and closes dir once.
 func reopen(t *testing.T, dir string, opts ...Option) {
 	t.Helper()
 	mustOpen(t, dir, opts...).Close()
 }
 
-// TestSealedSegmentsOpenFromTheirIndex: after one Open has scanned the
-// sealed segments, later Opens take them from their sidecars (damage in
-// their data is found when it is read, not at Open), and WithFullScan
-// restores the scan.
+// TestSealedSegmentsOpenFromTheirIndex: Open takes sealed segments from
+// their sidecars (damage in their data is found when it is read, not at
+// Open), and WithFullScan restores the scan.
 func TestSealedSegmentsOpenFromTheirIndex(t *testing.T) {
 	dir := twoPerSegment(t)
 	reopen(t, dir)
@@ -331,5 +329,80 @@ func copyTree(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(fmt.Errorf("copy %s: %w", from, err))
+	}
+}
+
+// TestWriterSealsSegments: the writer keeps a segment's sidecar when a
+// next segment seals it, so even a log that was never reopened (a relay
+// that ran for months) opens without scanning; it is the very file a
+// scan writes. After a cut at Open the writer does not know the tail's
+// groups, writes none, and the next Open scans that segment.
+func TestWriterSealsSegments(t *testing.T) {
+	const topic = topics.TopicBench
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(2048), WithIndexInterval(300))
+	ctx := context.Background()
+	for i := 0; i < 400; {
+		var batch []topics.Message // batches of 1 to 5, over several partitions
+		for range 1 + i%5 {
+			batch = append(batch, topics.Message{Key: fmt.Appendf(nil, "key-%d", i%37), Value: value(i, 10+i%70)})
+			i++
+		}
+		if _, err := l.Append(ctx, topic, batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	written := map[string][]byte{}
+	idx, _ := filepath.Glob(filepath.Join(dir, topic, "*", "*.idx"))
+	for _, p := range idx {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written[p] = b
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, topic, "*", "*.seg"))
+	if parts := topics.DefaultPartitions; len(idx) != len(segs)-int(parts) || len(idx) < 10 {
+		t.Fatalf("%d sidecars for %d segments in %d partitions: every sealed segment should have one", len(idx), len(segs), parts)
+	}
+	// The same bytes as a scan's.
+	for p := range written {
+		os.Remove(p)
+	}
+	reopen(t, dir, WithFullScan(true), WithIndexInterval(300))
+	for p, b := range written {
+		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("%s: the writer's sidecar differs from the scan's (%v)", p, err)
+		}
+	}
+
+	// A torn tail cut at Open: the tip is unknown, so sealing that
+	// segment writes no sidecar, and the next Open scans it.
+	p0 := filepath.Join(dir, topic, "0")
+	segs, _ = filepath.Glob(filepath.Join(p0, "*.seg"))
+	lastSeg := segs[len(segs)-1]
+	appendToFile(t, lastSeg, []byte{1, 2, 3})
+	l = mustOpen(t, dir, WithSegmentBytes(2048))
+	k0 := keyFor(0)
+	for i := range 30 {
+		if _, err := l.Append(ctx, topic, topics.Message{Key: k0, Value: value(i, 90)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	if _, err := os.Stat(sealIndexPath(lastSeg)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a sidecar for the segment whose tail was cut: %v", err)
+	}
+	segs2, _ := filepath.Glob(filepath.Join(p0, "*.seg"))
+	if len(segs2) < len(segs)+2 {
+		t.Fatalf("%d segments, want new ones after %s", len(segs2), lastSeg)
+	}
+	if _, err := os.Stat(sealIndexPath(segs2[len(segs)])); err != nil {
+		t.Fatalf("a segment created after the cut has no sidecar: %v", err)
+	}
+	reopen(t, dir)
+	if _, err := decodeSealedFile(sealIndexPath(lastSeg)); err != nil {
+		t.Fatalf("the next Open did not scan and keep %s: %v", lastSeg, err)
 	}
 }

@@ -496,10 +496,10 @@ func TestVerifyScansSealedSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.run(0, "project")
-	o.run(0, "verify") // the first open keeps the sealed segments' indexes
+	o.run(0, "verify")
 	first := filepath.Join(dir, topics.TopicDeadLetter, "0", "00000000000000000000.seg")
 	if _, err := os.Stat(strings.TrimSuffix(first, ".seg") + ".idx"); err != nil {
-		t.Fatalf("the first segment has no index file: %v", err)
+		t.Fatalf("the sealed first segment has no index file: %v", err)
 	}
 	b, err := os.ReadFile(first)
 	if err != nil {
