@@ -397,7 +397,11 @@ func (l *Log) settle(topic string, tails []*tail) (uint64, error) {
 			if !l.cfg.truncateCorrupt {
 				return 0, cerr
 			}
-			lostLast = true
+			// Everything from the damage on goes, and with it, as a rule,
+			// group L. Not when the damage is in a sealed segment after a
+			// whole group L: whatever follows there is newer than every
+			// other partition's data, so it wrote to this partition alone.
+			lostLast = lostLast || !(b.sealed && t.gseq == last && t.run.whole())
 			l.cfg.logger.Error("embeddedlog: truncating corrupt partition by operator option", "topic", topic,
 				"partition", t.p.id, "file", s.path, "byte_offset", b.pos, "err", cerr.Error())
 		}

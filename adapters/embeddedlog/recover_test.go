@@ -268,6 +268,34 @@ func TestCorruptionAtEndOfSealedSegment(t *testing.T) {
 	}
 }
 
+// TestTruncateCorruptKeepsWholeGroupsBeforeSealedDamage: cutting at
+// damage inside a sealed segment, by the operator's option, keeps every
+// record before the damage, the group just before it included: what
+// follows the damage there is newer than anything in another partition.
+func TestTruncateCorruptKeepsWholeGroupsBeforeSealedDamage(t *testing.T) {
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(frameAt(2))) // two records per segment
+	appendEach(t, l, 0, 6, vlen)
+	l.Close()
+	// Offset 3, the second record of sealed segment 2.
+	flipByte(t, segPath(dir, single, 0, 2), frameAt(1)+frameHeaderSize+5)
+	m := &countingMetrics{}
+	l, err := Open(dir, WithLogger(quiet), WithMetrics(m), WithFullScan(true), WithTruncateCorrupt(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	checkValues(t, readAll(t, l, single, 0), 3, vlen)
+	if m.corrupt != 1 {
+		t.Errorf("corruption counter %d, want 1", m.corrupt)
+	}
+	for _, base := range []int64{4} {
+		if _, err := os.Stat(segPath(dir, single, 0, base)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("segment %d after the damage is still there: %v", base, err)
+		}
+	}
+}
+
 // TestTornLastGroupDroppedWhole: damage inside the last group commit, even
 // with valid frames of that group after it, is a torn write: the whole
 // batch goes, nothing is reported as corruption.
