@@ -280,7 +280,9 @@ func TestSealedIndexesAndTornCrossPartitionGroup(t *testing.T) {
 			}
 			c.tear(t, dir)
 			scanDir := t.TempDir()
-			copyTree(t, dir, scanDir)
+			if err := os.CopyFS(scanDir, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
+			}
 
 			open := func(dir string, opts ...Option) ([]int64, [][]topics.Record, *countingMetrics) {
 				m := &countingMetrics{}
@@ -301,31 +303,6 @@ func TestSealedIndexesAndTornCrossPartitionGroup(t *testing.T) {
 				t.Fatalf("through sidecars: %v, %d truncations; full scan: %v, %d", end, m.truncated, sEnd, sm.truncated)
 			}
 		})
-	}
-}
-
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if d.Name() == "LOCK" {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(fmt.Errorf("copy %s: %w", from, err))
 	}
 }
 
