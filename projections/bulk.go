@@ -26,6 +26,20 @@ type Bulk struct {
 
 const bulkChunk = 64
 
+// copyMinRows is the fewest rows [Bulk.Exec] hands to a [CopyTx]: a COPY
+// costs more round trips than one INSERT of a few rows.
+var copyMinRows = 64
+
+// CopyTx is a transaction that can load many rows at once (PostgreSQL's
+// COPY).
+type CopyTx interface {
+	// CopyRows inserts rows, laid out flat in cols, as INSERT INTO table
+	// (cols) VALUES … followed by conflict (an ON CONFLICT clause, or
+	// empty) would. ok false: this transaction cannot, and nothing was
+	// done.
+	CopyRows(ctx context.Context, table string, cols []string, rows []any, conflict string) (ok bool, err error)
+}
+
 // tail is the statement's ON CONFLICT clause, if any.
 func (b *Bulk) tail() string {
 	if len(b.OnConflict) == 0 {
@@ -79,6 +93,11 @@ func (b *Bulk) Exec(ctx context.Context, tx Tx, args []any) error {
 		return st.Put(b.Columns, args, b.OnConflict, b.Update)
 	}
 	rows := len(args) / n
+	if ct, isCopy := tx.(CopyTx); isCopy && rows >= copyMinRows {
+		if ok, err := ct.CopyRows(ctx, b.Table, b.Columns, args, b.tail()); ok || err != nil {
+			return err
+		}
+	}
 	for rows > 0 {
 		k := bulkChunk
 		for k > rows {

@@ -41,11 +41,24 @@ func (s *store) Close() error {
 func (s *store) DB() *sql.DB { return s.db }
 
 func (s *store) Begin(ctx context.Context) (projections.StoreTx, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	if s.dialect != projections.Postgres {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: begin: %w", s.where, err)
+		}
+		return &storeTx{s: s, tx: tx}, nil
+	}
+	// PostgreSQL: on a connection of its own, which COPY reaches (CopyRows).
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("store %s: connect: %w", s.where, err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		conn.Close()
 		return nil, fmt.Errorf("store %s: begin: %w", s.where, err)
 	}
-	return &storeTx{s: s, tx: tx}, nil
+	return &storeTx{s: s, tx: tx, conn: conn}, nil
 }
 
 // query returns the engine's text of q.
@@ -92,6 +105,8 @@ func rebind(q string) string {
 type storeTx struct {
 	s     *store
 	tx    *sql.Tx
+	conn  *sql.Conn            // PostgreSQL: the transaction's connection, for COPY
+	twins map[string]bool      // temporary tables CopyRows made in this transaction
 	stmts map[string]*sql.Stmt // tx-bound statements
 	done  bool
 }
@@ -186,6 +201,7 @@ func (t *storeTx) Commit() error {
 	t.closeStmts()
 	t.done = true
 	err := t.tx.Commit()
+	t.release()
 	if err != nil {
 		return fmt.Errorf("store %s: commit: %w", t.s.where, err)
 	}
@@ -198,10 +214,19 @@ func (t *storeTx) Rollback() error {
 	}
 	t.closeStmts()
 	t.done = true
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+	err := t.tx.Rollback()
+	t.release()
+	if err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("store %s: rollback: %w", t.s.where, err)
 	}
 	return nil
+}
+
+// release hands a PostgreSQL transaction's connection back to the pool.
+func (t *storeTx) release() {
+	if t.conn != nil {
+		t.conn.Close()
+	}
 }
 
 // metaDDL creates the store_meta table.
