@@ -28,7 +28,7 @@ const bulkChunk = 64
 
 // copyMinRows is the fewest rows [Bulk.Exec] hands to a [CopyTx]: a COPY
 // costs more round trips than one INSERT of a few rows.
-var copyMinRows = 64
+const copyMinRows = 64
 
 // CopyTx is a transaction that can load many rows at once (PostgreSQL's
 // COPY).
