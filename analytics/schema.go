@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -94,8 +95,14 @@ func (e *ErrWarehouseTooNew) Error() string {
 }
 
 // Migrate brings the warehouse's schema up to [SchemaVersion]. It refuses
-// a warehouse a newer binary migrated, changing nothing.
+// a warehouse a newer binary migrated, changing nothing. Every step is
+// idempotent, so a migration that fails on the network is tried again
+// (three tries in all).
 func Migrate(ctx context.Context, wh Warehouse, now time.Time) error {
+	return retryOnNetwork(ctx, 3, slog.Default(), "analytics migration", func() error { return migrate(ctx, wh, now) })
+}
+
+func migrate(ctx context.Context, wh Warehouse, now time.Time) error {
 	if err := wh.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MigrationsTable+` (
 		version UInt32,
 		applied_at DateTime
@@ -135,8 +142,11 @@ func appliedVersion(ctx context.Context, wh Warehouse) (uint32, error) {
 	var v uint32
 	if rows.Next() {
 		if err := rows.Scan(&v); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("analytics: read %s: %w", MigrationsTable, err)
 		}
 	}
-	return v, rows.Err()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("analytics: read %s: %w", MigrationsTable, err)
+	}
+	return v, nil
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/bridgelog/bridgelog/topics"
@@ -29,13 +32,14 @@ func (NopMetrics) InsertFailed(string)     {}
 
 // Config tunes a [Sink]; the zero value sinks every topic.
 type Config struct {
-	Topics  []string        // default: every topic in the catalog
-	Batch   int             // records per insert, across partitions (default 20000)
-	Poll    time.Duration   // Follow's wait when caught up (default 500 ms)
-	Catalog *topics.Catalog // default topics.DefaultCatalog()
-	Metrics Metrics
-	Logger  *slog.Logger
-	Now     func() time.Time // the checkpoint's written_at (default time.Now)
+	Topics   []string        // default: every topic in the catalog
+	Batch    int             // records per insert, across partitions (default 20000)
+	Poll     time.Duration   // Follow's wait when caught up (default 500 ms)
+	Attempts int             // tries of a catch-up that fails on the network (default 3; see [Sink.CatchUp])
+	Catalog  *topics.Catalog // default topics.DefaultCatalog()
+	Metrics  Metrics
+	Logger   *slog.Logger
+	Now      func() time.Time // the checkpoint's written_at (default time.Now)
 }
 
 func (c *Config) setDefaults() {
@@ -49,6 +53,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Poll <= 0 {
 		c.Poll = 500 * time.Millisecond
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = 3
 	}
 	if c.Catalog == nil {
 		c.Catalog = topics.DefaultCatalog()
@@ -88,8 +95,52 @@ type Stats struct {
 // CatchUp writes every record past the sink's checkpoints up to the log's
 // current end, in batches: rows first, then the checkpoint, so a sink
 // that dies between the two writes the same rows again (collapsed by the
-// table's key) and never skips one.
+// table's key) and never skips one. That also makes it safe to try again:
+// a catch-up that fails on the network (a connection closed under a call,
+// a reset, a timeout) starts over from the checkpoints, up to
+// cfg.Attempts tries, waiting 250 ms and then twice as long each time.
+// Other errors (a warehouse of another log, a damaged log) are returned at
+// once.
 func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
+	var total Stats
+	err := retryOnNetwork(ctx, s.cfg.Attempts, s.cfg.Logger, "analytics sink", func() error {
+		st, err := s.catchUp(ctx)
+		total.Records += st.Records
+		total.Undecodable += st.Undecodable
+		return err
+	})
+	return total, err
+}
+
+// retryOnNetwork runs try, an idempotent step, until it succeeds, fails
+// otherwise than on the network, or has run attempts times; it waits 250
+// ms before the second try and twice as long before each later one.
+func retryOnNetwork(ctx context.Context, attempts int, logger *slog.Logger, what string, try func() error) error {
+	wait := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := try()
+		if err == nil || attempt >= attempts || !onTheNetwork(err) || ctx.Err() != nil {
+			return err
+		}
+		logger.Warn(what+" failed on the network; trying again", "attempt", attempt, "err", err, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// onTheNetwork says whether err is the network failing under a call: the
+// same call may well succeed on a new connection.
+func onTheNetwork(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 	var st Stats
 	cps, err := s.checkpoints(ctx)
 	if err != nil {
@@ -264,11 +315,14 @@ func (s *Sink) checkpoints(ctx context.Context) (map[partitionKey]int64, error) 
 		var k partitionKey
 		var next uint64
 		if err := rows.Scan(&k.topic, &k.part, &next); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("analytics: read checkpoints: %w", err)
 		}
 		out[k] = int64(next)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("analytics: read checkpoints: %w", err)
+	}
+	return out, nil
 }
 
 // Follow catches up again and again until ctx ends, calling onRound after

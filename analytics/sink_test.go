@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"sort"
 	"strings"
@@ -420,6 +421,80 @@ func TestSinkDiesBetweenRowsAndCheckpoint(t *testing.T) {
 	if events != uint64(total) {
 		t.Fatalf("error rates count %d events, want %d", events, total)
 	}
+}
+
+// droppingConnections fails, once each, the read of the checkpoints and
+// the second insert of rows, as a connection closed under the call does.
+type droppingConnections struct {
+	analytics.Warehouse
+	queries, inserts int
+}
+
+var errDropped = fmt.Errorf("query processing: %w", &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed})
+
+func (w *droppingConnections) Query(ctx context.Context, q string, args ...any) (analytics.Rows, error) {
+	if w.queries++; w.queries == 1 {
+		return nil, errDropped
+	}
+	return w.Warehouse.Query(ctx, q, args...)
+}
+
+func (w *droppingConnections) Insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+	if table == analytics.EventsTable {
+		if w.inserts++; w.inserts == 2 {
+			return errDropped
+		}
+	}
+	return w.Warehouse.Insert(ctx, table, cols, rows)
+}
+
+// TestSinkTriesAgainOnTheNetwork: a catch-up that fails because the
+// network failed under a call starts over from the checkpoints and
+// finishes, counting every record it wrote; other errors are returned at
+// once (TestSinkDiesBetweenRowsAndCheckpoint), and so is the network's
+// third failure in a row.
+func TestSinkTriesAgainOnTheNetwork(t *testing.T) {
+	srv := chtest.Start(t)
+	f := newFixture(t, srv)
+	ctx := ctxT(t)
+	total := len(readLog(t, f.lg))
+	wh := &droppingConnections{Warehouse: f.wh}
+	st, err := analytics.NewSink(f.lg, wh, analytics.Config{Batch: 500}).CatchUp(ctx)
+	if err != nil {
+		t.Fatalf("catch-up over dropped connections: %v", err)
+	}
+	if wh.queries < 2 || wh.inserts < 3 {
+		t.Fatalf("%d queries and %d inserts: the failures were not met", wh.queries, wh.inserts)
+	}
+	// The first try wrote one batch before its second insert failed; the
+	// next try started from that batch's checkpoint.
+	if st.Records != total {
+		t.Fatalf("wrote %d records, want %d", st.Records, total)
+	}
+	if final := countFinal(t, f.wh, "FINAL"); final != uint64(total) {
+		t.Fatalf("%d distinct rows, want %d", final, total)
+	}
+
+	// Migrating again (as every analytics command does) also tries again.
+	mig := &droppingConnections{Warehouse: f.wh}
+	if err := analytics.Migrate(ctx, mig, t0); err != nil || mig.queries != 2 {
+		t.Fatalf("migration over a dropped connection: %v after %d queries", err, mig.queries)
+	}
+
+	always := &alwaysDropping{Warehouse: f.wh}
+	if _, err := analytics.NewSink(f.lg, always, analytics.Config{Attempts: 3}).CatchUp(ctx); !errors.Is(err, net.ErrClosed) || always.calls != 3 {
+		t.Fatalf("a network that keeps failing: %v after %d tries, want net.ErrClosed after 3", err, always.calls)
+	}
+}
+
+type alwaysDropping struct {
+	analytics.Warehouse
+	calls int
+}
+
+func (w *alwaysDropping) Query(context.Context, string, ...any) (analytics.Rows, error) {
+	w.calls++
+	return nil, errDropped
 }
 
 // TestFollowSinksNewEvents: a following sink picks up appends.
