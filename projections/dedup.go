@@ -237,8 +237,8 @@ func (p ProcessedEvents) addDuplicates(ctx context.Context, tx Tx, dups map[*fir
 	for f, n := range dups {
 		args = append(args, f.rowid, n)
 	}
-	// The types are cast on every row: PostgreSQL does not carry a VALUES
-	// list's first row over to the parameters of the others.
+	// Every parameter is cast, so neither engine has to infer the type of
+	// a bare parameter in a VALUES list.
 	const row = "(CAST(? AS BIGINT), CAST(? AS BIGINT))"
 	for rows := len(dups); rows > 0; {
 		k := bulkChunk
