@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore/pgtest"
 	"github.com/bridgelog/bridgelog/projections"
 )
@@ -140,5 +142,58 @@ func TestBulkCopyIsInsert(t *testing.T) {
 		if ok, err := ct.CopyRows(ctx, "x", cols, nil, ""); ok || err != nil {
 			t.Fatalf("SQLite CopyRows: %v %v, want nothing done", ok, err)
 		}
+	}
+}
+
+// TestBulkCopyWithoutTemporaryTables: a role denied temporary tables
+// still loads in bulk: rows with a conflict clause go in with INSERT, the
+// others with COPY.
+func TestBulkCopyWithoutTemporaryTables(t *testing.T) {
+	ctx := context.Background()
+	c := pgtest.Start(t)
+	dsn := c.NewDB(t)
+	var db string
+	if i := strings.LastIndex(dsn, "/"); i >= 0 {
+		db, _, _ = strings.Cut(dsn[i+1:], "?")
+	}
+	pgtest.Exec(t, dsn, `CREATE ROLE bl_no_temp LOGIN`)
+	pgtest.Exec(t, dsn, `REVOKE TEMPORARY ON DATABASE `+db+` FROM PUBLIC`)
+	pgtest.Exec(t, dsn, `GRANT CREATE, USAGE ON SCHEMA public TO bl_no_temp`)
+	st, err := sqlstore.OpenPostgres(ctx, strings.Replace(dsn, "postgres@", "bl_no_temp@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(ctx, `CREATE TABLE t (id BIGINT PRIMARY KEY, a TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(tag string) []any {
+		var out []any
+		for i := range 100 {
+			out = append(out, int64(i), fmt.Sprintf("%s-%d", tag, i))
+		}
+		return out
+	}
+	plain := projections.Bulk{Table: "t", Columns: []string{"id", "a"}}
+	if err := plain.Exec(ctx, tx, rows("copied")); err != nil {
+		t.Fatalf("COPY without a conflict clause: %v", err)
+	}
+	ct := tx.(projections.CopyTx)
+	if ok, err := ct.CopyRows(ctx, "t", []string{"id", "a"}, rows("x"), "ON CONFLICT (id) DO NOTHING"); ok || err != nil {
+		t.Fatalf("CopyRows with a conflict clause and no temporary tables: %v %v, want nothing done", ok, err)
+	}
+	upsert := projections.Bulk{Table: "t", Columns: []string{"id", "a"}, OnConflict: []string{"id"}, Update: []string{"a"}}
+	if err := upsert.Exec(ctx, tx, rows("updated")); err != nil {
+		t.Fatalf("an upsert without temporary tables: %v", err)
+	}
+	var n int
+	var a string
+	if err := tx.QueryRow(ctx, `SELECT count(*), min(a) FROM t`).Scan(&n, &a); err != nil || n != 100 || a != "updated-0" {
+		t.Fatalf("%d rows, min %q (%v)", n, a, err)
 	}
 }

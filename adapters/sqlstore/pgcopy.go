@@ -20,9 +20,10 @@ var _ projections.CopyTx = (*storeTx)(nil)
 // INSERT … SELECT half). Without a conflict clause the rows go straight
 // into table; with one they go through a temporary twin of it that the
 // INSERT takes them from, so conflicts are handled as the INSERT would.
-// On SQLite it does nothing (ok false).
+// On SQLite it does nothing (ok false), and neither does it with a
+// conflict clause for a role denied temporary tables.
 func (t *storeTx) CopyRows(ctx context.Context, table string, cols []string, rows []any, conflict string) (bool, error) {
-	if t.conn == nil {
+	if t.conn == nil || (conflict != "" && !t.s.tempTables) {
 		return false, nil
 	}
 	n := len(cols)

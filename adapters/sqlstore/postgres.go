@@ -38,5 +38,14 @@ func OpenPostgres(ctx context.Context, dsn string) (projections.Store, error) {
 		db.Close()
 		return nil, err
 	}
+	// COPY with a conflict clause goes through a temporary table (see
+	// CopyRows), which a role may be denied: such a store inserts those
+	// rows with INSERT, as before COPY.
+	qctx, qcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer qcancel()
+	if err := db.QueryRowContext(qctx, `SELECT has_database_privilege(current_database(), 'TEMPORARY')`).Scan(&s.tempTables); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: check the TEMPORARY privilege: %w", where, err)
+	}
 	return s, nil
 }

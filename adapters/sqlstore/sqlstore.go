@@ -24,6 +24,8 @@ type store struct {
 	dialect projections.Dialect
 	where   string
 	lock    *storeLock // SQLite: held shared while open (see [storeLock])
+	// tempTables: PostgreSQL lets this role create temporary tables.
+	tempTables bool
 
 	mu      sync.Mutex
 	rebound map[string]string // ? → $n (PostgreSQL)
