@@ -81,7 +81,7 @@ func FuzzRecover(f *testing.F) {
 			}
 			return
 		}
-		recs, err := p.read(0, 1<<20)
+		recs, err := p.read(0, 1<<20, nil)
 		if err != nil {
 			t.Fatalf("read after recovery: %v", err)
 		}

@@ -247,7 +247,7 @@ func (s *subscription) Fetch(ctx context.Context) (topics.Record, error) {
 		if err := l.enter(); err != nil {
 			return topics.Record{}, err
 		}
-		recs, err := t.parts[pick].read(from, fetchBatch)
+		recs, err := t.parts[pick].read(from, fetchBatch, nil)
 		l.leave()
 		if err != nil {
 			return topics.Record{}, fmt.Errorf("embeddedlog: fetch %s/%d for group %s: %w", t.name, pick, s.g.name, err)

@@ -490,6 +490,15 @@ func (t *topicLog) waitChan() <-chan struct{} {
 // Read returns up to max records of one partition from offset from. The
 // records alias a buffer owned by this call's result.
 func (l *Log) Read(ctx context.Context, topic string, partition int32, from int64, max int) ([]topics.Record, error) {
+	return l.ReadInto(ctx, topic, partition, from, max, nil)
+}
+
+// ReadInto is [Log.Read] into buffers taken from alloc, which must return
+// n bytes the caller owns (their contents do not matter; nil means new
+// buffers). The records
+// alias them: a caller that recycles the buffers must be done with the
+// records and everything that aliases them first.
+func (l *Log) ReadInto(ctx context.Context, topic string, partition int32, from int64, max int, alloc func(n int) []byte) ([]topics.Record, error) {
 	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
@@ -499,7 +508,7 @@ func (l *Log) Read(ctx context.Context, topic string, partition int32, from int6
 	if err != nil {
 		return nil, err
 	}
-	return p.read(from, max)
+	return p.read(from, max, alloc)
 }
 
 // EndOffsets returns, per partition, the offset the next append gets.

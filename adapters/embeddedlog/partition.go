@@ -101,7 +101,7 @@ func (p *partition) span(from int64) (readSpan, bool) {
 
 // read returns up to limit records from offset from. The records alias
 // buffers allocated by this call only.
-func (p *partition) read(from int64, limit int) ([]topics.Record, error) {
+func (p *partition) read(from int64, limit int, alloc func(n int) []byte) ([]topics.Record, error) {
 	end := p.end()
 	if from < 0 || from > end {
 		return nil, fmt.Errorf("%w: %s/%d offset %d, end %d", topics.ErrOffsetRange, p.topic, p.id, from, end)
@@ -119,7 +119,7 @@ func (p *partition) read(from int64, limit int) ([]topics.Record, error) {
 		before := from
 		var err error
 		var used int64
-		recs, from, used, err = p.readSegment(sp, from, limit, recs, budget)
+		recs, from, used, err = p.readSegment(sp, from, limit, recs, budget, alloc)
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +131,9 @@ func (p *partition) read(from int64, limit int) ([]topics.Record, error) {
 	return recs, nil
 }
 
-// readSegment appends records of one segment, from offset from on.
-func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topics.Record, budget int64) ([]topics.Record, int64, int64, error) {
+// readSegment appends records of one segment, from offset from on, read
+// into buffers from alloc (new ones when it is nil).
+func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topics.Record, budget int64, alloc func(n int) []byte) ([]topics.Record, int64, int64, error) {
 	pos, expect := sp.start.pos, sp.start.off
 	var used int64
 	var buf []byte
@@ -149,10 +150,19 @@ func (p *partition) readSegment(sp readSpan, from int64, limit int, recs []topic
 				want = max(room, need)
 			}
 			want = min(want, sp.size-pos)
-			nb := make([]byte, want)
-			if _, err := sp.seg.f.ReadAt(nb, pos); err != nil && !(errors.Is(err, io.EOF)) {
+			var nb []byte
+			if alloc != nil {
+				nb = alloc(int(want))
+			} else {
+				nb = make([]byte, want)
+			}
+			n, err := sp.seg.f.ReadAt(nb, pos)
+			if err != nil && !(errors.Is(err, io.EOF)) {
 				return nil, 0, 0, &FileError{File: sp.seg.path, Offset: pos, Err: fmt.Errorf("read: %w", err)}
 			}
+			// A file cut short under the log reads as zeros, which no
+			// frame parses as, never as what a recycled buffer held.
+			clear(nb[n:])
 			buf = nb
 			used += want
 		}
