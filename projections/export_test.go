@@ -1,5 +1,23 @@
 package projections
 
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+// TestMain makes every test read the log through small read slabs that
+// are overwritten when they are given back, so any use of an event's
+// memory after its batch was folded changes a digest or fails a check.
+// Benchmarks keep the real sizes.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		readSlabSize, poisonReadSlabs = 16<<10, true
+	}
+	os.Exit(m.Run())
+}
+
 // SetMaxHeldRows lowers how many rows a lifecycle session holds between
 // flushes, so small tests cross the bound; call the result to restore it.
 func SetMaxHeldRows(n int) (restore func()) {

@@ -68,7 +68,9 @@ type Projection interface {
 	// _v<Version> (use [Versioned]) so two versions never share a table.
 	Tables() []Table
 	// Apply folds one [First] event into the tables through tx. Returning
-	// an error aborts the whole batch; nothing of it is committed.
+	// an error aborts the whole batch; nothing of it is committed. The
+	// event's envelope strings and payload share the log's read buffer,
+	// which is reused once the batch is folded: copy what is kept longer.
 	Apply(ctx context.Context, tx Tx, ev *Event) error
 }
 
@@ -89,7 +91,8 @@ type SessionFolder interface {
 
 // Session folds the First events of one catch-up.
 type Session interface {
-	// ApplyBatch folds a batch, maybe keeping rows back in memory.
+	// ApplyBatch folds a batch, maybe keeping rows back in memory (as
+	// for Apply, nothing kept may share the events' memory).
 	ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error
 	// Flush writes what ApplyBatch kept back. The runner calls it in the
 	// open transaction just before every commit; an error aborts it.

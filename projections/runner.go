@@ -489,6 +489,7 @@ func (r *Runner) names() []string {
 // partition to.
 type batch struct {
 	evs     []*Event
+	bufs    *readArena // what evs were read into, when recycled
 	next    map[tp]int64
 	records int64
 	skipped int64
@@ -640,11 +641,31 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 	var decs [2]decodeScratch
 	for i := range decs {
 		decs[i].dec = topics.NewDecoder(r.cfg.limits)
-		// Read returns a fresh buffer per record, kept with its event
-		// until the batch is applied: strings may alias it.
+		// A record's buffer stays with its batch until the batch is
+		// folded: strings may alias it.
 		decs[i].dec.AliasInput = true
 	}
-	b := &batch{next: map[tp]int64{}}
+	// Batches share a pool of read buffers when the log reads into
+	// buffers it is given; the pool ends with the catch-up.
+	into, _ := r.log.(intoReader)
+	var slabs *slabPool
+	if into != nil {
+		slabs = &slabPool{poison: poisonReadSlabs}
+	}
+	newBatch := func() *batch {
+		b := &batch{next: map[tp]int64{}, evs: make([]*Event, 0, r.cfg.batchSize)}
+		if slabs != nil {
+			b.bufs = &readArena{pool: slabs}
+		}
+		return b
+	}
+	b := newBatch()
+	read := func(k tp, max int) ([]topics.Record, error) {
+		if into != nil {
+			return into.ReadInto(ctx, k.topic, k.part, cursor[k], max, b.bufs.alloc)
+		}
+		return r.log.Read(ctx, k.topic, k.part, cursor[k], max)
+	}
 	send := func() error {
 		if b.records == 0 {
 			return nil
@@ -654,13 +675,13 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		b = &batch{next: map[tp]int64{}, evs: make([]*Event, 0, r.cfg.batchSize)}
+		b = newBatch()
 		return nil
 	}
 	for len(keys) > 0 {
 		live := keys[:0]
 		for _, k := range keys {
-			recs, err := r.log.Read(ctx, k.topic, k.part, cursor[k], min(r.cfg.readChunk, int(end[k]-cursor[k])))
+			recs, err := read(k, min(r.cfg.readChunk, int(end[k]-cursor[k])))
 			if err != nil {
 				return fmt.Errorf("read %s: %w", pos(k.topic, k.part, cursor[k]), err)
 			}
@@ -846,7 +867,15 @@ func (r *Runner) apply(ctx context.Context, p *pending, b *batch) error {
 		r.cfg.metrics.Error(r.judge.label())
 		return fmt.Errorf("%s: %w", r.judge.label(), err)
 	}
-	if err := r.beside(func() error { return r.fold(ctx, p, evs) }); err != nil {
+	// Once folded, the batch's events are done with: its read buffers go
+	// back to the pool (a failed batch leaves them to the collector).
+	if err := r.beside(func() error {
+		if err := r.fold(ctx, p, evs); err != nil {
+			return err
+		}
+		b.bufs.release()
+		return nil
+	}); err != nil {
 		return err
 	}
 	for _, s := range all {
