@@ -66,9 +66,22 @@ func (w *Warehouse) Exec(ctx context.Context, query string, args ...any) error {
 // Insert sends rows as one native batch: ClickHouse writes a batch as one
 // block, and the 18.16 server does not accept INSERT … VALUES through a
 // plain statement.
-func (w *Warehouse) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
+func (w *Warehouse) Insert(ctx context.Context, table string, columns []string, rows [][]any) (err error) {
+	// After a batch that succeeded, the timeout is left to end at its
+	// deadline instead of being cancelled as Insert returns. clickhouse-go's
+	// Send watches the context on a goroutine that may run only after Send
+	// returned and put the connection back in the pool; if the context is
+	// done by then, it closes that connection, and the next call on it
+	// fails with "use of closed network connection"
+	// (ClickHouse/clickhouse-go#2032; TestInsertLeavesItsConnectionUsable).
+	// By the deadline that goroutine has long seen Send end. A batch that
+	// failed does not return its connection to the pool.
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
-	defer cancel()
+	defer func() {
+		if err != nil {
+			cancel()
+		}
+	}()
 	batch, err := w.conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
 	if err != nil {
 		return err
