@@ -13,7 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
-		readSlabSize, poisonReadSlabs = 16<<10, true
+		readSlabSize, readEventSlab, poisonReadSlabs = 16<<10, 64, true
 	}
 	os.Exit(m.Run())
 }

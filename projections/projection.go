@@ -69,8 +69,9 @@ type Projection interface {
 	Tables() []Table
 	// Apply folds one [First] event into the tables through tx. Returning
 	// an error aborts the whole batch; nothing of it is committed. The
-	// event's envelope strings and payload share the log's read buffer,
-	// which is reused once the batch is folded: copy what is kept longer.
+	// event, and its envelope strings and payload (which share the log's
+	// read buffer), are reused once the batch is folded: keep no pointer
+	// to them, and copy what is kept longer.
 	Apply(ctx context.Context, tx Tx, ev *Event) error
 }
 

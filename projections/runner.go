@@ -688,7 +688,7 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 			if cut := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= end[k] }); cut < len(recs) {
 				recs = recs[:cut]
 			}
-			evs, err := r.decodeChunk(&decs, recs)
+			evs, err := r.decodeChunk(&decs, recs, b.bufs)
 			if err != nil {
 				return err
 			}
@@ -730,11 +730,17 @@ type decodeScratch struct {
 // reading goroutine's largest cost; the second half of a large chunk is
 // decoded on another goroutine, so the reader keeps ahead of the judge
 // while the other stages leave a core idle.
-func (r *Runner) decodeChunk(decs *[2]decodeScratch, recs []topics.Record) ([]*Event, error) {
+func (r *Runner) decodeChunk(decs *[2]decodeScratch, recs []topics.Record, bufs *readArena) ([]*Event, error) {
 	evs := make([]*Event, len(recs))
+	var store []Event
+	if bufs != nil {
+		store = bufs.events(len(recs))
+	} else {
+		store = make([]Event, len(recs))
+	}
 	run := func(d *decodeScratch, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			ev, err := r.decode(d.dec, &recs[i], &d.hash)
+			ev, err := r.decode(d.dec, &recs[i], &d.hash, &store[i])
 			if err != nil {
 				return err
 			}
@@ -766,9 +772,10 @@ func (r *Runner) decodeChunk(decs *[2]decodeScratch, recs []topics.Record) ([]*E
 // minSplitDecode is the smallest chunk decoded on two goroutines.
 const minSplitDecode = 256
 
-// decode turns a record into an event, or nil for one skipped by policy.
-func (r *Runner) decode(dec *topics.Decoder, rec *topics.Record, hashBuf *[]byte) (*Event, error) {
-	ev := &Event{Position: rec.Position()}
+// decode turns a record into ev (zero), or returns nil for one skipped
+// by policy.
+func (r *Runner) decode(dec *topics.Decoder, rec *topics.Record, hashBuf *[]byte, ev *Event) (*Event, error) {
+	ev.Position = rec.Position()
 	err := dec.Decode(rec.Value, &ev.Envelope)
 	reason := "malformed"
 	if err == nil && ev.Envelope.SourceKey == "" {
