@@ -38,6 +38,7 @@ type tableStage struct {
 	rd        spillReader
 	row       []any
 	norm      []any
+	enc       sqlitefile.RecordEncoder
 }
 
 // newTableStage creates t's spill file, named prefix + table + a random part.
@@ -126,7 +127,7 @@ func (s *tableStage) append(id int64, row []any) error {
 	// of three bytes (a uvarint padded with continuation bits, which
 	// binary.Uvarint reads as any other), filled in after it.
 	n := len(s.pending)
-	b, err := sqlitefile.AppendRecord(append(s.pending, 0, 0, 0), s.norm, s.key)
+	b, err := s.enc.Append(append(s.pending, 0, 0, 0), s.norm, s.key)
 	if err != nil {
 		s.pending = s.pending[:n]
 		return fmt.Errorf("%w: %s row %d: %v", ErrStagedRow, s.table, id, err)

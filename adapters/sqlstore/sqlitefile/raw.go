@@ -22,10 +22,30 @@ var ErrRecord = errors.New("sqlitefile: bad record")
 // boxing each one).
 func AppendRecord(dst []byte, vals []any, nullCol int) ([]byte, error) {
 	dst, i := appendRecord(dst, vals, true, nullCol)
-	if i >= 0 {
-		return dst, fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, i, vals[i])
+	return dst, valueError(vals, i)
+}
+
+// valueError reports the value at bad (none when bad < 0).
+func valueError(vals []any, bad int) error {
+	if bad < 0 {
+		return nil
 	}
-	return dst, nil
+	return fmt.Errorf("%w: column %d: unsupported value %T", ErrValue, bad, vals[bad])
+}
+
+// RecordEncoder is [AppendRecord] with scratch kept from call to call, for
+// a caller that encodes many records (one goroutine at a time).
+type RecordEncoder struct {
+	cols []preparedCol
+}
+
+// Append appends the record of vals to dst, as [AppendRecord] does.
+func (e *RecordEncoder) Append(dst []byte, vals []any, nullCol int) ([]byte, error) {
+	if cap(e.cols) < len(vals) {
+		e.cols = make([]preparedCol, len(vals))
+	}
+	dst, i := appendRecordWith(dst, vals, true, nullCol, e.cols)
+	return dst, valueError(vals, i)
 }
 
 // DecodeRecord appends the values of rec to dst: nil, int64, float64,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"unsafe"
 )
 
 // varintLen is the length of v in SQLite's varint encoding (1..9 bytes).
@@ -73,37 +74,6 @@ func getVarint(b []byte) (uint64, int) {
 	return v<<8 | uint64(b[8]), 9
 }
 
-// serialType returns a value's serial type and body length for schema format
-// 4 (fmt4: 0 and 1 as types 8 and 9), or ok=false for an unsupported value.
-func serialType(v any, fmt4 bool) (st uint64, n int, ok bool) {
-	switch x := v.(type) {
-	case nil:
-		return 0, 0, true
-	case int64:
-		st, n = intType(x, fmt4)
-		return st, n, true
-	case float64:
-		if math.IsNaN(x) {
-			return 0, 0, false
-		}
-		return 7, 8, true
-	case string:
-		return uint64(len(x))*2 + 13, len(x), true
-	case []byte:
-		return uint64(len(x))*2 + 12, len(x), true
-	case *int64:
-		if x != nil {
-			st, n = intType(*x, fmt4)
-			return st, n, true
-		}
-	case *string:
-		if x != nil {
-			return uint64(len(*x))*2 + 13, len(*x), true
-		}
-	}
-	return 0, 0, false
-}
-
 func intType(x int64, fmt4 bool) (uint64, int) {
 	if fmt4 && (x == 0 || x == 1) {
 		return 8 + uint64(x), 0
@@ -143,24 +113,6 @@ func bodyLen(st uint64) int {
 	return int((st - 12) / 2)
 }
 
-// putBody writes the body of v (already typed as st) into b.
-func putBody(b []byte, v any, st uint64) {
-	switch x := v.(type) {
-	case int64:
-		putInt(b, x, bodyLen(st))
-	case float64:
-		binary.BigEndian.PutUint64(b, math.Float64bits(x))
-	case string:
-		copy(b, x)
-	case []byte:
-		copy(b, x)
-	case *int64:
-		putInt(b, *x, bodyLen(st))
-	case *string:
-		copy(b, *x)
-	}
-}
-
 func putInt(b []byte, x int64, n int) {
 	u := uint64(x)
 	for i := n - 1; i >= 0; i-- {
@@ -184,17 +136,65 @@ func headerLen(typeBytes int) int {
 // as NULL. A value a record cannot hold leaves dst as it was and is
 // reported by its position (bad >= 0).
 func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) (out []byte, bad int) {
+	var buf [32]preparedCol
+	if len(vals) <= len(buf) {
+		return appendRecordWith(dst, vals, fmt4, nullCol, buf[:])
+	}
+	return appendRecordWith(dst, vals, fmt4, nullCol, make([]preparedCol, len(vals)))
+}
+
+// preparedCol is a record's value read out of its interface.
+type preparedCol struct {
+	st    uint64
+	n     int
+	i     int64 // an integer, or a float's bits
+	s     string
+	isInt bool
+}
+
+// appendRecordWith is appendRecord with scratch for at least len(vals)
+// columns. One pass reads each value out of its interface; the writing
+// pass then needs no type switch (two more a value were a third of it).
+func appendRecordWith(dst []byte, vals []any, fmt4 bool, nullCol int, cols []preparedCol) (out []byte, bad int) {
+	cols = cols[:len(vals)]
 	typeBytes, body := 0, 0
 	for i, v := range vals {
 		if i == nullCol {
 			v = nil
 		}
-		st, n, ok := serialType(v, fmt4)
-		if !ok {
+		c := &cols[i]
+		switch x := v.(type) {
+		case nil:
+			*c = preparedCol{}
+		case *string:
+			if x == nil {
+				return dst, i
+			}
+			*c = preparedCol{st: uint64(len(*x))*2 + 13, n: len(*x), s: *x}
+		case *int64:
+			if x == nil {
+				return dst, i
+			}
+			st, n := intType(*x, fmt4)
+			*c = preparedCol{st: st, n: n, i: *x, isInt: true}
+		case string:
+			*c = preparedCol{st: uint64(len(x))*2 + 13, n: len(x), s: x}
+		case int64:
+			st, n := intType(x, fmt4)
+			*c = preparedCol{st: st, n: n, i: x, isInt: true}
+		case []byte:
+			// Only read, within this call.
+			*c = preparedCol{st: uint64(len(x))*2 + 12, n: len(x), s: unsafe.String(unsafe.SliceData(x), len(x))}
+		case float64:
+			if math.IsNaN(x) {
+				return dst, i
+			}
+			*c = preparedCol{st: 7, n: 8, i: int64(math.Float64bits(x)), isInt: true}
+		default:
 			return dst, i
 		}
-		typeBytes += varintLen(st)
-		body += n
+		typeBytes += varintLen(c.st)
+		body += c.n
 	}
 	h := headerLen(typeBytes)
 	start := len(dst)
@@ -202,14 +202,15 @@ func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) (out []byte, b
 	rec := dst[start:]
 	p := putVarint(rec, uint64(h))
 	q := h
-	for i, v := range vals {
-		if i == nullCol {
-			v = nil
+	for i := range cols {
+		c := &cols[i]
+		p += putVarint(rec[p:], c.st)
+		if c.isInt {
+			putInt(rec[q:], c.i, c.n)
+		} else {
+			copy(rec[q:], c.s)
 		}
-		st, n, _ := serialType(v, fmt4)
-		p += putVarint(rec[p:], st)
-		putBody(rec[q:], v, st)
-		q += n
+		q += c.n
 	}
 	return dst, -1
 }
