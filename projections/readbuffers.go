@@ -33,39 +33,39 @@ var (
 // its events are judged and folded, when nothing aliases them any more
 // (decoded strings share them; whatever a projection keeps is copied).
 type slabPool struct {
-	mu   sync.Mutex
-	free [][]byte
+	mu    sync.Mutex
+	bytes slabs[byte]
 	// Events are recycled the same way: a rebuild decodes a million of
 	// them, a third of a gigabyte, each alive only while its batch is.
-	freeEvents [][]Event
+	events slabs[Event]
 	// poison overwrites a returned slab, so a test sees any use of an
 	// event's memory after its batch was done with.
 	poison bool
 }
 
-func (p *slabPool) get() []byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		s := p.free[n-1]
-		p.free = p.free[:n-1]
-		return s
-	}
-	return make([]byte, readSlabSize)
+// slabs is one kind of slab: the free ones, and the part of the last one
+// taken that a batch has not used yet.
+type slabs[T any] struct {
+	free [][]T
+	size int
 }
 
-func (p *slabPool) getEvents() []Event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.freeEvents); n > 0 {
-		s := p.freeEvents[n-1]
-		p.freeEvents = p.freeEvents[:n-1]
-		return s
+// take returns a free slab or a new one; the pool's lock is held.
+func (s *slabs[T]) take() []T {
+	if n := len(s.free); n > 0 {
+		slab := s.free[n-1]
+		s.free = s.free[:n-1]
+		return slab
 	}
-	return make([]Event, readEventSlab)
+	return make([]T, s.size)
 }
 
-func (p *slabPool) put(slabs [][]byte, events [][]Event) {
+func newSlabPool() *slabPool {
+	return &slabPool{poison: poisonReadSlabs,
+		bytes: slabs[byte]{size: readSlabSize}, events: slabs[Event]{size: readEventSlab}}
+}
+
+func (p *slabPool) put(bufs [][]byte, events [][]Event) {
 	for _, s := range events {
 		fill := Event{}
 		if p.poison {
@@ -78,7 +78,7 @@ func (p *slabPool) put(slabs [][]byte, events [][]Event) {
 		}
 	}
 	if p.poison {
-		for _, s := range slabs {
+		for _, s := range bufs {
 			for i := range s {
 				s[i] = 0xee
 			}
@@ -86,49 +86,50 @@ func (p *slabPool) put(slabs [][]byte, events [][]Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.free = append(p.free, slabs...)
-	p.freeEvents = append(p.freeEvents, events...)
+	p.bytes.free = append(p.bytes.free, bufs...)
+	p.events.free = append(p.events.free, events...)
 }
 
 // readArena hands out one batch's read buffers and events from the
 // pool's slabs.
 type readArena struct {
-	pool       *slabPool
-	room       []byte   // what is left of the last slab
-	slabs      [][]byte // every slab taken
-	eventRoom  []Event
-	eventSlabs [][]Event
+	pool   *slabPool
+	bytes  carved[byte]
+	events carved[Event]
 }
 
-// alloc returns n bytes of the arena; a request larger than a slab, or
-// small, gets a buffer of its own, left to the garbage collector.
-func (a *readArena) alloc(n int) []byte {
-	if n > readSlabSize || n < readSlabSize/4 {
-		return make([]byte, n)
+// carved is what one batch took of one kind of slab.
+type carved[T any] struct {
+	room  []T   // what is left of the last slab
+	slabs [][]T // every slab taken
+}
+
+// carve returns n items of the arena's slabs of kind (taking another from
+// the pool when the last is used up); a request larger than a slab, or
+// under a quarter of one (a live catch-up of a few events), gets its own,
+// left to the garbage collector.
+func carve[T any](a *readArena, c *carved[T], kind *slabs[T], n int) []T {
+	if n > kind.size || n < kind.size/4 {
+		return make([]T, n)
 	}
-	if len(a.room) < n {
-		s := a.pool.get()
-		a.slabs = append(a.slabs, s)
-		a.room = s
+	if len(c.room) < n {
+		a.pool.mu.Lock()
+		s := kind.take()
+		a.pool.mu.Unlock()
+		c.slabs = append(c.slabs, s)
+		c.room = s
 	}
-	b := a.room[:n:n]
-	a.room = a.room[n:]
+	b := c.room[:n:n]
+	c.room = c.room[n:]
 	return b
 }
 
-// events returns n zero events of the arena; a chunk larger than a slab,
-// or small (a live catch-up's), gets events of its own.
-func (a *readArena) events(n int) []Event {
-	if n > readEventSlab || n < readEventSlab/4 {
-		return make([]Event, n)
-	}
-	if len(a.eventRoom) < n {
-		s := a.pool.getEvents()
-		a.eventSlabs = append(a.eventSlabs, s)
-		a.eventRoom = s
-	}
-	e := a.eventRoom[:n:n]
-	a.eventRoom = a.eventRoom[n:]
+// alloc returns n bytes of the arena, for the log to read into.
+func (a *readArena) alloc(n int) []byte { return carve(a, &a.bytes, &a.pool.bytes, n) }
+
+// newEvents returns n zero events of the arena.
+func (a *readArena) newEvents(n int) []Event {
+	e := carve(a, &a.events, &a.pool.events, n)
 	if a.pool.poison {
 		clear(e) // put zeroes them otherwise
 	}
@@ -141,6 +142,6 @@ func (a *readArena) release() {
 	if a == nil {
 		return
 	}
-	a.pool.put(a.slabs, a.eventSlabs)
-	a.slabs, a.room, a.eventSlabs, a.eventRoom = nil, nil, nil, nil
+	a.pool.put(a.bytes.slabs, a.events.slabs)
+	a.bytes, a.events = carved[byte]{}, carved[Event]{}
 }

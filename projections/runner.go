@@ -650,7 +650,7 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 	into, _ := r.log.(intoReader)
 	var slabs *slabPool
 	if into != nil {
-		slabs = &slabPool{poison: poisonReadSlabs}
+		slabs = newSlabPool()
 	}
 	newBatch := func() *batch {
 		b := &batch{next: map[tp]int64{}, evs: make([]*Event, 0, r.cfg.batchSize)}
@@ -734,7 +734,7 @@ func (r *Runner) decodeChunk(decs *[2]decodeScratch, recs []topics.Record, bufs 
 	evs := make([]*Event, len(recs))
 	var store []Event
 	if bufs != nil {
-		store = bufs.events(len(recs))
+		store = bufs.newEvents(len(recs))
 	} else {
 		store = make([]Event, len(recs))
 	}
