@@ -100,7 +100,7 @@ func (p *partition) span(from int64) (readSpan, bool) {
 }
 
 // read returns up to limit records from offset from. The records alias
-// buffers allocated by this call only.
+// the buffers this call read into: from alloc, or new ones when it is nil.
 func (p *partition) read(from int64, limit int, alloc func(n int) []byte) ([]topics.Record, error) {
 	end := p.end()
 	if from < 0 || from > end {
