@@ -43,8 +43,7 @@ type slabPool struct {
 	poison bool
 }
 
-// slabs is one kind of slab: the free ones, and the part of the last one
-// taken that a batch has not used yet.
+// slabs is one kind of slab: its size, and the free ones.
 type slabs[T any] struct {
 	free [][]T
 	size int
