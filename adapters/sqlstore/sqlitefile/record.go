@@ -143,13 +143,15 @@ func appendRecord(dst []byte, vals []any, fmt4 bool, nullCol int) (out []byte, b
 	return appendRecordWith(dst, vals, fmt4, nullCol, make([]preparedCol, len(vals)))
 }
 
-// preparedCol is a record's value read out of its interface.
+// preparedCol is a record's value read out of its interface: its serial
+// type, its body length n, and the body: i as n big-endian bytes (an
+// integer, or a float's bits) when fixed, else the bytes of s.
 type preparedCol struct {
 	st    uint64
 	n     int
-	i     int64 // an integer, or a float's bits
+	i     int64
 	s     string
-	isInt bool
+	fixed bool
 }
 
 // appendRecordWith is appendRecord with scratch for at least len(vals)
@@ -176,12 +178,12 @@ func appendRecordWith(dst []byte, vals []any, fmt4 bool, nullCol int, cols []pre
 				return dst, i
 			}
 			st, n := intType(*x, fmt4)
-			*c = preparedCol{st: st, n: n, i: *x, isInt: true}
+			*c = preparedCol{st: st, n: n, i: *x, fixed: true}
 		case string:
 			*c = preparedCol{st: uint64(len(x))*2 + 13, n: len(x), s: x}
 		case int64:
 			st, n := intType(x, fmt4)
-			*c = preparedCol{st: st, n: n, i: x, isInt: true}
+			*c = preparedCol{st: st, n: n, i: x, fixed: true}
 		case []byte:
 			// Only read, within this call.
 			*c = preparedCol{st: uint64(len(x))*2 + 12, n: len(x), s: unsafe.String(unsafe.SliceData(x), len(x))}
@@ -189,7 +191,7 @@ func appendRecordWith(dst []byte, vals []any, fmt4 bool, nullCol int, cols []pre
 			if math.IsNaN(x) {
 				return dst, i
 			}
-			*c = preparedCol{st: 7, n: 8, i: int64(math.Float64bits(x)), isInt: true}
+			*c = preparedCol{st: 7, n: 8, i: int64(math.Float64bits(x)), fixed: true}
 		default:
 			return dst, i
 		}
@@ -205,7 +207,7 @@ func appendRecordWith(dst []byte, vals []any, fmt4 bool, nullCol int, cols []pre
 	for i := range cols {
 		c := &cols[i]
 		p += putVarint(rec[p:], c.st)
-		if c.isInt {
+		if c.fixed {
 			putInt(rec[q:], c.i, c.n)
 		} else {
 			copy(rec[q:], c.s)
