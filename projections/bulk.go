@@ -98,16 +98,25 @@ func (b *Bulk) Exec(ctx context.Context, tx Tx, args []any) error {
 			return err
 		}
 	}
-	for rows > 0 {
+	return inChunks(args, n, func(k int, chunk []any) error {
+		_, err := tx.Exec(ctx, b.statement(k), chunk...)
+		return err
+	})
+}
+
+// inChunks calls each with the rows of args (width values a row) in runs
+// of up to bulkChunk rows, each a power of two, so few statement shapes
+// are prepared; k is the run's row count.
+func inChunks(args []any, width int, each func(k int, chunk []any) error) error {
+	for rows := len(args) / width; rows > 0; {
 		k := bulkChunk
 		for k > rows {
 			k /= 2
 		}
-		if _, err := tx.Exec(ctx, b.statement(k), args[:k*n]...); err != nil {
+		if err := each(k, args[:k*width]); err != nil {
 			return err
 		}
-		args = args[k*n:]
-		rows -= k
+		args, rows = args[k*width:], rows-k
 	}
 	return nil
 }

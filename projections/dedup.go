@@ -229,9 +229,9 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 }
 
 // addDuplicates adds to each row the later duplicates of its key, up to
-// 64 rows a statement (in chunks of powers of two, so few statement
-// shapes are prepared): one statement a row cost PostgreSQL a round trip
-// each, and a rebuild of a million events has about 20,000 of them.
+// 64 rows a statement (see inChunks): one statement a row cost PostgreSQL
+// a round trip each, and a rebuild of a million events has about 20,000
+// of them.
 func (p ProcessedEvents) addDuplicates(ctx context.Context, tx Tx, dups map[*firstSeen]int) error {
 	args := make([]any, 0, 2*len(dups))
 	for f, n := range dups {
@@ -240,19 +240,12 @@ func (p ProcessedEvents) addDuplicates(ctx context.Context, tx Tx, dups map[*fir
 	// Every parameter is cast, so neither engine has to infer the type of
 	// a bare parameter in a VALUES list.
 	const row = "(CAST(? AS BIGINT), CAST(? AS BIGINT))"
-	for rows := len(dups); rows > 0; {
-		k := bulkChunk
-		for k > rows {
-			k /= 2
-		}
+	return inChunks(args, 2, func(k int, chunk []any) error {
 		q := `UPDATE ` + p.table() + ` SET duplicates = duplicates + d.column2 FROM (VALUES ` +
 			strings.Repeat(row+", ", k-1) + row + `) AS d WHERE id = d.column1`
-		if _, err := tx.Exec(ctx, q, args[:2*k]...); err != nil {
-			return err
-		}
-		args, rows = args[2*k:], rows-k
-	}
-	return nil
+		_, err := tx.Exec(ctx, q, chunk...)
+		return err
+	})
 }
 
 // processedRow appends the processed_events row of f, first seen as ev
