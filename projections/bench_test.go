@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,6 +88,9 @@ func benchRebuildInto(b *testing.B, n int, open func(*testing.B) projections.Sto
 	}
 	defer lg.Close()
 	ctx := context.Background()
+	if os.Getenv("GOGC") == "" { // as the binary runs
+		defer debug.SetGCPercent(debug.SetGCPercent(projections.GCPercent))
+	}
 	resetPeakRSS()
 	b.ResetTimer()
 	var records int64

@@ -1,23 +1,26 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/bridgelog/bridgelog/projections"
 )
 
-// TestTuneGC: without GOGC the collector's target is defaultGCPercent;
+// TestTuneGC: without GOGC the collector's target is projections.GCPercent;
 // with it, the environment's choice stands.
 func TestTuneGC(t *testing.T) {
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
-	if got := tuneGC(func(string) string { return "" }); got != defaultGCPercent {
+	if got := tuneGC(func(string) string { return "" }); got != projections.GCPercent {
 		t.Fatalf("tuneGC without GOGC returned %d", got)
 	}
-	if p := debug.SetGCPercent(150); p != defaultGCPercent {
-		t.Fatalf("target %d after tuneGC without GOGC, want %d", p, defaultGCPercent)
+	if p := debug.SetGCPercent(150); p != projections.GCPercent {
+		t.Fatalf("target %d after tuneGC without GOGC, want %d", p, projections.GCPercent)
 	}
 	env := func(k string) string {
 		if k == "GOGC" {
@@ -37,7 +40,7 @@ func TestTuneGC(t *testing.T) {
 // default or GOGC's.
 func TestBinaryGCTarget(t *testing.T) {
 	bin := testBinary(t)
-	for gogc, want := range map[string]string{"": "gc_percent=70", "150": "gc_percent=150"} {
+	for gogc, want := range map[string]string{"": fmt.Sprintf("gc_percent=%d", projections.GCPercent), "150": "gc_percent=150"} {
 		cmd := exec.Command(bin, "--log-level", "debug", "--data", t.TempDir(), "status")
 		cmd.Env = append(os.Environ(), "GOGC="+gogc)
 		out, _ := cmd.CombinedOutput() // status of an empty store may fail; the line comes first

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bridgelog/bridgelog/projections"
 )
 
 // exitError carries a specific process exit code up to main.
@@ -62,25 +64,16 @@ func init() {
 	}
 }
 
-// defaultGCPercent is the collector's target when GOGC is not set: the
-// heap may grow by 70% of what is live between collections, not Go's
-// 100%. On the VMs this project is measured on, memory newly taken costs
-// more than collecting: an offline replay of a million events peaked at
-// 264–272 MB instead of 304–309 MB, no slower (BENCHMARKS.md). Being
-// relative to the live heap, it fits logs of every size and shape, which
-// a fixed GOMEMLIMIT does not.
-const defaultGCPercent = 70
-
-// tuneGC sets the collector's target to defaultGCPercent unless the
-// environment's GOGC chose one, and returns the target in force.
+// tuneGC sets the collector's target to [projections.GCPercent] unless
+// the environment's GOGC chose one, and returns the target in force.
 func tuneGC(getenv func(string) string) int {
 	if getenv("GOGC") != "" {
 		p := debug.SetGCPercent(-1) // read it back: Go parsed GOGC at start
 		debug.SetGCPercent(p)
 		return p
 	}
-	debug.SetGCPercent(defaultGCPercent)
-	return defaultGCPercent
+	debug.SetGCPercent(projections.GCPercent)
+	return projections.GCPercent
 }
 
 // startCPUProfile profiles the process into path until main stops it.
