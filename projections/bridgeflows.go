@@ -14,9 +14,10 @@ import (
 // order applies.
 type ChainCursors struct{}
 
-func (ChainCursors) Name() string     { return "chain_cursors" }
-func (ChainCursors) Version() int     { return 1 }
-func (ChainCursors) Topics() []string { return []string{topics.TopicChain} }
+func (ChainCursors) Name() string           { return "chain_cursors" }
+func (ChainCursors) Version() int           { return 1 }
+func (ChainCursors) Topics() []string       { return []string{topics.TopicChain} }
+func (ChainCursors) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 func (p ChainCursors) Tables() []Table {
 	return []Table{{
 		Name: Versioned("chain_cursors", p.Version()),
@@ -68,9 +69,10 @@ func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
 // from other partitions, and a stored count would depend on replay order.
 type Batches struct{}
 
-func (Batches) Name() string     { return "batches" }
-func (Batches) Version() int     { return 1 }
-func (Batches) Topics() []string { return []string{topics.TopicBatches} }
+func (Batches) Name() string           { return "batches" }
+func (Batches) Version() int           { return 1 }
+func (Batches) Topics() []string       { return []string{topics.TopicBatches} }
+func (Batches) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 func (p Batches) Tables() []Table {
 	return []Table{{
 		Name: Versioned("batches", p.Version()),
@@ -137,6 +139,7 @@ func (TxIntents) Version() int { return 1 }
 func (TxIntents) Topics() []string {
 	return []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims}
 }
+func (TxIntents) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 func (p TxIntents) Tables() []Table {
 	return []Table{{
 		Name: Versioned("tx_intents", p.Version()),

@@ -31,9 +31,10 @@ type eventCounts struct {
 
 var applied atomic.Int64
 
-func (eventCounts) Name() string     { return "event_counts" }
-func (eventCounts) Version() int     { return 1 }
-func (eventCounts) Topics() []string { return []string{topics.TopicBridge} }
+func (eventCounts) Name() string           { return "event_counts" }
+func (eventCounts) Version() int           { return 1 }
+func (eventCounts) Topics() []string       { return []string{topics.TopicBridge} }
+func (eventCounts) KeepsNothingPastBatch() {}
 func (eventCounts) Tables() []projections.Table {
 	return []projections.Table{{Name: "event_counts_v1", PrimaryKey: []string{"event_type"}, Columns: []projections.Column{
 		{Name: "event_type", Type: projections.Text}, {Name: "n", Type: projections.Integer}}}}

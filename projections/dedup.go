@@ -26,9 +26,10 @@ type ProcessedEvents struct{}
 // ProcessedEventsName is the dedup projection's name.
 const ProcessedEventsName = "processed_events"
 
-func (ProcessedEvents) Name() string     { return ProcessedEventsName }
-func (ProcessedEvents) Version() int     { return 1 }
-func (ProcessedEvents) Topics() []string { return nil } // every topic the runner reads
+func (ProcessedEvents) Name() string           { return ProcessedEventsName }
+func (ProcessedEvents) Version() int           { return 1 }
+func (ProcessedEvents) Topics() []string       { return nil } // every topic the runner reads
+func (ProcessedEvents) KeepsNothingPastBatch() {}             // its key cache copies the keys it keeps
 
 func (p ProcessedEvents) table() string     { return Versioned("processed_events", p.Version()) }
 func (p ProcessedEvents) conflicts() string { return Versioned("event_conflicts", p.Version()) }

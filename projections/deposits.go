@@ -14,9 +14,10 @@ import (
 // the events' own times (OccurredAt), never the wall clock.
 type Deposits struct{}
 
-func (Deposits) Name() string     { return "deposits" }
-func (Deposits) Version() int     { return 1 }
-func (Deposits) Topics() []string { return []string{topics.TopicBridge} }
+func (Deposits) Name() string           { return "deposits" }
+func (Deposits) Version() int           { return 1 }
+func (Deposits) Topics() []string       { return []string{topics.TopicBridge} }
+func (Deposits) KeepsNothingPastBatch() {} // held rows copy what they keep
 
 func (d Deposits) table() string { return Versioned("deposits", d.Version()) }
 

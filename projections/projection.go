@@ -17,6 +17,7 @@
 //	func (Batches) Version() int      { return 1 }
 //	func (Batches) Topics() []string  { return []string{topics.TopicBatches} }
 //	func (b Batches) Tables() []Table { return []Table{{Name: Versioned("batches", b.Version()), ...}} }
+//	func (Batches) KeepsNothingPastBatch() {} // see BatchScoped
 //	func (b Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
 //		switch e := ev.Body.(type) {
 //		case *domain.BatchCreated:
@@ -32,7 +33,8 @@
 // make status changes order-independent across partitions (use
 // [domain.Advances]), because a replay interleaves partitions differently
 // from the live run. Then a rebuild equals the live tables, digest for
-// digest.
+// digest. Keep nothing of an event past its batch, and say so by
+// implementing [BatchScoped], so catch-ups may reuse their read memory.
 //
 // Loading from zero: when a catch-up starts with a projection's tables
 // empty, the runner drops their secondary indexes and builds them once at
@@ -69,10 +71,25 @@ type Projection interface {
 	Tables() []Table
 	// Apply folds one [First] event into the tables through tx. Returning
 	// an error aborts the whole batch; nothing of it is committed. The
-	// event, and its envelope strings and payload (which share the log's
-	// read buffer), are reused once the batch is folded: keep no pointer
-	// to them, and copy what is kept longer.
+	// event's envelope strings and payload share the log's read buffer;
+	// see [BatchScoped] for when that buffer is reused.
 	Apply(ctx context.Context, tx Tx, ev *Event) error
+}
+
+// BatchScoped is implemented by a projection that keeps nothing of an
+// event once the batch it came in is folded: no pointer to the [Event],
+// to its envelope's strings, its payload or its Body (copy what is kept
+// longer; values written through a [Tx] are copied by the store).
+//
+// A catch-up reuses the memory it reads and decodes the log into, batch
+// after batch, only when every projection it drives is BatchScoped: that
+// spares a rebuild most of its allocation. A projection that does not
+// say so makes the runner read every batch into fresh memory, slower but
+// safe whatever the projection keeps: reused memory would change a kept
+// string silently, not crash.
+type BatchScoped interface {
+	// KeepsNothingPastBatch only marks the promise above.
+	KeepsNothingPastBatch()
 }
 
 // SessionFolder is an optional fast path: a projection that implements it

@@ -167,6 +167,9 @@ type Runner struct {
 	read   []string // topics read, sorted
 	cache  *dedupCache
 	pipe   *foldPipe // during a catch-up whose folds run beside the judge
+	// recycle: every projection is [BatchScoped], so a catch-up may reuse
+	// its read and decode memory batch after batch.
+	recycle bool
 }
 
 // Errors of runner set-up.
@@ -200,6 +203,14 @@ func NewRunner(ctx context.Context, lg topics.Log, st Store, ps []Projection, op
 		return nil, fmt.Errorf("store %s: read %s: %w", st.Where(), versionsTable, err)
 	}
 	all := append([]Projection{r.dedup}, ps...)
+	r.recycle = true
+	for _, p := range all {
+		if _, ok := p.(BatchScoped); !ok {
+			r.recycle = false
+			r.cfg.logger.Info("catch-ups read the log into fresh memory: a projection does not declare that it keeps nothing past a batch",
+				"projection", p.Name(), "version", p.Version())
+		}
+	}
 	running, err := r.plan(ctx, tx, all, recorded)
 	if err != nil {
 		return nil, err
@@ -655,10 +666,11 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 		decs[i].dec.AliasInput = true
 	}
 	// Batches share a pool of read buffers when the log reads into
-	// buffers it is given; the pool ends with the catch-up.
+	// buffers it is given and no projection keeps an event past its batch;
+	// the pool ends with the catch-up.
 	into, _ := r.log.(intoReader)
 	var slabs *slabPool
-	if into != nil {
+	if into != nil && r.recycle {
 		slabs = newSlabPool()
 	}
 	newBatch := func() *batch {
@@ -670,7 +682,7 @@ func (r *Runner) readLog(ctx context.Context, from, end map[tp]int64, out chan<-
 	}
 	b := newBatch()
 	read := func(k tp, max int) ([]topics.Record, error) {
-		if into != nil {
+		if slabs != nil {
 			return into.ReadInto(ctx, k.topic, k.part, cursor[k], max, b.bufs.alloc)
 		}
 		return r.log.Read(ctx, k.topic, k.part, cursor[k], max)

@@ -21,9 +21,10 @@ import (
 // beside the old one.
 type Withdrawals struct{}
 
-func (Withdrawals) Name() string     { return "withdrawals" }
-func (Withdrawals) Version() int     { return 1 }
-func (Withdrawals) Topics() []string { return []string{topics.TopicBridge} }
+func (Withdrawals) Name() string           { return "withdrawals" }
+func (Withdrawals) Version() int           { return 1 }
+func (Withdrawals) Topics() []string       { return []string{topics.TopicBridge} }
+func (Withdrawals) KeepsNothingPastBatch() {} // held rows copy what they keep
 
 func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version()) }
 

@@ -519,3 +519,19 @@ func TestVerifyScansSealedSegments(t *testing.T) {
 		t.Fatalf("verify did not name the damaged segment: %s", errOut)
 	}
 }
+
+// TestOperatorProjectionsBatchScoped: every projection the binary drives
+// declares it keeps nothing past a batch, so its catch-ups and rebuilds
+// reuse their read memory (a projection that did not would make every
+// rebuild read into fresh memory, and the runner say so in its log).
+func TestOperatorProjectionsBatchScoped(t *testing.T) {
+	sets := map[string][]projections.Projection{"projectionSet": projectionSet(), "bridgeProjections": bridgeProjections(),
+		"built in": {projections.ProcessedEvents{}}}
+	for name, ps := range sets {
+		for _, p := range ps {
+			if _, ok := p.(projections.BatchScoped); !ok {
+				t.Errorf("%s: %s is not projections.BatchScoped", name, p.Name())
+			}
+		}
+	}
+}
