@@ -17,8 +17,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// GCPercent is the collector target (as GOGC) the bridgelog binary runs
-// with unless GOGC is set, and the rebuild benchmarks with it: the heap
+// GCPercent is the collector target (as GOGC) the bridgelog binary's
+// rebuilding commands (replay, verify, project, demo) run with unless GOGC
+// is set, and the rebuild benchmarks with it: the heap
 // may grow by 70% of what is live between collections, not Go's 100%. A
 // rebuild's memory is mostly live (key cache, slabs, stages) and, on the
 // VMs measured, memory taken anew costs more than collecting: a rebuild

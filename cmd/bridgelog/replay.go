@@ -295,4 +295,5 @@ func init() {
 	projectCmd.Flags().BoolVar(&projectFlags.follow, "follow", false, "keep following the log (live mode) until interrupted")
 	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
 	rootCmd.AddCommand(replayCmd, projectCmd)
+	rebuilds(replayCmd, projectCmd)
 }

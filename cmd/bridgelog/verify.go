@@ -265,4 +265,5 @@ func init() {
 	verifyCmd.Flags().BoolVar(&verifyFlags.readBack, "read-back", false,
 		"digest the rebuilt store by reading its rows back through SQLite, not as they are written (slower)")
 	rootCmd.AddCommand(verifyCmd, demoCmd)
+	rebuilds(verifyCmd, demoCmd)
 }
