@@ -20,13 +20,17 @@ import (
 	"github.com/bridgelog/bridgelog/projections/synth"
 )
 
-// benchLog returns an embedded log of n generated events. It is built
-// once per machine under the temp dir (generating a million events takes
-// longer than folding them) and reused while its marker file says it is
-// complete.
-func benchLog(b *testing.B, n int) string {
+// benchLog returns an embedded log of n generated events, with the
+// relayer's own events if relay (see [synth.Config.RelayEvents]). It is
+// built once per machine under the temp dir (generating a million events
+// takes longer than folding them) and reused while its marker file says
+// it is complete.
+func benchLog(b *testing.B, n int, relay bool) string {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-%d-v2", n))
+	if relay {
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-relay-%d-v1", n))
+	}
 	marker := filepath.Join(dir, "complete")
 	if _, err := os.Stat(marker); err == nil {
 		return dir
@@ -37,7 +41,7 @@ func benchLog(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := synth.Generate(context.Background(), lg, synth.Config{Events: n, Seed: 1, AppendBatch: 5000}, nil); err != nil {
+	if _, err := synth.Generate(context.Background(), lg, synth.Config{Events: n, Seed: 1, AppendBatch: 5000, RelayEvents: relay}, nil); err != nil {
 		b.Fatal(err)
 	}
 	if err := lg.Close(); err != nil {
@@ -71,7 +75,13 @@ func peakRSS() int64 {
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 func benchRebuild(b *testing.B, n int, opts ...sqlstore.SQLiteOption) {
-	benchRebuildInto(b, n, func(b *testing.B) projections.Store {
+	benchRebuildSet(b, n, false, opts...)
+}
+
+// benchRebuildSet is benchRebuild; with relay, of the log with the
+// relayer's events into every projection the relay keeps.
+func benchRebuildSet(b *testing.B, n int, relay bool, opts ...sqlstore.SQLiteOption) {
+	benchRebuildInto(b, n, relay, func(b *testing.B) projections.Store {
 		st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "p.db"), opts...)
 		if err != nil {
 			b.Fatal(err)
@@ -80,8 +90,8 @@ func benchRebuild(b *testing.B, n int, opts ...sqlstore.SQLiteOption) {
 	})
 }
 
-func benchRebuildInto(b *testing.B, n int, open func(*testing.B) projections.Store) {
-	dir := benchLog(b, n)
+func benchRebuildInto(b *testing.B, n int, relay bool, open func(*testing.B) projections.Store) {
+	dir := benchLog(b, n, relay)
 	lg, err := embeddedlog.Open(dir, embeddedlog.WithLogger(quiet()))
 	if err != nil {
 		b.Fatal(err)
@@ -99,6 +109,9 @@ func benchRebuildInto(b *testing.B, n int, open func(*testing.B) projections.Sto
 		b.StopTimer()
 		st := open(b)
 		ps := builtins()
+		if relay {
+			ps = append(ps, projections.ChainCursors{}, projections.Batches{}, projections.TxIntents{})
+		}
 		logger := quiet()
 		if os.Getenv("BENCH_LOG") != "" { // BENCH_LOG=1 shows the runner's log (phase timings)
 			logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -146,6 +159,20 @@ func BenchmarkRebuild100k(b *testing.B) { benchRebuild(b, 100_000) }
 // runner folds and written as b-tree pages at the end.
 func BenchmarkRebuild1MBulk(b *testing.B) { benchRebuild(b, 1_000_000, sqlstore.WithBulkLoad()) }
 
+// BenchmarkRebuild1MRelayBulk is the bulk rebuild of a log as a running
+// relay writes it: besides the lifecycles, every mint's and claim's
+// transaction intent and outcome and the chain scans (about 40% of the
+// events), into every projection the relay keeps (those three's rows go
+// through SQLite's engine: their tables are not staged).
+func BenchmarkRebuild1MRelayBulk(b *testing.B) {
+	benchRebuildSet(b, 1_000_000, true, sqlstore.WithBulkLoad())
+}
+
+// BenchmarkRebuild100kRelayBulk is the same on a tenth of that log.
+func BenchmarkRebuild100kRelayBulk(b *testing.B) {
+	benchRebuildSet(b, 100_000, true, sqlstore.WithBulkLoad())
+}
+
 // BenchmarkRebuild100kBulk is the bulk rebuild of a tenth of the log.
 func BenchmarkRebuild100kBulk(b *testing.B) { benchRebuild(b, 100_000, sqlstore.WithBulkLoad()) }
 
@@ -154,7 +181,7 @@ func BenchmarkRebuild100kBulk(b *testing.B) { benchRebuild(b, 100_000, sqlstore.
 // the machine's cores with the runner).
 func BenchmarkRebuild1MPostgres(b *testing.B) {
 	c := pgtest.Start(b)
-	benchRebuildInto(b, 1_000_000, func(b *testing.B) projections.Store {
+	benchRebuildInto(b, 1_000_000, false, func(b *testing.B) projections.Store {
 		st, err := sqlstore.OpenPostgres(context.Background(), c.NewDB(b))
 		if err != nil {
 			b.Fatal(err)

@@ -2,8 +2,10 @@
 // withdrawals going detected → confirmed → minted / executed (a few
 // failed), interleaved as they would be on a busy bridge, with some exact
 // duplicates (a relayer restarted and re-sent) and a few conflicting ones
-// (same source key, different content). Demos, tests and the rebuild
-// benchmark use it. The output is a pure function of the Config.
+// (same source key, different content). With RelayEvents it adds what a
+// running relayer writes besides: the transaction intent and outcome of
+// every mint and claim, and the chain scans. Demos, tests and the rebuild
+// benchmarks use it. The output is a pure function of the Config.
 package synth
 
 import (
@@ -28,8 +30,13 @@ type Config struct {
 	InFlight      int       // lifecycles open at once (default 1000)
 	ChainID       uint64    // source chain (default 338, Cronos testnet)
 	Start         time.Time // time of block 0 (default 2026-01-01 UTC)
-	AppendBatch   int       // messages per Append (default 2000)
+	AppendBatch   int       // messages per Append to each topic (default 2000)
 	Catalog       *topics.Catalog
+	// RelayEvents adds the relayer's own events, as a live relay writes
+	// them: a mint's intent and outcome (bridge topic) before the deposit
+	// is minted, a claim's (claims topic) before the withdrawal is
+	// executed, and a chain scan (chain topic) every 16 events or so.
+	RelayEvents bool
 }
 
 func (c *Config) setDefaults() {
@@ -72,9 +79,18 @@ type Stats struct {
 type flow struct {
 	withdrawal bool
 	ref        domain.LogRef
-	step       int // 0 detected, 1 confirmed, 2 done
+	step       int // 0 detected, 1 confirmed, then (with relay events) intent and outcome, then done
 	fail       bool
 	block      uint64
+	tx         domain.Hash32 // the mint's or claim's transaction (relay events)
+}
+
+// steps is how many events f's lifecycle has.
+func (g *gen) steps(f *flow) int {
+	if g.cfg.RelayEvents && !f.fail {
+		return 5
+	}
+	return 3
 }
 
 type gen struct {
@@ -83,19 +99,29 @@ type gen struct {
 	block  uint64
 	seq    uint64
 	stats  Stats
-	out    []topics.Message
-	topic  string
-	recent []domain.Event // for re-sends
+	out    map[string][]topics.Message // by topic, until AppendBatch of them
+	order  []string                    // topics in the order they were first written
+	recent []domain.Event              // for re-sends
+	scanTo uint64                      // the last block a chain scan covered (relay events)
 }
 
 // Generate appends cfg.Events envelopes to lg. progress, if not nil, is
 // called after every Append with the count so far.
 func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done int)) (Stats, error) {
 	cfg.setDefaults()
-	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)), out: map[string][]topics.Message{}}
 	flows := make([]*flow, 0, cfg.InFlight)
 	for g.stats.Events < cfg.Events {
 		var ev domain.Event
+		if cfg.RelayEvents && g.block > g.scanTo+8 && g.rng.IntN(16) == 0 {
+			ev = domain.ChainScanned{ChainID: cfg.ChainID, From: g.scanTo + 1, To: g.block, ToHash: blockHash(g.block),
+				Tip: g.block + 5, Logs: g.rng.IntN(40)}
+			g.scanTo = g.block
+			if err := g.emit(ctx, lg, ev, progress); err != nil {
+				return g.stats, err
+			}
+			continue
+		}
 		r := g.rng.Float64()
 		switch {
 		case len(g.recent) > 0 && r < cfg.DuplicateRate:
@@ -115,7 +141,7 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 			i := g.rng.IntN(len(flows))
 			f := flows[i]
 			ev = g.next(f)
-			if f.step >= 3 { // detected, confirmed, then minted/executed or failed
+			if f.step >= g.steps(f) { // detected, confirmed, (intent, outcome,) then minted/executed or failed
 				flows[i] = flows[len(flows)-1]
 				flows = flows[:len(flows)-1]
 			}
@@ -124,8 +150,10 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 			return g.stats, err
 		}
 	}
-	if err := g.flush(ctx, lg, progress); err != nil {
-		return g.stats, err
+	for _, topic := range g.order {
+		if err := g.flush(ctx, lg, topic, progress); err != nil {
+			return g.stats, err
+		}
 	}
 	return g.stats, nil
 }
@@ -188,16 +216,64 @@ func (g *gen) next(f *flow) domain.Event {
 		return domain.DepositConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
 	case f.step == 1:
 		return domain.WithdrawalConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
+	case f.step == 2 && g.steps(f) == 5:
+		return g.intent(f)
+	case f.step == 3 && g.steps(f) == 5:
+		return g.outcome(f)
 	case f.fail && !f.withdrawal:
 		return domain.DepositFailed{Ref: f.ref, Reason: "mint reverted: insufficient allowance"}
 	case f.fail:
 		return domain.WithdrawalFailed{Ref: f.ref, Reason: "claim reverted: invalid proof"}
 	case !f.withdrawal:
-		return domain.DepositMinted{Ref: f.ref, MintTxHash: g.hash(), GasUsed: 60000 + g.rng.Uint64N(20000), BlockNumber: f.block + 7}
+		return domain.DepositMinted{Ref: f.ref, MintTxHash: g.txHash(f), GasUsed: 60000 + g.rng.Uint64N(20000), BlockNumber: f.block + 7}
 	default:
-		return domain.WithdrawalExecuted{Ref: f.ref, BatchID: f.block / 100, ClaimTxHash: g.hash(),
+		return domain.WithdrawalExecuted{Ref: f.ref, BatchID: f.block / 100, ClaimTxHash: g.txHash(f),
 			GasUsed: 55000 + g.rng.Uint64N(20000), AlreadyDone: g.rng.IntN(50) == 0}
 	}
+}
+
+// txHash is the flow's mint or claim transaction: the one its intent
+// named, or (without relay events) a new one.
+func (g *gen) txHash(f *flow) domain.Hash32 {
+	if g.steps(f) == 5 {
+		return f.tx
+	}
+	return g.hash()
+}
+
+// relaySettlement is the claims' distributor.
+var relaySettlement = domain.Settlement{ChainID: 338, Distributor: domain.Address{0xd1, 0x57}}
+
+// subject and purpose are what the flow's transaction serves.
+func (f *flow) subject() (string, domain.Purpose) {
+	if f.withdrawal {
+		var leaf domain.Hash32
+		copy(leaf[:], f.ref.TxHash[:])
+		leaf[31] ^= byte(f.ref.LogIndex)
+		return domain.ClaimID(relaySettlement, leaf), domain.PurposeClaim
+	}
+	return f.ref.DepositID(), domain.PurposeMint
+}
+
+// intent is the relayer's signed transaction for the flow, before it is
+// sent: a raw transaction of about the size of a mint's or a claim's.
+func (g *gen) intent(f *flow) domain.Event {
+	f.tx = g.hash()
+	subject, purpose := f.subject()
+	raw := make([]byte, 180+g.rng.IntN(200))
+	for i := range raw {
+		raw[i] = byte(g.rng.Uint32())
+	}
+	return domain.TxIntent{Purpose: purpose, Subject: subject, ChainID: g.cfg.ChainID, From: domain.Address{0x5e, 0x1d},
+		Nonce: g.seq, Gas: 120000, TxHash: f.tx, RawTx: raw, GasFeeCap: domain.AmountFromUint64(3_000_000_000),
+		GasTipCap: domain.AmountFromUint64(1_000_000_000), Attempt: 1}
+}
+
+// outcome is the receipt of the flow's transaction.
+func (g *gen) outcome(f *flow) domain.Event {
+	subject, purpose := f.subject()
+	return domain.TxOutcome{Purpose: purpose, Subject: subject, TxHash: f.tx, Nonce: g.seq, Status: domain.TxSucceeded,
+		GasUsed: 55000 + g.rng.Uint64N(25000), BlockNumber: f.block + 6}
 }
 
 // conflicting returns an event with ev's source key and other content.
@@ -248,33 +324,34 @@ func (g *gen) emit(ctx context.Context, lg topics.Log, ev domain.Event, progress
 	if err != nil {
 		return err
 	}
-	if g.topic != "" && topic != g.topic {
-		if err := g.flush(ctx, lg, progress); err != nil {
-			return err
-		}
+	if _, seen := g.out[topic]; !seen {
+		g.order = append(g.order, topic)
 	}
-	g.topic = topic
-	g.out = append(g.out, msg)
+	g.out[topic] = append(g.out[topic], msg)
 	g.stats.Events++
 	if len(g.recent) < 256 {
 		g.recent = append(g.recent, ev)
 	} else {
 		g.recent[g.rng.IntN(len(g.recent))] = ev
 	}
-	if len(g.out) >= g.cfg.AppendBatch {
-		return g.flush(ctx, lg, progress)
+	if len(g.out[topic]) >= g.cfg.AppendBatch {
+		return g.flush(ctx, lg, topic, progress)
 	}
 	return nil
 }
 
-func (g *gen) flush(ctx context.Context, lg topics.Log, progress func(int)) error {
-	if len(g.out) == 0 {
+// flush appends topic's pending messages. Topics are independent logs, so
+// holding one topic's messages while another's are appended changes no
+// order that matters.
+func (g *gen) flush(ctx context.Context, lg topics.Log, topic string, progress func(int)) error {
+	out := g.out[topic]
+	if len(out) == 0 {
 		return nil
 	}
-	if _, err := lg.Append(ctx, g.topic, g.out...); err != nil {
-		return fmt.Errorf("synth: append %d messages to %s: %w", len(g.out), g.topic, err)
+	if _, err := lg.Append(ctx, topic, out...); err != nil {
+		return fmt.Errorf("synth: append %d messages to %s: %w", len(out), topic, err)
 	}
-	g.out = g.out[:0]
+	g.out[topic] = out[:0]
 	if progress != nil {
 		progress(g.stats.Events)
 	}
