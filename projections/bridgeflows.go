@@ -128,64 +128,6 @@ func (p Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	return nil
 }
 
-// TxIntents records every transaction the relayer signed and how it
-// ended: the audit trail of side effects, and the open intents a handler
-// must reconcile before sending anything new. Intents and outcomes of one
-// subject share its partition.
-type TxIntents struct{}
-
-func (TxIntents) Name() string { return "tx_intents" }
-func (TxIntents) Version() int { return 1 }
-func (TxIntents) Topics() []string {
-	return []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims}
-}
-func (TxIntents) KeepsNothingPastBatch() {} // every value goes to the store in Apply
-func (p TxIntents) Tables() []Table {
-	return []Table{{
-		Name: Versioned("tx_intents", p.Version()),
-		Columns: []Column{
-			{Name: "subject", Type: Text}, {Name: "tx_hash", Type: Text}, {Name: "purpose", Type: Text},
-			{Name: "chain_id", Type: Integer}, {Name: "sender", Type: Text}, {Name: "nonce", Type: Integer},
-			{Name: "attempt", Type: Integer}, {Name: "intent_json", Type: Text}, {Name: "status", Type: Text},
-			{Name: "reason", Type: Text}, {Name: "gas_used", Type: Integer}, {Name: "block_number", Type: Integer},
-			{Name: "sent_at", Type: Text, Nullable: true}, {Name: "settled_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"subject", "tx_hash"},
-		Indexes:    []Index{{Columns: []string{"status"}}},
-	}}
-}
-
-// TxOpen is the status of an intent without an outcome.
-const TxOpen = "OPEN"
-
-func (p TxIntents) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	at := FormatTime(ev.Envelope.RecordedAt)
-	switch e := ev.Body.(type) {
-	case *domain.TxIntent:
-		raw, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO tx_intents_v1 (subject, tx_hash, purpose, chain_id, sender, nonce, attempt, intent_json,
-			status, reason, gas_used, block_number, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 0, 0, ?)
-			ON CONFLICT (subject, tx_hash) DO NOTHING`,
-			e.Subject, e.TxHash.Hex(), string(e.Purpose), int64(e.ChainID), e.From.Hex(), int64(e.Nonce), e.Attempt,
-			string(raw), TxOpen, at)
-		return err
-	case *domain.TxOutcome:
-		// Decisions taken without a send (a call that would revert) have
-		// no intent: their outcome is its own row, with a zero hash.
-		_, err := tx.Exec(ctx, `INSERT INTO tx_intents_v1 (subject, tx_hash, purpose, chain_id, sender, nonce, attempt, intent_json,
-			status, reason, gas_used, block_number, sent_at, settled_at) VALUES (?, ?, ?, 0, '', ?, 0, '', ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (subject, tx_hash) DO UPDATE SET status = excluded.status, reason = excluded.reason,
-			gas_used = excluded.gas_used, block_number = excluded.block_number, settled_at = excluded.settled_at`,
-			e.Subject, e.TxHash.Hex(), string(e.Purpose), int64(e.Nonce), string(e.Status), e.Reason, int64(e.GasUsed),
-			int64(e.BlockNumber), at, at)
-		return err
-	}
-	return nil
-}
-
 // decodeIntent reads an intent back from its row.
 func decodeIntent(js string) (domain.TxIntent, error) {
 	var in domain.TxIntent

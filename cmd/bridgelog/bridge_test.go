@@ -852,7 +852,7 @@ func distinctSenders(t *testing.T, tb *testBridge, purpose string) int {
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(DISTINCT sender) FROM tx_intents_v1 WHERE purpose = ? AND sender <> ''`, purpose).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT COUNT(DISTINCT sender) FROM tx_intents_v2 WHERE purpose = ? AND sender <> ''`, purpose).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

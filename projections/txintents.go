@@ -1,0 +1,270 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// TxIntents records every transaction the relayer signed and how it
+// ended: the audit trail of side effects, and the open intents a handler
+// must reconcile before sending anything new. One row per (subject,
+// transaction hash): the first intent with them wins, and an outcome
+// settles the row (or is a row of its own, with a zero hash, for a
+// decision taken without a send). Intents and outcomes of one subject
+// share its partition.
+//
+// Version 2 keys each row by the log position of the event that created
+// it (as the lifecycle tables are), with (subject, tx_hash) unique, and
+// folds in sessions: so a rebuild loads the table in bulk instead of one
+// INSERT through SQLite's engine per intent and outcome, which made a
+// relay's own log replay several times slower than its lifecycles alone.
+// Version 1 had the same rows without the id, keyed by (subject,
+// tx_hash).
+type TxIntents struct{}
+
+func (TxIntents) Name() string { return "tx_intents" }
+func (TxIntents) Version() int { return 2 }
+func (TxIntents) Topics() []string {
+	return []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims}
+}
+func (TxIntents) KeepsNothingPastBatch() {} // held rows copy the strings they keep
+
+func (p TxIntents) table() string { return Versioned("tx_intents", p.Version()) }
+
+func (p TxIntents) Tables() []Table {
+	return []Table{{
+		Name: p.table(),
+		Columns: []Column{
+			{Name: "id", Type: Integer}, // PositionID of the event that created the row
+			{Name: "subject", Type: Text}, {Name: "tx_hash", Type: Text}, {Name: "purpose", Type: Text},
+			{Name: "chain_id", Type: Integer}, {Name: "sender", Type: Text}, {Name: "nonce", Type: Integer},
+			{Name: "attempt", Type: Integer}, {Name: "intent_json", Type: Text}, {Name: "status", Type: Text},
+			{Name: "reason", Type: Text}, {Name: "gas_used", Type: Integer}, {Name: "block_number", Type: Integer},
+			{Name: "sent_at", Type: Text, Nullable: true}, {Name: "settled_at", Type: Text, Nullable: true},
+		},
+		PrimaryKey: []string{"id"},
+		Indexes:    []Index{{Columns: []string{"subject", "tx_hash"}, Unique: true}, {Columns: []string{"status"}}},
+	}}
+}
+
+var txIntentCols = TxIntents{}.Tables()[0].ColumnNames()
+
+// TxOpen is the status of an intent without an outcome.
+const TxOpen = "OPEN"
+
+func (p TxIntents) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	f := newTxIntentFold(p.table(), false)
+	if err := f.ApplyBatch(ctx, tx, []*Event{ev}); err != nil {
+		return err
+	}
+	return f.Flush(ctx, tx)
+}
+
+func (p TxIntents) NewSession(fromZero bool) Session { return newTxIntentFold(p.table(), fromZero) }
+
+// txKey is a tx_intents row's identity.
+type txKey struct {
+	subject string
+	hash    domain.Hash32
+}
+
+// hash is a 64-bit FNV-1a of the key.
+func (k txKey) hash64() int64 {
+	h := fnv.New64a()
+	h.Write([]byte(k.subject))
+	h.Write([]byte{0})
+	h.Write(k.hash[:])
+	return int64(h.Sum64())
+}
+
+// txRow is a tx_intents row.
+type txRow struct {
+	id                    int64
+	loaded                bool // read from the table, not created by this fold
+	subject, txHash       string
+	purpose, sender       string
+	chainID, nonce, tries int64
+	intentJSON            string
+	status, reason        string
+	gasUsed, blockNumber  int64
+	sentAt, settledAt     sql.NullString
+}
+
+func (r *txRow) args(dst []any, a colArgs) []any {
+	return append(dst, a.i64(&r.id), a.str(&r.subject), a.str(&r.txHash), a.str(&r.purpose), a.i64(&r.chainID),
+		a.str(&r.sender), a.i64(&r.nonce), a.i64(&r.tries), a.str(&r.intentJSON), a.str(&r.status), a.str(&r.reason),
+		a.i64(&r.gasUsed), a.i64(&r.blockNumber), a.text(&r.sentAt), a.text(&r.settledAt))
+}
+
+func (r *txRow) scan(sr RowScanner) (txKey, error) {
+	err := sr.Scan(&r.id, &r.subject, &r.txHash, &r.purpose, &r.chainID, &r.sender, &r.nonce, &r.tries, &r.intentJSON,
+		&r.status, &r.reason, &r.gasUsed, &r.blockNumber, &r.sentAt, &r.settledAt)
+	if err != nil {
+		return txKey{}, err
+	}
+	h, err := domain.ParseHash32(r.txHash)
+	if err != nil {
+		return txKey{}, fmt.Errorf("row %d: tx_hash: %w", r.id, err)
+	}
+	return txKey{subject: r.subject, hash: h}, nil
+}
+
+// txSubject returns the row an event is about, if it is an intent or an
+// outcome.
+func txSubject(ev *Event) (txKey, bool) {
+	switch e := ev.Body.(type) {
+	case *domain.TxIntent:
+		return txKey{subject: e.Subject, hash: e.TxHash}, true
+	case *domain.TxOutcome:
+		return txKey{subject: e.Subject, hash: e.TxHash}, true
+	}
+	return txKey{}, false
+}
+
+// txIntentFold folds intents and outcomes as [lifecycleFold] folds
+// lifecycles: it loads the rows a batch touches, folds each event into
+// its row (creating it, keyed by the event's position, when new), and
+// holds the changed rows until Flush writes them in bulk.
+type txIntentFold struct {
+	table string
+	// fromZero: the table was empty at the start and has no secondary
+	// index; stored remembers every row flushed since (by a hash of its
+	// key), to read it back by id.
+	fromZero bool
+	stored   rowIndex
+	held     map[txKey]*txRow
+	order    []*txRow
+}
+
+func newTxIntentFold(table string, fromZero bool) *txIntentFold {
+	return &txIntentFold{table: table, fromZero: fromZero, held: map[txKey]*txRow{}}
+}
+
+func (f *txIntentFold) hold(k txKey, r *txRow) {
+	f.held[k] = r
+	f.order = append(f.order, r)
+}
+
+func (f *txIntentFold) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	if err := f.load(ctx, tx, evs); err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		k, ok := txSubject(ev)
+		if !ok {
+			continue
+		}
+		r := f.held[k]
+		at := nullTime(ev.Envelope.RecordedAt)
+		switch e := ev.Body.(type) {
+		case *domain.TxIntent:
+			if r != nil {
+				continue // the first intent with the key wins
+			}
+			raw, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			id, err := PositionID(ev.Position)
+			if err != nil {
+				return err
+			}
+			k.subject = strings.Clone(k.subject) // the event's memory is reused after its batch
+			f.hold(k, &txRow{id: id, subject: k.subject, txHash: e.TxHash.Hex(), purpose: string(e.Purpose),
+				chainID: int64(e.ChainID), sender: e.From.Hex(), nonce: int64(e.Nonce), tries: int64(e.Attempt),
+				intentJSON: string(raw), status: TxOpen, sentAt: at})
+		case *domain.TxOutcome:
+			if r == nil {
+				// Decisions taken without a send (a call that would
+				// revert) have no intent: their outcome is its own row.
+				id, err := PositionID(ev.Position)
+				if err != nil {
+					return err
+				}
+				k.subject = strings.Clone(k.subject)
+				r = &txRow{id: id, subject: k.subject, txHash: e.TxHash.Hex(), purpose: string(e.Purpose),
+					nonce: int64(e.Nonce), sentAt: at}
+				f.hold(k, r)
+			}
+			r.status, r.reason = string(e.Status), strings.Clone(e.Reason)
+			r.gasUsed, r.blockNumber, r.settledAt = int64(e.GasUsed), int64(e.BlockNumber), at
+		}
+	}
+	if len(f.held) >= maxHeldRows {
+		return f.Flush(ctx, tx) // bound the memory a long transaction holds
+	}
+	return nil
+}
+
+// load reads the stored rows the batch touches that are not held yet: by
+// id from the fold's own record when loading from zero (the table has no
+// secondary index then), else through the (subject, tx_hash) index.
+func (f *txIntentFold) load(ctx context.Context, tx Tx, evs []*Event) error {
+	want := map[txKey]bool{}
+	var ids []int64
+	var subjects []any
+	for _, ev := range evs {
+		k, ok := txSubject(ev)
+		if !ok || want[k] || f.held[k] != nil {
+			continue
+		}
+		want[k] = true
+		if f.fromZero {
+			ids = append(ids, f.stored.ids(k.hash64())...)
+		} else {
+			subjects = append(subjects, k.subject)
+		}
+	}
+	each := func(sr RowScanner) error {
+		r := &txRow{}
+		k, err := r.scan(sr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.table, err)
+		}
+		if want[k] && f.held[k] == nil {
+			r.loaded = true
+			f.hold(k, r)
+		}
+		return nil
+	}
+	sel := `SELECT ` + strings.Join(txIntentCols, ", ") + ` FROM ` + f.table
+	if f.fromZero {
+		return selectByID(ctx, tx, f.table, txIntentCols, ids, each)
+	}
+	return queryIn(ctx, tx, sel, "subject", subjects, each)
+}
+
+// Flush writes the held rows and forgets them.
+func (f *txIntentFold) Flush(ctx context.Context, tx Tx) error {
+	if len(f.order) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(f.order)*len(txIntentCols))
+	staged := colArgs(stageOf(tx, f.table) != nil)
+	for _, r := range f.order {
+		args = r.args(args, staged)
+	}
+	// A row's key columns never change: leaving them out of the update
+	// spares SQLite rewriting its (subject, tx_hash) index entry.
+	b := Bulk{Table: f.table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
+	if err := b.Exec(ctx, tx, args); err != nil {
+		return err
+	}
+	if f.fromZero {
+		for k, r := range f.held {
+			if !r.loaded {
+				f.stored.add(k.hash64(), r.id)
+			}
+		}
+	}
+	clear(f.held)
+	f.order = f.order[:0]
+	return nil
+}
