@@ -2,6 +2,7 @@ package topics
 
 import (
 	"encoding/hex"
+	"math"
 	"unsafe"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -9,11 +10,13 @@ import (
 
 // The lifecycle events (deposits and withdrawals) are most of any bridge
 // log, and decoding them through msgpack's reflection was the largest
-// single cost of a rebuild. decodeLifecycle reads exactly the shape
-// [EncodePayload] writes for them (a map of known keys; uints, 0x-hex
-// text, decimal amounts) without reflection. Anything else it declines,
-// and msgpack decodes the payload as before, errors included: the fast
-// path only ever agrees with msgpack (FuzzLifecyclePayload checks it).
+// single cost of a rebuild; a relay's own log adds about as many
+// transaction intents and outcomes, and chain scans. decodeLifecycle
+// reads exactly the shape [EncodePayload] writes for them (a map of known
+// keys; uints, 0x-hex text, decimal amounts, text and bytes) without
+// reflection. Anything else it declines, and msgpack decodes the payload
+// as before, errors included: the fast path only ever agrees with
+// msgpack (FuzzLifecyclePayload checks it).
 
 // decodeLifecycle decodes b into v when v is a lifecycle event and b has
 // the canonical shape; false leaves v untouched.
@@ -35,6 +38,12 @@ func decodeLifecycle(b []byte, v any) bool {
 		return decodeInto(b, e, withdrawalExecutedField)
 	case *domain.WithdrawalFailed:
 		return decodeInto(b, (*domain.DepositFailed)(e), failedField)
+	case *domain.TxIntent:
+		return decodeInto(b, e, txIntentField)
+	case *domain.TxOutcome:
+		return decodeInto(b, e, txOutcomeField)
+	case *domain.ChainScanned:
+		return decodeInto(b, e, chainScannedField)
 	}
 	return false
 }
@@ -160,6 +169,76 @@ func withdrawalExecutedField(r *reader, e *domain.WithdrawalExecuted, k string) 
 	return false
 }
 
+func txIntentField(r *reader, e *domain.TxIntent, k string) bool {
+	switch k {
+	case "purpose":
+		return r.str((*string)(&e.Purpose))
+	case "subject":
+		return r.str(&e.Subject)
+	case "chain_id":
+		return r.uint64(&e.ChainID)
+	case "from":
+		return r.hexText(e.From[:])
+	case "nonce":
+		return r.uint64(&e.Nonce)
+	case "gas":
+		return r.uint64(&e.Gas)
+	case "tx_hash":
+		return r.hexText(e.TxHash[:])
+	case "raw_tx":
+		return r.bytes(&e.RawTx)
+	case "gas_fee_cap":
+		return r.amount(&e.GasFeeCap)
+	case "gas_tip_cap":
+		return r.amount(&e.GasTipCap)
+	case "attempt":
+		return r.nonNegInt(&e.Attempt)
+	case "cancel":
+		return r.boolean(&e.Cancel)
+	}
+	return false
+}
+
+func txOutcomeField(r *reader, e *domain.TxOutcome, k string) bool {
+	switch k {
+	case "purpose":
+		return r.str((*string)(&e.Purpose))
+	case "subject":
+		return r.str(&e.Subject)
+	case "tx_hash":
+		return r.hexText(e.TxHash[:])
+	case "nonce":
+		return r.uint64(&e.Nonce)
+	case "status":
+		return r.str((*string)(&e.Status))
+	case "gas_used":
+		return r.uint64(&e.GasUsed)
+	case "block_number":
+		return r.uint64(&e.BlockNumber)
+	case "reason":
+		return r.str(&e.Reason)
+	}
+	return false
+}
+
+func chainScannedField(r *reader, e *domain.ChainScanned, k string) bool {
+	switch k {
+	case "chain_id":
+		return r.uint64(&e.ChainID)
+	case "from":
+		return r.uint64(&e.From)
+	case "to":
+		return r.uint64(&e.To)
+	case "to_hash":
+		return r.hexText(e.ToHash[:])
+	case "tip":
+		return r.uint64(&e.Tip)
+	case "logs":
+		return r.nonNegInt(&e.Logs)
+	}
+	return false
+}
+
 func logRefField(r *reader, ref *domain.LogRef, k string) bool {
 	switch k {
 	case "chain_id":
@@ -253,6 +332,17 @@ func (r *reader) uint64(dst *uint64) bool {
 	return false
 }
 
+// nonNegInt reads a non-negative integer into an int (signed codes and nil are
+// left to msgpack).
+func (r *reader) nonNegInt(dst *int) bool {
+	var v uint64
+	if !r.uint64(&v) || v > math.MaxInt {
+		return false
+	}
+	*dst = int(v)
+	return true
+}
+
 func (r *reader) boolean(dst *bool) bool {
 	c, err := r.byte1()
 	if err != nil || c != 0xc2 && c != 0xc3 {
@@ -293,6 +383,17 @@ func (r *reader) str(dst *string) bool {
 		*dst = string(b)
 	}
 	return ok
+}
+
+// bytes reads a non-empty str or bin value into a new slice (an empty or
+// nil one is left to msgpack, which tells them apart).
+func (r *reader) bytes(dst *[]byte) bool {
+	b, ok := r.text()
+	if !ok || len(b) == 0 {
+		return false
+	}
+	*dst = append([]byte(nil), b...)
+	return true
 }
 
 // hexText reads "0x" and exactly 2*len(dst) hex digits, what

@@ -34,6 +34,14 @@ func lifecycleSamples(t testing.TB) []any {
 		&domain.WithdrawalConfirmed{Ref: ref, AtBlock: 256},
 		&domain.WithdrawalExecuted{Ref: ref, BatchID: 3, ClaimTxHash: domain.Hash32{6}, GasUsed: 21000, AlreadyDone: true},
 		&domain.WithdrawalFailed{Ref: ref},
+		&domain.TxIntent{Purpose: domain.PurposeMint, Subject: ref.DepositID(), ChainID: 338, From: addr, Nonce: 1 << 33,
+			Gas: 120000, TxHash: domain.Hash32{7}, RawTx: []byte{0x02, 0xf8, 0x71, 0xff}, GasFeeCap: large,
+			GasTipCap: domain.AmountFromUint64(1e9), Attempt: 127, Cancel: true},
+		&domain.TxIntent{Purpose: domain.PurposeClaim, Subject: strings.Repeat("s", 300), TxHash: domain.Hash32{8}, RawTx: make([]byte, 70000), Attempt: 1},
+		&domain.TxOutcome{Purpose: domain.PurposeAnchor, Subject: "batches:338:0x12/4", TxHash: domain.Hash32{9}, Nonce: 12,
+			Status: domain.TxSucceeded, GasUsed: 70059, BlockNumber: 1 << 20, Reason: "ok"},
+		&domain.TxOutcome{Purpose: domain.PurposeMint, Status: domain.TxReverted},
+		&domain.ChainScanned{ChainID: 1, From: 100, To: 1 << 35, ToHash: domain.Hash32{10}, Tip: 1<<35 + 12, Logs: 255},
 	}
 }
 
@@ -133,7 +141,9 @@ func FuzzLifecyclePayload(f *testing.F) {
 		kv("mint_tx_hash", hexOf(0xc4, "0X"+h32[2:])...), kv("amount", hexOf(0xc4, "000123")...),
 		kv("amount", hexOf(0xc4, strings.Repeat("9", 20))...), kv("amount", hexOf(0xa0, "")...),
 		kv("ref", kv("log_index", 0xcf, 0, 0, 0, 1, 0, 0, 0, 0)...), kv("already_done", 0xc2),
-		kv("reason", hexOf(0xd9, "r")...),
+		kv("reason", hexOf(0xd9, "r")...), kv("raw_tx", 0xc4, 0), kv("raw_tx", 0xc0), kv("raw_tx", 0xa3, 'a', 'b', 'c'),
+		kv("attempt", 0xd0, 0xfe), kv("attempt", 0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0), kv("logs", 0xcd, 1, 0),
+		kv("cancel", 0xc0), kv("status", 0xc4, 1, 'x'), kv("purpose", 0xa0),
 	} {
 		for i := range samples {
 			f.Add(uint8(i), b)
