@@ -140,6 +140,7 @@ var generateFlags struct {
 	seed   uint64
 	dups   float64
 	confl  float64
+	relay  bool
 }
 
 var logGenerateCmd = &cobra.Command{
@@ -148,8 +149,10 @@ var logGenerateCmd = &cobra.Command{
 	Long: `generate appends N events: deposits and withdrawals going detected →
 confirmed → minted / executed (about 3% failing), interleaved like a busy
 bridge, plus exact duplicates (a restarted relayer re-sending) and a few
-conflicting duplicates (same source key, different content). The same --seed
-gives the same log.`,
+conflicting duplicates (same source key, different content). With
+--relay-events it adds what a running relayer writes besides: each mint's and
+claim's transaction intent and outcome, and chain scans, as in a relay's own
+log. The same --seed gives the same log.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		lg, err := openLog(cmd.Context())
@@ -158,7 +161,7 @@ gives the same log.`,
 		}
 		defer lg.Close()
 		cfg := synth.Config{Events: generateFlags.events, Seed: generateFlags.seed,
-			DuplicateRate: generateFlags.dups, ConflictRate: generateFlags.confl}
+			DuplicateRate: generateFlags.dups, ConflictRate: generateFlags.confl, RelayEvents: generateFlags.relay}
 		return runGenerate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &engines{Log: lg}, cfg)
 	},
 }
@@ -306,6 +309,7 @@ func init() {
 	f.Uint64Var(&generateFlags.seed, "seed", 0, "generator seed (0: a new one each run)")
 	f.Float64Var(&generateFlags.dups, "duplicate-rate", 0.02, "share of events re-sent identically")
 	f.Float64Var(&generateFlags.confl, "conflict-rate", 0.002, "share of events re-sent with different content")
+	f.BoolVar(&generateFlags.relay, "relay-events", false, "add the relayer's own events: transaction intents and outcomes, chain scans")
 	logCmd.AddCommand(logInspectCmd, logTailCmd, logGenerateCmd)
 	rootCmd.AddCommand(logCmd)
 }
