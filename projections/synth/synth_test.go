@@ -27,31 +27,17 @@ func TestLifecyclesComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ends, err := lg.EndOffsets(ctx, topics.TopicBridge)
-	if err != nil {
-		t.Fatal(err)
-	}
 	types := map[string]int{}
 	steps := map[string][]string{} // aggregate → first-seen types in log order
 	total := 0
-	for p, end := range ends {
-		recs, err := lg.Read(ctx, topics.TopicBridge, int32(p), 0, int(end))
-		if err != nil {
-			t.Fatal(err)
+	eachEnvelope(t, lg, topics.TopicBridge, func(_ int32, _ topics.Record, env topics.Envelope) {
+		total++
+		types[env.Type]++
+		seen := steps[env.AggregateID]
+		if len(seen) == 0 || seen[len(seen)-1] != env.Type {
+			steps[env.AggregateID] = append(seen, env.Type)
 		}
-		for _, r := range recs {
-			env, err := topics.DecodeEnvelope(r.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			total++
-			types[env.Type]++
-			seen := steps[env.AggregateID]
-			if len(seen) == 0 || seen[len(seen)-1] != env.Type {
-				steps[env.AggregateID] = append(seen, env.Type)
-			}
-		}
-	}
+	})
 	if total != st.Events || total != 6000 {
 		t.Fatalf("log has %d events, stats say %d", total, st.Events)
 	}
@@ -79,35 +65,44 @@ func TestLifecyclesComplete(t *testing.T) {
 	}
 }
 
-// logDigest hashes every record of every topic of lg, topic by topic and
-// partition by partition.
-func logDigest(t *testing.T, lg topics.Log) (string, map[string]map[string]int) {
+// eachEnvelope calls each with every record of topic, partition by
+// partition, and its decoded envelope.
+func eachEnvelope(t *testing.T, lg topics.Log, topic string, each func(p int32, r topics.Record, env topics.Envelope)) {
 	t.Helper()
 	ctx := context.Background()
-	h := sha256.New()
-	types := map[string]map[string]int{}
-	for _, spec := range topics.Topics() {
-		ends, err := lg.EndOffsets(ctx, spec.Name)
+	ends, err := lg.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, end := range ends {
+		recs, err := lg.Read(ctx, topic, int32(p), 0, int(end))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for p, end := range ends {
-			recs, err := lg.Read(ctx, spec.Name, int32(p), 0, int(end))
+		for _, r := range recs {
+			env, err := topics.DecodeEnvelope(r.Value)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range recs {
-				env, err := topics.DecodeEnvelope(r.Value)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if types[spec.Name] == nil {
-					types[spec.Name] = map[string]int{}
-				}
-				types[spec.Name][env.Type]++
-				fmt.Fprintf(h, "%s/%d@%d %x\n", spec.Name, p, r.Offset, r.Value)
-			}
+			each(int32(p), r, env)
 		}
+	}
+}
+
+// logDigest hashes every record of every topic of lg, topic by topic and
+// partition by partition, and counts the event types of each topic.
+func logDigest(t *testing.T, lg topics.Log) (string, map[string]map[string]int) {
+	t.Helper()
+	h := sha256.New()
+	types := map[string]map[string]int{}
+	for _, spec := range topics.Topics() {
+		eachEnvelope(t, lg, spec.Name, func(p int32, r topics.Record, env topics.Envelope) {
+			if types[spec.Name] == nil {
+				types[spec.Name] = map[string]int{}
+			}
+			types[spec.Name][env.Type]++
+			fmt.Fprintf(h, "%s/%d@%d %x\n", spec.Name, p, r.Offset, r.Value)
+		})
 	}
 	return hex.EncodeToString(h.Sum(nil)), types
 }
