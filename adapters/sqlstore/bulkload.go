@@ -48,6 +48,9 @@ var ErrIncompleteBulkLoad = errors.New("store was left half-built by a bulk load
 // the store refuses further work.
 var ErrBulkLoadFailed = errors.New("bulk load failed earlier")
 
+// bulkEngineCacheKiB is SQLite's page cache while a bulk load is staged.
+const bulkEngineCacheKiB = 4 << 10
+
 // bulkMetaKey marks, in store_meta, a store whose bulk load is under way.
 const bulkMetaKey = "bulk_load"
 
@@ -140,6 +143,13 @@ func (b *bulkStore) Stage(ctx context.Context, tables []projections.Table) error
 	// power loss. Not syncing them spared up to 30% of a rebuild while
 	// fsyncs were slow here, nothing when they were fast.
 	if _, err := b.db.ExecContext(ctx, `PRAGMA synchronous = OFF`); err != nil {
+		return fmt.Errorf("store %s: %w", b.where, err)
+	}
+	// Meanwhile SQLite's engine keeps only the checkpoints and the tables
+	// that are not staged: a small page cache serves them (the OS caches
+	// the file as well), where the store's full one would fill with an
+	// unstaged table's pages on top of the load's own memory.
+	if _, err := b.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, min(b.cacheKiB, bulkEngineCacheKiB))); err != nil {
 		return fmt.Errorf("store %s: %w", b.where, err)
 	}
 	for _, t := range tables {
