@@ -151,8 +151,9 @@ confirmed → minted / executed (about 3% failing), interleaved like a busy
 bridge, plus exact duplicates (a restarted relayer re-sending) and a few
 conflicting duplicates (same source key, different content). With
 --relay-events it adds what a running relayer writes besides: each mint's and
-claim's transaction intent and outcome, and chain scans, as in a relay's own
-log. The same --seed gives the same log.`,
+claim's transaction intent and outcome, chain scans, and batches of 128
+withdrawals (created, anchored, each leaf batched and its claim requested), as
+in a relay's own log. The same --seed gives the same log.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		lg, err := openLog(cmd.Context())
@@ -309,7 +310,7 @@ func init() {
 	f.Uint64Var(&generateFlags.seed, "seed", 0, "generator seed (0: a new one each run)")
 	f.Float64Var(&generateFlags.dups, "duplicate-rate", 0.02, "share of events re-sent identically")
 	f.Float64Var(&generateFlags.confl, "conflict-rate", 0.002, "share of events re-sent with different content")
-	f.BoolVar(&generateFlags.relay, "relay-events", false, "add the relayer's own events: transaction intents and outcomes, chain scans")
+	f.BoolVar(&generateFlags.relay, "relay-events", false, "add the relayer's own events: transaction intents and outcomes, chain scans, batches")
 	logCmd.AddCommand(logInspectCmd, logTailCmd, logGenerateCmd)
 	rootCmd.AddCommand(logCmd)
 }

@@ -550,13 +550,15 @@ func TestRelayLogVerify(t *testing.T) {
 	o.run(0, "project")
 	for _, when := range []string{"after project", "after replay"} {
 		out, _ = o.run(0, "verify")
-		for _, w := range []string{"ok        tx_intents@v2", "ok        chain_cursors@v1", "ok        deposits@v1"} {
+		for _, w := range []string{"ok        tx_intents@v2", "ok        chain_cursors@v1", "ok        batches@v1", "ok        deposits@v1"} {
 			if !strings.Contains(out, w) || strings.Contains(out, "MISMATCH") {
 				t.Fatalf("verify %s: no %q in\n%s", when, w, out)
 			}
 		}
-		if m := regexp.MustCompile(`tx_intents@v2  (\d+) rows`).FindStringSubmatch(out); m == nil || len(m[1]) < 3 {
-			t.Fatalf("verify %s: tx_intents should have hundreds of rows:\n%s", when, out)
+		for _, table := range []string{"tx_intents@v2", "batches@v1"} {
+			if m := regexp.MustCompile(table + `  (\d+) rows`).FindStringSubmatch(out); m == nil || len(m[1]) < 3 {
+				t.Fatalf("verify %s: %s should have hundreds of rows:\n%s", when, table, out)
+			}
 		}
 		o.run(0, "replay")
 	}

@@ -35,8 +35,13 @@ type Config struct {
 	// RelayEvents adds the relayer's own events, as a live relay writes
 	// them: a mint's intent and outcome (bridge topic) before the deposit
 	// is minted, a claim's (claims topic) before the withdrawal is
-	// executed, and a chain scan (chain topic) every 16 events or so.
+	// executed, a chain scan (chain topic) every 16 events or so, and
+	// for every BatchLeaves confirmed withdrawals a batch: created,
+	// anchored with its transaction's intent and outcome (batches topic),
+	// each withdrawal marked batched (bridge topic) and its claim
+	// requested (claims topic).
 	RelayEvents bool
+	BatchLeaves int // leaves per batch with RelayEvents (default 128, the relay's)
 }
 
 func (c *Config) setDefaults() {
@@ -63,6 +68,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Catalog == nil {
 		c.Catalog = topics.DefaultCatalog()
+	}
+	if c.BatchLeaves <= 0 {
+		c.BatchLeaves = 128
 	}
 }
 
@@ -103,6 +111,8 @@ type gen struct {
 	order  []string                    // topics in the order they were first written
 	recent []domain.Event              // for re-sends
 	scanTo uint64                      // the last block a chain scan covered (relay events)
+	leaves []domain.BatchLeaf          // confirmed withdrawals not batched yet (relay events)
+	batch  uint64                      // the last batch's id (relay events)
 }
 
 // Generate appends cfg.Events envelopes to lg. progress, if not nil, is
@@ -123,6 +133,7 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 			continue
 		}
 		r := g.rng.Float64()
+		fromFlow := false // not a re-send
 		switch {
 		case len(g.recent) > 0 && r < cfg.DuplicateRate:
 			ev = g.recent[g.rng.IntN(len(g.recent))]
@@ -136,11 +147,11 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 		case len(flows) < cfg.InFlight && (len(flows) == 0 || g.rng.IntN(3) == 0):
 			f := g.newFlow()
 			flows = append(flows, f)
-			ev = g.next(f)
+			ev, fromFlow = g.next(f), true
 		default:
 			i := g.rng.IntN(len(flows))
 			f := flows[i]
-			ev = g.next(f)
+			ev, fromFlow = g.next(f), true
 			if f.step >= g.steps(f) { // detected, confirmed, (intent, outcome,) then minted/executed or failed
 				flows[i] = flows[len(flows)-1]
 				flows = flows[:len(flows)-1]
@@ -148,6 +159,11 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 		}
 		if err := g.emit(ctx, lg, ev, progress); err != nil {
 			return g.stats, err
+		}
+		if fromFlow {
+			if err := g.batchUp(ctx, lg, ev, progress); err != nil {
+				return g.stats, err
+			}
 		}
 	}
 	for _, topic := range g.order {
@@ -239,6 +255,61 @@ func (g *gen) txHash(f *flow) domain.Hash32 {
 		return f.tx
 	}
 	return g.hash()
+}
+
+// batchUp, with relay events, takes a newly confirmed withdrawal into the next
+// batch and writes the batch's events once it is full, if they fit in
+// what is left of the log.
+func (g *gen) batchUp(ctx context.Context, lg topics.Log, ev domain.Event, progress func(int)) error {
+	c, ok := ev.(domain.WithdrawalConfirmed)
+	if !g.cfg.RelayEvents || !ok {
+		return nil
+	}
+	g.leaves = append(g.leaves, domain.BatchLeaf{Index: uint32(len(g.leaves)), Withdrawal: c.Ref, TxID: g.seq,
+		Funder: g.addr(), Recipient: g.addr(), Amount: domain.AmountFromUint64(g.rng.Uint64N(1e6) * 1e12), Leaf: g.hash()})
+	n := len(g.leaves)
+	if n < g.cfg.BatchLeaves || g.cfg.Events-g.stats.Events < 2*n+4 {
+		return nil
+	}
+	g.batch++
+	total := domain.AmountFromUint64(0)
+	for _, l := range g.leaves {
+		total = total.Add(l.Amount)
+	}
+	seq := relaySettlement.SequenceID()
+	created := domain.BatchCreated{Settlement: relaySettlement, BatchID: g.batch, Root: g.hash(), TotalAmount: total, Leaves: g.leaves}
+	proof := func() []domain.Hash32 {
+		p := make([]domain.Hash32, 0, 8)
+		for w := 1; w < n; w *= 2 {
+			p = append(p, g.hash())
+		}
+		return p
+	}
+	evs := []domain.Event{created}
+	for _, l := range g.leaves {
+		evs = append(evs, domain.WithdrawalBatched{Ref: l.Withdrawal, SequenceID: seq, BatchID: g.batch, LeafIndex: l.Index,
+			Leaf: l.Leaf, MerkleProof: proof()})
+	}
+	tx := g.hash()
+	evs = append(evs,
+		domain.TxIntent{Purpose: domain.PurposeAnchor, Subject: created.SourceKey(), ChainID: relaySettlement.ChainID,
+			From: domain.Address{0x5e, 0x1d}, Nonce: g.seq, Gas: 90000, TxHash: tx, RawTx: make([]byte, 150),
+			GasFeeCap: domain.AmountFromUint64(3_000_000_000), GasTipCap: domain.AmountFromUint64(1_000_000_000), Attempt: 1},
+		domain.TxOutcome{Purpose: domain.PurposeAnchor, Subject: created.SourceKey(), TxHash: tx, Nonce: g.seq,
+			Status: domain.TxSucceeded, GasUsed: 70059, BlockNumber: g.block},
+		domain.BatchAnchored{Settlement: relaySettlement, BatchID: g.batch, Root: created.Root, TxHash: tx, GasUsed: 70059,
+			BlockNumber: g.block})
+	for _, l := range g.leaves {
+		evs = append(evs, domain.ClaimRequested{Settlement: relaySettlement, BatchID: g.batch, Root: created.Root, LeafInfo: l,
+			Proof: proof()})
+	}
+	g.leaves = nil
+	for _, ev := range evs {
+		if err := g.emit(ctx, lg, ev, progress); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // relaySettlement is the claims' distributor.

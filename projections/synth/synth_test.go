@@ -164,6 +164,15 @@ func TestRelayEvents(t *testing.T) {
 	if chain[domain.TypeChainScanned] < 8000/40 {
 		t.Errorf("%d chain scans in 8,000 events", chain[domain.TypeChainScanned])
 	}
+	// Batches of 128 confirmed withdrawals, each anchored, its leaves
+	// marked batched and their claims requested (re-sends add a few).
+	batches := types[topics.TopicBatches]
+	created := batches[domain.TypeBatchCreated]
+	if created < 3 || batches[domain.TypeBatchAnchored] < created || batches[domain.TypeAnchorIntent] < created ||
+		bridge[domain.TypeWithdrawalBatched] < 128*created || claims[domain.TypeClaimRequested] < 128*created ||
+		bridge[domain.TypeWithdrawalBatched] > 128*created+20 {
+		t.Errorf("batch events: %v, %d batched, %d claims requested", batches, bridge[domain.TypeWithdrawalBatched], claims[domain.TypeClaimRequested])
+	}
 
 	plain, err := embeddedlog.Open(t.TempDir())
 	if err != nil {
