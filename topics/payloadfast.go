@@ -44,6 +44,14 @@ func decodeLifecycle(b []byte, v any) bool {
 		return decodeInto(b, e, txOutcomeField)
 	case *domain.ChainScanned:
 		return decodeInto(b, e, chainScannedField)
+	case *domain.WithdrawalBatched:
+		return decodeInto(b, e, withdrawalBatchedField)
+	case *domain.BatchCreated:
+		return decodeInto(b, e, batchCreatedField)
+	case *domain.BatchAnchored:
+		return decodeInto(b, e, batchAnchoredField)
+	case *domain.ClaimRequested:
+		return decodeInto(b, e, claimRequestedField)
 	}
 	return false
 }
@@ -239,6 +247,131 @@ func chainScannedField(r *reader, e *domain.ChainScanned, k string) bool {
 	return false
 }
 
+func withdrawalBatchedField(r *reader, e *domain.WithdrawalBatched, k string) bool {
+	switch k {
+	case "ref":
+		return r.logRef(&e.Ref)
+	case "sequence_id":
+		return r.str(&e.SequenceID)
+	case "batch_id":
+		return r.uint64(&e.BatchID)
+	case "leaf_index":
+		return r.uint32(&e.LeafIndex)
+	case "leaf":
+		return r.hexText(e.Leaf[:])
+	case "proof":
+		return r.hashes(&e.MerkleProof)
+	}
+	return false
+}
+
+func batchCreatedField(r *reader, e *domain.BatchCreated, k string) bool {
+	switch k {
+	case "settlement":
+		return decodeMap(r, &e.Settlement, settlementField)
+	case "batch_id":
+		return r.uint64(&e.BatchID)
+	case "root":
+		return r.hexText(e.Root[:])
+	case "total_amount":
+		return r.amount(&e.TotalAmount)
+	case "leaves":
+		n, ok := r.boundedArrayLen(1)
+		if !ok {
+			return false
+		}
+		leaves := make([]domain.BatchLeaf, n)
+		for i := range leaves {
+			if !decodeMap(r, &leaves[i], batchLeafField) {
+				return false
+			}
+		}
+		e.Leaves = leaves
+		return true
+	}
+	return false
+}
+
+func batchAnchoredField(r *reader, e *domain.BatchAnchored, k string) bool {
+	switch k {
+	case "settlement":
+		return decodeMap(r, &e.Settlement, settlementField)
+	case "batch_id":
+		return r.uint64(&e.BatchID)
+	case "root":
+		return r.hexText(e.Root[:])
+	case "tx_hash":
+		return r.hexText(e.TxHash[:])
+	case "gas_used":
+		return r.uint64(&e.GasUsed)
+	case "block_number":
+		return r.uint64(&e.BlockNumber)
+	}
+	return false
+}
+
+func claimRequestedField(r *reader, e *domain.ClaimRequested, k string) bool {
+	switch k {
+	case "settlement":
+		return decodeMap(r, &e.Settlement, settlementField)
+	case "batch_id":
+		return r.uint64(&e.BatchID)
+	case "root":
+		return r.hexText(e.Root[:])
+	case "leaf":
+		return decodeMap(r, &e.LeafInfo, batchLeafField)
+	case "proof":
+		return r.hashes(&e.Proof)
+	}
+	return false
+}
+
+func settlementField(r *reader, s *domain.Settlement, k string) bool {
+	switch k {
+	case "chain_id":
+		return r.uint64(&s.ChainID)
+	case "distributor":
+		return r.hexText(s.Distributor[:])
+	}
+	return false
+}
+
+func batchLeafField(r *reader, l *domain.BatchLeaf, k string) bool {
+	switch k {
+	case "index":
+		return r.uint32(&l.Index)
+	case "withdrawal":
+		return r.logRef(&l.Withdrawal)
+	case "tx_id":
+		return r.uint64(&l.TxID)
+	case "funder":
+		return r.hexText(l.Funder[:])
+	case "recipient":
+		return r.hexText(l.Recipient[:])
+	case "amount":
+		return r.amount(&l.Amount)
+	case "leaf":
+		return r.hexText(l.Leaf[:])
+	}
+	return false
+}
+
+// decodeMap reads a nested map of fields into *dst, in place (a failure
+// declines the whole payload, so the outer struct is not kept).
+func decodeMap[T any](r *reader, dst *T, field func(*reader, *T, string) bool) bool {
+	n, ok := r.mapLen()
+	if !ok {
+		return false
+	}
+	for ; n > 0; n-- {
+		k, ok := r.key()
+		if !ok || !field(r, dst, k) {
+			return false
+		}
+	}
+	return true
+}
+
 func logRefField(r *reader, ref *domain.LogRef, k string) bool {
 	switch k {
 	case "chain_id":
@@ -257,17 +390,42 @@ func logRefField(r *reader, ref *domain.LogRef, k string) bool {
 }
 
 // logRef reads a nested LogRef map.
-func (r *reader) logRef(ref *domain.LogRef) bool {
-	n, ok := r.mapLen()
+func (r *reader) logRef(ref *domain.LogRef) bool { return decodeMap(r, ref, logRefField) }
+
+// boundedArrayLen reads a non-empty array header whose elements, of at least
+// minSize bytes each, fit in what is left of the input (an empty or nil
+// array is left to msgpack, which tells them apart).
+func (r *reader) boundedArrayLen(minSize int) (int, bool) {
+	n, err := r.arrayLen()
+	if err != nil || n == 0 || n > (len(r.b)-r.pos)/minSize {
+		return 0, false
+	}
+	return n, true
+}
+
+// hashes reads a non-empty array of 0x-hex hashes into a new slice.
+func (r *reader) hashes(dst *[]domain.Hash32) bool {
+	n, ok := r.boundedArrayLen(2 + 2 + 2*len(domain.Hash32{}))
 	if !ok {
 		return false
 	}
-	for ; n > 0; n-- {
-		k, ok := r.key()
-		if !ok || !logRefField(r, ref, k) {
+	hs := make([]domain.Hash32, n)
+	for i := range hs {
+		if !r.hexText(hs[i][:]) {
 			return false
 		}
 	}
+	*dst = hs
+	return true
+}
+
+// uint32 reads a non-negative integer that fits in 32 bits.
+func (r *reader) uint32(dst *uint32) bool {
+	var v uint64
+	if !r.uint64(&v) || v > math.MaxUint32 {
+		return false // msgpack's own rules decide
+	}
+	*dst = uint32(v)
 	return true
 }
 

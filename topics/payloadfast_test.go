@@ -22,6 +22,9 @@ func lifecycleSamples(t testing.TB) []any {
 	}
 	ref := domain.LogRef{ChainID: 338, TxHash: domain.Hash32{0xab, 0xcd, 31: 0xef}, LogIndex: 1<<32 - 1}
 	addr := domain.Address{0x12, 19: 0x34}
+	settlement := domain.Settlement{ChainID: 338, Distributor: domain.Address{0xd1, 19: 0x57}}
+	leaf := domain.BatchLeaf{Index: 7, Withdrawal: ref, TxID: 1 << 50, Funder: addr, Recipient: domain.Address{3},
+		Amount: domain.AmountFromUint64(5e17), Leaf: domain.Hash32{18}}
 	return []any{
 		&domain.DepositDetected{Ref: ref, Contract: addr, BlockNumber: 1 << 40, BlockHash: domain.Hash32{1, 31: 2},
 			OnChainID: 7, Depositor: domain.Address{9}, Amount: domain.AmountFromUint64(1e18), Recipient: addr},
@@ -42,6 +45,14 @@ func lifecycleSamples(t testing.TB) []any {
 			Status: domain.TxSucceeded, GasUsed: 70059, BlockNumber: 1 << 20, Reason: "ok"},
 		&domain.TxOutcome{Purpose: domain.PurposeMint, Status: domain.TxReverted},
 		&domain.ChainScanned{ChainID: 1, From: 100, To: 1 << 35, ToHash: domain.Hash32{10}, Tip: 1<<35 + 12, Logs: 255},
+		&domain.WithdrawalBatched{Ref: ref, SequenceID: settlement.SequenceID(), BatchID: 9, LeafIndex: 1<<32 - 1,
+			Leaf: domain.Hash32{11}, MerkleProof: []domain.Hash32{{12}, {13}, {14}}},
+		&domain.BatchCreated{Settlement: settlement, BatchID: 10, Root: domain.Hash32{15}, TotalAmount: large,
+			Leaves: []domain.BatchLeaf{leaf, {Index: 1, Withdrawal: ref, Amount: domain.AmountFromUint64(0)}}},
+		&domain.BatchAnchored{Settlement: settlement, BatchID: 10, Root: domain.Hash32{15}, TxHash: domain.Hash32{16},
+			GasUsed: 70059, BlockNumber: 1 << 22},
+		&domain.ClaimRequested{Settlement: settlement, BatchID: 10, Root: domain.Hash32{15}, LeafInfo: leaf,
+			Proof: []domain.Hash32{{17}}},
 	}
 }
 
@@ -144,6 +155,9 @@ func FuzzLifecyclePayload(f *testing.F) {
 		kv("reason", hexOf(0xd9, "r")...), kv("raw_tx", 0xc4, 0), kv("raw_tx", 0xc0), kv("raw_tx", 0xa3, 'a', 'b', 'c'),
 		kv("attempt", 0xd0, 0xfe), kv("attempt", 0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0), kv("logs", 0xcd, 1, 0),
 		kv("cancel", 0xc0), kv("status", 0xc4, 1, 'x'), kv("purpose", 0xa0),
+		kv("proof", 0x90), kv("proof", 0xc0), kv("proof", 0xdd, 0xff, 0xff, 0xff, 0xff), kv("leaves", 0xdc, 0, 1, 0x80),
+		kv("leaves", 0x91, 0x80), kv("leaf_index", 0xce, 0xff, 0xff, 0xff, 0xff), kv("settlement", 0x80),
+		kv("leaf", kv("index", 0x05)...), kv("settlement", kv("chain_id", 0xd0, 0x01)...),
 	} {
 		for i := range samples {
 			f.Add(uint8(i), b)
