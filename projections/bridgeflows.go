@@ -73,6 +73,7 @@ func (Batches) Name() string           { return "batches" }
 func (Batches) Version() int           { return 1 }
 func (Batches) Topics() []string       { return []string{topics.TopicBatches} }
 func (Batches) KeepsNothingPastBatch() {} // every value goes to the store in Apply
+
 var batchLeafCols = Batches{}.Tables()[1].ColumnNames()
 
 func (p Batches) Tables() []Table {
