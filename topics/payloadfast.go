@@ -379,12 +379,7 @@ func logRefField(r *reader, ref *domain.LogRef, k string) bool {
 	case "tx_hash":
 		return r.hexText(ref.TxHash[:])
 	case "log_index":
-		var v uint64
-		if !r.uint64(&v) || v > 1<<32-1 {
-			return false // msgpack's own rules decide
-		}
-		ref.LogIndex = uint32(v)
-		return true
+		return r.uint32(&ref.LogIndex)
 	}
 	return false
 }
