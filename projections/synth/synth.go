@@ -4,8 +4,9 @@
 // duplicates (a relayer restarted and re-sent) and a few conflicting ones
 // (same source key, different content). With RelayEvents it adds what a
 // running relayer writes besides: the transaction intent and outcome of
-// every mint and claim, and the chain scans. Demos, tests and the rebuild
-// benchmarks use it. The output is a pure function of the Config.
+// every mint and claim, the chain scans, and batches of withdrawals.
+// Demos, tests and the rebuild benchmarks use it. The output is a pure
+// function of the Config.
 package synth
 
 import (
@@ -93,9 +94,13 @@ type flow struct {
 	tx         domain.Hash32 // the mint's or claim's transaction (relay events)
 }
 
+// sends says whether f's lifecycle includes the relayer's transaction
+// (its intent and outcome) before it is minted or executed.
+func (g *gen) sends(f *flow) bool { return g.cfg.RelayEvents && !f.fail }
+
 // steps is how many events f's lifecycle has.
 func (g *gen) steps(f *flow) int {
-	if g.cfg.RelayEvents && !f.fail {
+	if g.sends(f) {
 		return 5
 	}
 	return 3
@@ -232,9 +237,9 @@ func (g *gen) next(f *flow) domain.Event {
 		return domain.DepositConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
 	case f.step == 1:
 		return domain.WithdrawalConfirmed{Ref: f.ref, AtBlock: f.block + 5, Confirmation: 5}
-	case f.step == 2 && g.steps(f) == 5:
+	case f.step == 2 && g.sends(f):
 		return g.intent(f)
-	case f.step == 3 && g.steps(f) == 5:
+	case f.step == 3 && g.sends(f):
 		return g.outcome(f)
 	case f.fail && !f.withdrawal:
 		return domain.DepositFailed{Ref: f.ref, Reason: "mint reverted: insufficient allowance"}
@@ -251,7 +256,7 @@ func (g *gen) next(f *flow) domain.Event {
 // txHash is the flow's mint or claim transaction: the one its intent
 // named, or (without relay events) a new one.
 func (g *gen) txHash(f *flow) domain.Hash32 {
-	if g.steps(f) == 5 {
+	if g.sends(f) {
 		return f.tx
 	}
 	return g.hash()
@@ -292,11 +297,8 @@ func (g *gen) batchUp(ctx context.Context, lg topics.Log, ev domain.Event, progr
 	}
 	tx := g.hash()
 	evs = append(evs,
-		domain.TxIntent{Purpose: domain.PurposeAnchor, Subject: created.SourceKey(), ChainID: relaySettlement.ChainID,
-			From: domain.Address{0x5e, 0x1d}, Nonce: g.seq, Gas: 90000, TxHash: tx, RawTx: make([]byte, 150),
-			GasFeeCap: domain.AmountFromUint64(3_000_000_000), GasTipCap: domain.AmountFromUint64(1_000_000_000), Attempt: 1},
-		domain.TxOutcome{Purpose: domain.PurposeAnchor, Subject: created.SourceKey(), TxHash: tx, Nonce: g.seq,
-			Status: domain.TxSucceeded, GasUsed: 70059, BlockNumber: g.block},
+		g.sent(domain.PurposeAnchor, created.SourceKey(), relaySettlement.ChainID, tx, 90000, make([]byte, 150)),
+		g.settled(domain.PurposeAnchor, created.SourceKey(), tx, 70059, g.block),
 		domain.BatchAnchored{Settlement: relaySettlement, BatchID: g.batch, Root: created.Root, TxHash: tx, GasUsed: 70059,
 			BlockNumber: g.block})
 	for _, l := range g.leaves {
@@ -335,16 +337,28 @@ func (g *gen) intent(f *flow) domain.Event {
 	for i := range raw {
 		raw[i] = byte(g.rng.Uint32())
 	}
-	return domain.TxIntent{Purpose: purpose, Subject: subject, ChainID: g.cfg.ChainID, From: domain.Address{0x5e, 0x1d},
-		Nonce: g.seq, Gas: 120000, TxHash: f.tx, RawTx: raw, GasFeeCap: domain.AmountFromUint64(3_000_000_000),
-		GasTipCap: domain.AmountFromUint64(1_000_000_000), Attempt: 1}
+	return g.sent(purpose, subject, g.cfg.ChainID, f.tx, 120000, raw)
 }
 
 // outcome is the receipt of the flow's transaction.
 func (g *gen) outcome(f *flow) domain.Event {
 	subject, purpose := f.subject()
-	return domain.TxOutcome{Purpose: purpose, Subject: subject, TxHash: f.tx, Nonce: g.seq, Status: domain.TxSucceeded,
-		GasUsed: 55000 + g.rng.Uint64N(25000), BlockNumber: f.block + 6}
+	return g.settled(purpose, subject, f.tx, 55000+g.rng.Uint64N(25000), f.block+6)
+}
+
+// sent is the intent of the relayer's first attempt at transaction tx on
+// chain, serving subject: from its one wallet, at the current sequence as
+// nonce.
+func (g *gen) sent(purpose domain.Purpose, subject string, chain uint64, tx domain.Hash32, gas uint64, raw []byte) domain.TxIntent {
+	return domain.TxIntent{Purpose: purpose, Subject: subject, ChainID: chain, From: domain.Address{0x5e, 0x1d},
+		Nonce: g.seq, Gas: gas, TxHash: tx, RawTx: raw, GasFeeCap: domain.AmountFromUint64(3_000_000_000),
+		GasTipCap: domain.AmountFromUint64(1_000_000_000), Attempt: 1}
+}
+
+// settled is the successful outcome of transaction tx.
+func (g *gen) settled(purpose domain.Purpose, subject string, tx domain.Hash32, gasUsed, block uint64) domain.TxOutcome {
+	return domain.TxOutcome{Purpose: purpose, Subject: subject, TxHash: tx, Nonce: g.seq, Status: domain.TxSucceeded,
+		GasUsed: gasUsed, BlockNumber: block}
 }
 
 // conflicting returns an event with ev's source key and other content.
