@@ -110,7 +110,7 @@ func benchRebuildInto(b *testing.B, n int, relay bool, open func(*testing.B) pro
 		st := open(b)
 		ps := builtins()
 		if relay {
-			ps = append(ps, projections.ChainCursors{}, projections.Batches{}, projections.TxIntents{})
+			ps = projections.RelayProjections()
 		}
 		logger := quiet()
 		if os.Getenv("BENCH_LOG") != "" { // BENCH_LOG=1 shows the runner's log (phase timings)
@@ -160,10 +160,10 @@ func BenchmarkRebuild100k(b *testing.B) { benchRebuild(b, 100_000) }
 func BenchmarkRebuild1MBulk(b *testing.B) { benchRebuild(b, 1_000_000, sqlstore.WithBulkLoad()) }
 
 // BenchmarkRebuild1MRelayBulk is the bulk rebuild of a log as a running
-// relay writes it: besides the lifecycles, every mint's and claim's
-// transaction intent and outcome and the chain scans (about 40% of the
-// events), into every projection the relay keeps (those three's rows go
-// through SQLite's engine: their tables are not staged).
+// relay writes it (see [synth.Config.RelayEvents]: besides the
+// lifecycles, transaction intents and outcomes, chain scans and batches)
+// into every projection the relay keeps; chain_cursors and batches go
+// through SQLite's engine, their keys cannot be staged.
 func BenchmarkRebuild1MRelayBulk(b *testing.B) {
 	benchRebuildSet(b, 1_000_000, true, sqlstore.WithBulkLoad())
 }

@@ -8,6 +8,13 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
+// RelayProjections are every projection the relay keeps (the runner adds
+// processed_events): what it reads to decide, and what a replay of its
+// log rebuilds.
+func RelayProjections() []Projection {
+	return []Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}}
+}
+
 // ChainCursors is each chain indexer's cursor: the last scanned block,
 // its hash, the tip seen then (lag = tip - scanned_to) and how many reorgs
 // moved it back. All its events share the chain's partition, so plain log

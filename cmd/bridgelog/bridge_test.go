@@ -322,7 +322,7 @@ func assertReplayEqual(t *testing.T, tb *testBridge) {
 		t.Fatal(err)
 	}
 	defer scratch.Close()
-	r, err := projections.NewRunner(ctx, tb.log, scratch, bridgeProjections())
+	r, err := projections.NewRunner(ctx, tb.log, scratch, projections.RelayProjections())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func assertReplayEqual(t *testing.T, tb *testBridge) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(live) < len(bridgeProjections()) || len(live) != len(rebuilt) {
+	if len(live) < len(projections.RelayProjections()) || len(live) != len(rebuilt) {
 		t.Fatalf("digests: live %v rebuilt %v", live, rebuilt)
 	}
 	for i := range live {

@@ -526,7 +526,7 @@ func TestVerifyScansSealedSegments(t *testing.T) {
 // reuse their read memory (a projection that did not would make every
 // rebuild read into fresh memory, and the runner say so in its log).
 func TestOperatorProjectionsBatchScoped(t *testing.T) {
-	sets := map[string][]projections.Projection{"projectionSet": projectionSet(), "bridgeProjections": bridgeProjections(),
+	sets := map[string][]projections.Projection{"projectionSet": projectionSet(), "RelayProjections": projections.RelayProjections(),
 		"built in": {projections.ProcessedEvents{}}}
 	for name, ps := range sets {
 		for _, p := range ps {

@@ -115,12 +115,6 @@ func trim0x(s string) string {
 	return s
 }
 
-// bridgeProjections are every projection the relay reads.
-func bridgeProjections() []projections.Projection {
-	return []projections.Projection{projections.Deposits{}, projections.Withdrawals{}, projections.ChainCursors{},
-		projections.Batches{}, projections.TxIntents{}}
-}
-
 // runnerProjector adapts the projection runner to handlers.Projector.
 type runnerProjector struct {
 	mu sync.Mutex // one catch-up at a time: the runner is single-threaded
@@ -259,7 +253,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	if opt.projMetrics != nil {
 		ropts = append(ropts, projections.WithMetrics(opt.projMetrics))
 	}
-	runner, err := projections.NewRunner(ctx, lg, st, bridgeProjections(), ropts...)
+	runner, err := projections.NewRunner(ctx, lg, st, projections.RelayProjections(), ropts...)
 	if err != nil {
 		return err
 	}
@@ -421,5 +415,5 @@ func init() {
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
 	// replay, verify and project drive every bridge projection.
-	projectionSet = bridgeProjections
+	projectionSet = projections.RelayProjections
 }
