@@ -147,12 +147,15 @@ func refHash(r domain.LogRef) int64 {
 	return int64(h.Sum64())
 }
 
+// storedAs is the row's id and whether it was read from the table.
+func (b *lifecycleBase) storedAs() (int64, bool) { return b.id.id, b.loaded }
+
 // lifecycleRow is a deposit or withdrawal row.
 type lifecycleRow interface {
+	heldRow
 	base() *lifecycleBase
 	scan(RowScanner) (domain.LogRef, error)
 	fold(*Event) error
-	args([]any, colArgs) []any
 }
 
 // lifecycleFold folds events into a lifecycle table: it loads the rows a
@@ -164,28 +167,16 @@ type lifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
 }] struct {
-	table   string
-	cols    []string
-	subject func(*Event) (domain.LogRef, bool)
-	// fromZero: the table was empty at the start and has no secondary
-	// index; stored remembers every row flushed since (by a hash of its
-	// ref), to read it back by id instead of through the tx_hash index.
-	fromZero bool
-	stored   rowIndex
-	held     map[domain.LogRef]P
-	order    []P
+	heldRows[domain.LogRef, P] // keyed by the chain log; from zero, read back by id instead of through the tx_hash index
+	subject                    func(*Event) (domain.LogRef, bool)
 }
 
 func newLifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
 }](table string, cols []string, subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
-	return &lifecycleFold[R, P]{table: table, cols: cols, subject: subject, fromZero: fromZero, held: map[domain.LogRef]P{}}
-}
-
-func (f *lifecycleFold[R, P]) hold(r P) {
-	f.held[r.base().ref] = r
-	f.order = append(f.order, r)
+	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](table, lifecycleUpsert(table, cols), refHash, fromZero),
+		subject: subject}
 }
 
 func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
@@ -205,7 +196,7 @@ func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Even
 			}
 			r = P(new(R))
 			*r.base() = lifecycleBase{id: id, ref: ref}
-			f.hold(r)
+			f.hold(ref, r)
 		}
 		if err := r.fold(ev); err != nil {
 			return err
@@ -234,7 +225,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		}
 		refs[ref] = true
 		if f.fromZero {
-			ids = append(ids, f.stored.ids(refHash(ref))...)
+			ids = append(ids, f.storedIDs(ref)...)
 		} else {
 			hashes = append(hashes, ref.TxHash.Hex())
 		}
@@ -247,41 +238,15 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		}
 		if refs[ref] && f.held[ref] == nil {
 			r.base().loaded = true
-			f.hold(r)
+			f.hold(ref, r)
 		}
 		return nil
 	}
+	cols := f.upsert.Columns
 	if f.fromZero {
-		return selectByID(ctx, tx, f.table, f.cols, ids, each)
+		return selectByID(ctx, tx, f.table, cols, ids, each)
 	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(f.cols, ", ")+` FROM `+f.table, "tx_hash", hashes, each)
-}
-
-// Flush writes the held rows and forgets them.
-func (f *lifecycleFold[R, P]) Flush(ctx context.Context, tx Tx) error {
-	if len(f.order) == 0 {
-		return nil
-	}
-	args := make([]any, 0, len(f.order)*len(f.cols))
-	staged := colArgs(stageOf(tx, f.table) != nil)
-	for _, r := range f.order {
-		args = r.args(args, staged)
-	}
-	b := lifecycleUpsert(f.table, f.cols)
-	if err := b.Exec(ctx, tx, args); err != nil {
-		return err
-	}
-	if f.fromZero {
-		for _, r := range f.order {
-			if r.base().loaded {
-				continue // stored already
-			}
-			f.stored.add(refHash(r.base().ref), r.base().id.id)
-		}
-	}
-	clear(f.held)
-	f.order = f.order[:0]
-	return nil
+	return queryIn(ctx, tx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table, "tx_hash", hashes, each)
 }
 
 // applyLifecycle folds one batch and writes it at once (the path without

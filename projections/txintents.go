@@ -75,7 +75,7 @@ type txKey struct {
 	hash    domain.Hash32
 }
 
-// hash is a 64-bit FNV-1a of the key.
+// hash64 is a 64-bit FNV-1a of the key.
 func (k txKey) hash64() int64 {
 	h := fnv.New64a()
 	h.Write([]byte(k.subject))
@@ -83,6 +83,9 @@ func (k txKey) hash64() int64 {
 	h.Write(k.hash[:])
 	return int64(h.Sum64())
 }
+
+// storedAs is the row's id and whether it was read from the table.
+func (r *txRow) storedAs() (int64, bool) { return r.id, r.loaded }
 
 // txRow is a tx_intents row.
 type txRow struct {
@@ -133,23 +136,14 @@ func txSubject(ev *Event) (txKey, bool) {
 // its row (creating it, keyed by the event's position, when new), and
 // holds the changed rows until Flush writes them in bulk.
 type txIntentFold struct {
-	table string
-	// fromZero: the table was empty at the start and has no secondary
-	// index; stored remembers every row flushed since (by a hash of its
-	// key), to read it back by id.
-	fromZero bool
-	stored   rowIndex
-	held     map[txKey]*txRow
-	order    []*txRow
+	heldRows[txKey, *txRow] // from zero, read back by id instead of through the (subject, tx_hash) index
 }
 
 func newTxIntentFold(table string, fromZero bool) *txIntentFold {
-	return &txIntentFold{table: table, fromZero: fromZero, held: map[txKey]*txRow{}}
-}
-
-func (f *txIntentFold) hold(k txKey, r *txRow) {
-	f.held[k] = r
-	f.order = append(f.order, r)
+	// A row's key columns never change: leaving them out of the update
+	// spares SQLite rewriting its (subject, tx_hash) index entry.
+	upsert := Bulk{Table: table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
+	return &txIntentFold{newHeldRows[txKey, *txRow](table, upsert, txKey.hash64, fromZero)}
 }
 
 func (f *txIntentFold) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
@@ -217,7 +211,7 @@ func (f *txIntentFold) load(ctx context.Context, tx Tx, evs []*Event) error {
 		}
 		want[k] = true
 		if f.fromZero {
-			ids = append(ids, f.stored.ids(k.hash64())...)
+			ids = append(ids, f.storedIDs(k)...)
 		} else {
 			subjects = append(subjects, k.subject)
 		}
@@ -234,37 +228,8 @@ func (f *txIntentFold) load(ctx context.Context, tx Tx, evs []*Event) error {
 		}
 		return nil
 	}
-	sel := `SELECT ` + strings.Join(txIntentCols, ", ") + ` FROM ` + f.table
 	if f.fromZero {
 		return selectByID(ctx, tx, f.table, txIntentCols, ids, each)
 	}
-	return queryIn(ctx, tx, sel, "subject", subjects, each)
-}
-
-// Flush writes the held rows and forgets them.
-func (f *txIntentFold) Flush(ctx context.Context, tx Tx) error {
-	if len(f.order) == 0 {
-		return nil
-	}
-	args := make([]any, 0, len(f.order)*len(txIntentCols))
-	staged := colArgs(stageOf(tx, f.table) != nil)
-	for _, r := range f.order {
-		args = r.args(args, staged)
-	}
-	// A row's key columns never change: leaving them out of the update
-	// spares SQLite rewriting its (subject, tx_hash) index entry.
-	b := Bulk{Table: f.table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
-	if err := b.Exec(ctx, tx, args); err != nil {
-		return err
-	}
-	if f.fromZero {
-		for k, r := range f.held {
-			if !r.loaded {
-				f.stored.add(k.hash64(), r.id)
-			}
-		}
-	}
-	clear(f.held)
-	f.order = f.order[:0]
-	return nil
+	return queryIn(ctx, tx, `SELECT `+strings.Join(txIntentCols, ", ")+` FROM `+f.table, "subject", subjects, each)
 }
