@@ -61,18 +61,8 @@ func decodeLifecycle(b []byte, v any) bool {
 // was read.
 func decodeInto[T any](b []byte, dst *T, field func(*reader, *T, string) bool) bool {
 	r := reader{b: b}
-	n, ok := r.mapLen()
-	if !ok {
-		return false
-	}
 	v := *dst
-	for ; n > 0; n-- {
-		k, ok := r.key()
-		if !ok || !field(&r, &v, k) {
-			return false
-		}
-	}
-	if r.pos != len(b) {
+	if !decodeMap(&r, &v, field) || r.pos != len(b) {
 		return false
 	}
 	*dst = v
@@ -356,8 +346,9 @@ func batchLeafField(r *reader, l *domain.BatchLeaf, k string) bool {
 	return false
 }
 
-// decodeMap reads a nested map of fields into *dst, in place (a failure
-// declines the whole payload, so the outer struct is not kept).
+// decodeMap reads a map of fields into *dst, in place: a payload's own
+// (into decodeInto's copy) or a nested one (a failure declines the whole
+// payload, so the copy is not kept).
 func decodeMap[T any](r *reader, dst *T, field func(*reader, *T, string) bool) bool {
 	n, ok := r.mapLen()
 	if !ok {
