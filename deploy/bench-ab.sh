@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Compares the 1,000,000-event bulk rebuild (BenchmarkRebuild1MBulk) of two
-# revisions in alternating pairs. The development VMs run one binary 15–40%
-# faster in one hour than in another, so only runs made back to back
-# compare; BENCHMARKS.md judges every change this way.
+# Compares the 1,000,000-event bulk rebuild (BenchmarkRebuild1MBulk, or the
+# benchmark named by $BENCH) of two revisions in alternating pairs. The
+# development VMs run one binary 15–40% faster in one hour than in
+# another, so only runs made back to back compare; BENCHMARKS.md judges
+# every change this way.
 #
 #   deploy/bench-ab.sh BASE_REV NEW_REV [PAIRS]     (default 5 pairs)
+#   BENCH=BenchmarkRebuild1MRelayBulk deploy/bench-ab.sh BASE_REV NEW_REV
 #
 # Prints each pair (events/s, peak RSS, user and system CPU), the medians,
 # and in how many pairs NEW was faster. The generated log is cached in
@@ -12,10 +14,10 @@
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
-base=$1 new=$2 pairs=${3:-5}
+base=$1 new=$2 pairs=${3:-5} bench=${BENCH:-BenchmarkRebuild1MBulk}
 repo=$(git rev-parse --show-toplevel)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,7 +35,7 @@ done
 run() {
 	local out
 	out=$( (cd "$work/$1/projections" && /usr/bin/time -f 'TIME %U %S' "$work/$1.test" \
-		-test.run '^$' -test.bench 'BenchmarkRebuild1MBulk$' -test.benchtime 1x) 2>&1)
+		-test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x) 2>&1)
 	local rate rss cpu
 	rate=$(awk '/events\/s/ { for (i = 1; i < NF; i++) if ($(i+1) == "events/s") print $i }' <<<"$out")
 	rss=$(awk '/peakRSS_MB/ { for (i = 1; i < NF; i++) if ($(i+1) == "peakRSS_MB") print $i }' <<<"$out")
