@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,16 +32,8 @@ transactions used, and how many events were recorded as conflicts.`,
 		if err != nil {
 			return err
 		}
-		// A relay may be writing the same store: losing a commit to it
-		// (ErrCheckpointMoved) reloads the checkpoints; try again.
-		for attempt := 1; ; attempt++ {
-			_, err := r.CatchUp(ctx)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, projections.ErrCheckpointMoved) || attempt == 5 {
-				return err
-			}
+		if err := catchUpShared(ctx, r); err != nil {
+			return err
 		}
 		rd := projections.BridgeReader{Store: eng.Store}
 		cursors, err := rd.Cursors(ctx)
@@ -94,4 +87,17 @@ func sortedCounts(m map[string]int64) string {
 func init() {
 	statusCmd.Flags().BoolVar(&statusFlags.json, "json", false, "print JSON")
 	rootCmd.AddCommand(statusCmd)
+}
+
+// catchUpShared catches r up with the log on a store that other runners
+// (a relay, claim workers) may be writing: losing a commit to one of them
+// (ErrCheckpointMoved) reloads the checkpoints, and the catch-up is tried
+// again, up to 5 times.
+func catchUpShared(ctx context.Context, r *projections.Runner) error {
+	for attempt := 1; ; attempt++ {
+		_, err := r.CatchUp(ctx)
+		if err == nil || !errors.Is(err, projections.ErrCheckpointMoved) || attempt == 5 {
+			return err
+		}
+	}
 }
