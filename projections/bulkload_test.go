@@ -1,6 +1,7 @@
 package projections_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,14 +31,20 @@ import (
 // that fails leaves a store every later open refuses.
 func TestBulkLoad(t *testing.T) {
 	for _, e := range []struct {
-		name   string
-		newLog func(t *testing.T) topics.Log
-	}{{"embedded", embeddedLog}, {"kafka", kafkaLog}} {
-		t.Run(e.name, func(t *testing.T) { testBulkLoad(t, e.newLog) })
+		name     string
+		newLog   func(t *testing.T) topics.Log
+		pageSize int // 0: SQLite's default, 4096
+	}{
+		{"embedded", embeddedLog, 0},
+		{"kafka", kafkaLog, 0},
+		// The pages built outside SQLite at another size than the default.
+		{"embedded/16KiB-pages", embeddedLog, 16 << 10},
+	} {
+		t.Run(e.name, func(t *testing.T) { testBulkLoad(t, e.newLog, e.pageSize) })
 	}
 }
 
-func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
+func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log, pageSize int) {
 	lg := newLog(t)
 	ctx := ctxT(t)
 	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 11, AppendBatch: 100}, nil); err != nil {
@@ -68,7 +75,11 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bulk.db")
-	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithBulkLoad(), sqlstore.WithWrittenDigests())
+	opts := []sqlstore.SQLiteOption{sqlstore.WithBulkLoad(), sqlstore.WithWrittenDigests()}
+	if pageSize != 0 {
+		opts = append(opts, sqlstore.WithPageSize(pageSize))
+	}
+	st, err := sqlstore.OpenSQLite(ctx, path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +133,11 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log) {
 		t.Fatalf("indexes after the bulk load: %v, want %v", got, wantIndexes)
 	}
 	integrityOK(t, st)
+	var gotPageSize int
+	query(t, st, "PRAGMA page_size", nil, &gotPageSize)
+	if want := cmp.Or(pageSize, 4096); gotPageSize != want {
+		t.Fatalf("page size %d, want %d", gotPageSize, want)
+	}
 	if spills, _ := filepath.Glob(filepath.Join(dir, "*.spill")); len(spills) > 0 {
 		t.Fatalf("spill files left after the load: %v", spills)
 	}

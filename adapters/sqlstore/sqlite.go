@@ -36,7 +36,8 @@ func (c *sqliteConfig) setDefaults() {
 // WithCacheKiB sets SQLite's page cache (default 32 MiB).
 func WithCacheKiB(n int) SQLiteOption { return func(c *sqliteConfig) { c.cacheKiB = n } }
 
-// WithPageSize sets the page size of a new store file (default 4096).
+// WithPageSize sets the page size of a new store file: a power of two
+// from 512 to 65536 (default 4096). A store file that exists keeps its own.
 func WithPageSize(n int) SQLiteOption { return func(c *sqliteConfig) { c.pageSize = n } }
 
 // WithSynchronous sets PRAGMA synchronous (default NORMAL: in WAL mode a
@@ -51,6 +52,9 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 		o(&cfg)
 	}
 	cfg.setDefaults()
+	if n := cfg.pageSize; n != 0 && (n < 512 || n > 65536 || n&(n-1) != 0) {
+		return nil, fmt.Errorf("store %s: page size %d: want a power of two from 512 to 65536", path, n)
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store %s: %w", path, err)
@@ -74,6 +78,11 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 			return nil, fmt.Errorf("store %s: old spill files: %w", path, err)
 		}
 	}
+	if cfg.pageSize > 0 {
+		if err := createWithPageSize(ctx, path, cfg.pageSize); err != nil {
+			return nil, err
+		}
+	}
 	// First a plain connection that only reads: a store of a newer format
 	// must be refused before any pragma or DDL touches it.
 	probe, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(10000)")
@@ -88,9 +97,6 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	if cfg.pageSize > 0 {
-		q.Add("_pragma", fmt.Sprintf("page_size(%d)", cfg.pageSize))
-	}
 	if cfg.bulk {
 		// Pages are appended to the file behind SQLite's back, which
 		// needs every change in the file itself, not in a WAL.
@@ -132,6 +138,26 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 		return b, nil
 	}
 	return s, nil
+}
+
+// createWithPageSize writes a new, empty store file with the given page
+// size. SQLite fixes the page size when it first writes the file, and the
+// store's connections switch it to WAL as they open, which writes it with
+// the default size: a page_size pragma beside journal_mode is ignored.
+func createWithPageSize(ctx context.Context, path string, size int) error {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+fmt.Sprintf("?_pragma=page_size(%d)", size))
+	if err != nil {
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	defer db.Close()
+	// VACUUM of an empty database writes its first page, and with it the size.
+	if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("store %s: creating it with %d-byte pages: %w", path, size, err)
+	}
+	return db.Close()
 }
 
 func escapePath(p string) string {
