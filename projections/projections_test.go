@@ -3,8 +3,11 @@ package projections_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +31,7 @@ func TestProjections(t *testing.T) {
 		t.Run("FromZeroLoadWithoutIndexes", func(t *testing.T) { testFromZeroLoad(t, e) })
 		t.Run("TwoRunnersOneStore", func(t *testing.T) { testTwoRunners(t, e) })
 		t.Run("PruneDropsRetiredVersions", func(t *testing.T) { testPrune(t, e) })
+		t.Run("LogBehindTheStoreIsRefused", func(t *testing.T) { testLogBehind(t, e) })
 	})
 }
 
@@ -277,6 +281,16 @@ type countingMetrics struct {
 	projections.NopMetrics
 	mu      sync.Mutex // the runner decodes on two goroutines
 	skipped map[string]int
+	errors  map[string]int
+}
+
+func (m *countingMetrics) Error(projection string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.errors == nil {
+		m.errors = map[string]int{}
+	}
+	m.errors[projection]++
 }
 
 func (m *countingMetrics) Skipped(reason string, n int) {
@@ -473,4 +487,67 @@ func TestFollowLiveMode(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Follow returned %v after cancel", err)
 	}
+}
+
+// testLogBehind: a store that has folded further than the log it is given
+// now reaches (a log truncated or restored from an older copy, a topic
+// created again, another log) is refused with a typed error naming the
+// projection, topic, partition and both offsets, and counted; nothing in
+// the store changes. Folding on would have skipped the records appended
+// next at offsets the checkpoints already cover. A partition the log
+// does not have is refused the same way.
+func testLogBehind(t *testing.T, e env) {
+	ctx := ctxT(t)
+	old := e.newLog(t)
+	if _, err := synth.Generate(ctx, old, synth.Config{Events: 600, Seed: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := e.newStore(t)
+	catchUp(t, newRunner(t, old, st, builtins()))
+	want := digests(t, newRunner(t, old, st, builtins()))
+
+	short := e.newLog(t)
+	if _, err := synth.Generate(ctx, short, synth.Config{Events: 200, Seed: 6}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		lg   topics.Log
+		end  func(lb *projections.LogBehindError) bool
+	}{
+		{"shorter log", short, func(lb *projections.LogBehindError) bool { return lb.End >= 0 && lb.End < lb.Checkpoint }},
+		{"missing partition", onePartition{old}, func(lb *projections.LogBehindError) bool { return lb.End == -1 && lb.Partition > 0 }},
+	} {
+		m := &countingMetrics{}
+		_, err := newRunner(t, c.lg, st, builtins(), projections.WithMetrics(m)).CatchUp(ctx)
+		var lb *projections.LogBehindError
+		if !errors.As(err, &lb) || !errors.Is(err, projections.ErrLogBehind) {
+			t.Fatalf("%s: catch-up gave %v, want a LogBehindError", c.name, err)
+		}
+		if !c.end(lb) || lb.Projection == "" || lb.Topic == "" {
+			t.Fatalf("%s: %+v", c.name, lb)
+		}
+		if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("%s/%d up to offset %d", lb.Topic, lb.Partition, lb.Checkpoint)) || !strings.Contains(msg, lb.Projection) {
+			t.Fatalf("%s: the error does not name the partition and offsets: %s", c.name, msg)
+		}
+		if m.errors[lb.Projection] != 1 {
+			t.Fatalf("%s: errors counted %v, want one for %s", c.name, m.errors, lb.Projection)
+		}
+	}
+	if got := digests(t, newRunner(t, old, st, builtins())); !maps.Equal(got, want) {
+		t.Fatalf("the refused catch-ups changed the store: %v, want %v", got, want)
+	}
+	// The remedy the error names: a store built from the shorter log.
+	fresh, _ := e.newStore(t)
+	if s := catchUp(t, newRunner(t, short, fresh, builtins())); s.Records == 0 {
+		t.Fatalf("a store built from the shorter log folded nothing: %+v", s)
+	}
+}
+
+// onePartition is a log whose topics seem to have one partition only.
+type onePartition struct{ topics.Log }
+
+func (l onePartition) EndOffsets(ctx context.Context, topic string) ([]int64, error) {
+	ends, err := l.Log.EndOffsets(ctx, topic)
+	return ends[:min(len(ends), 1)], err
 }
