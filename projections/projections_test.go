@@ -495,7 +495,8 @@ func TestFollowLiveMode(t *testing.T) {
 // projection, topic, partition and both offsets, and counted; nothing in
 // the store changes. Folding on would have skipped the records appended
 // next at offsets the checkpoints already cover. A partition the log
-// does not have is refused the same way.
+// does not have is refused the same way, and so is another log that
+// reaches past every checkpoint: its records are not the store's.
 func testLogBehind(t *testing.T, e env) {
 	ctx := ctxT(t)
 	old := e.newLog(t)
@@ -534,8 +535,33 @@ func testLogBehind(t *testing.T, e env) {
 			t.Fatalf("%s: errors counted %v, want one for %s", c.name, m.errors, lb.Projection)
 		}
 	}
+	// Another log that reaches past every checkpoint: the last event the
+	// dedup table recorded as first in a partition is not the log's.
+	longer := e.newLog(t)
+	if _, err := synth.Generate(ctx, longer, synth.Config{Events: 1500, Seed: 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := &countingMetrics{}
+	_, err := newRunner(t, longer, st, builtins(), projections.WithMetrics(m)).CatchUp(ctx)
+	var ol *projections.OtherLogError
+	if !errors.As(err, &ol) || !errors.Is(err, projections.ErrOtherLog) {
+		t.Fatalf("another, longer log: catch-up gave %v, want an OtherLogError", err)
+	}
+	if ol.StoreEventID == "" || ol.LogEventID == "" || ol.StoreEventID == ol.LogEventID || !strings.Contains(err.Error(), ol.StoreEventID) {
+		t.Fatalf("another, longer log: %+v (%v)", ol, err)
+	}
+	if m.errors["processed_events@v1"] != 1 {
+		t.Fatalf("another, longer log: errors counted %v", m.errors)
+	}
 	if got := digests(t, newRunner(t, old, st, builtins())); !maps.Equal(got, want) {
 		t.Fatalf("the refused catch-ups changed the store: %v, want %v", got, want)
+	}
+	// The right log still passes, and folds what was appended since.
+	if _, err := synth.Generate(ctx, old, synth.Config{Events: 100, Seed: 8}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := catchUp(t, newRunner(t, old, st, builtins())); s.Records != 100 {
+		t.Fatalf("the store's own log: folded %d records, want the 100 appended", s.Records)
 	}
 	// The remedy the error names: a store built from the shorter log.
 	fresh, _ := e.newStore(t)

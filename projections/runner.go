@@ -171,6 +171,9 @@ type Runner struct {
 	// recycle: every projection is [BatchScoped], so a catch-up may reuse
 	// its read and decode memory batch after batch.
 	recycle bool
+	// sameLog: partitions whose last dedup row was found on the log (see
+	// checkSameLog).
+	sameLog map[tp]bool
 }
 
 // Errors of runner set-up.
@@ -186,7 +189,7 @@ var (
 // "building" and goes live when a catch-up has brought it level; if the
 // old version is in ps too, it keeps being updated until then.
 func NewRunner(ctx context.Context, lg topics.Log, st Store, ps []Projection, opts ...Option) (*Runner, error) {
-	r := &Runner{log: lg, store: st}
+	r := &Runner{log: lg, store: st, sameLog: map[tp]bool{}}
 	for _, o := range opts {
 		o(&r.cfg)
 	}
@@ -623,7 +626,7 @@ func (r *Runner) bounds(ctx context.Context) (from, end map[tp]int64, total int6
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("end offsets of %s: %w", t, err)
 		}
-		if err := r.checkNotBehind(t, ends); err != nil {
+		if err := r.checkSameLog(ctx, t, ends); err != nil {
 			return nil, nil, 0, err
 		}
 		for p, e := range ends {
@@ -644,67 +647,6 @@ func (r *Runner) bounds(ctx context.Context) (from, end map[tp]int64, total int6
 		}
 	}
 	return from, end, total, nil
-}
-
-// ErrLogBehind: the log ends before where a projection has folded it to.
-var ErrLogBehind = errors.New("log ends before the store's checkpoint")
-
-// LogBehindError names a partition that ends before a projection's
-// checkpoint in it: the log has lost records that the store has folded
-// (a log truncated or restored from an older copy, a Kafka topic created
-// again), or the store belongs to another log. Folding on would skip the
-// records appended next at the offsets the checkpoint already covers.
-type LogBehindError struct {
-	Projection string // name@vN
-	Topic      string
-	Partition  int32
-	Checkpoint int64 // the next offset the projection would fold
-	End        int64 // the log's end offset; -1: the log has no such partition
-}
-
-func (e *LogBehindError) Error() string {
-	end := fmt.Sprintf("the log ends at offset %d", e.End)
-	if e.End < 0 {
-		end = "the log has no such partition"
-	}
-	return fmt.Sprintf("%v: %s has folded %s/%d up to offset %d, but %s; "+
-		"if this log is the right one, rebuild the store from it (bridgelog replay), "+
-		"otherwise point bridgelog at the log the store was built from",
-		ErrLogBehind, e.Projection, e.Topic, e.Partition, e.Checkpoint, end)
-}
-
-func (e *LogBehindError) Unwrap() error { return ErrLogBehind }
-
-// checkNotBehind refuses a topic whose log ends before a checkpoint of a
-// projection reading it (ends are the log's end offsets, by partition).
-func (r *Runner) checkNotBehind(topic string, ends []int64) error {
-	for _, s := range r.all() {
-		if !s.reads(topic) {
-			continue
-		}
-		var parts []tp // in order, so the error names the first such partition
-		for k, cp := range s.cp {
-			if k.topic == topic && cp > 0 {
-				parts = append(parts, k)
-			}
-		}
-		sort.Slice(parts, func(i, j int) bool { return parts[i].part < parts[j].part })
-		for _, k := range parts {
-			cp := s.cp[k]
-			end := int64(-1)
-			if int(k.part) < len(ends) {
-				end = ends[k.part]
-			}
-			if cp > end {
-				err := &LogBehindError{Projection: s.label(), Topic: topic, Partition: k.part, Checkpoint: cp, End: end}
-				r.cfg.metrics.Error(s.label())
-				r.cfg.logger.Error("log ends before a projection's checkpoint", "projection", s.label(),
-					"topic", topic, "partition", k.part, "checkpoint", cp, "end", end)
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // readLog reads and decodes [from, end) of every partition, round-robin,
