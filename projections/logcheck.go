@@ -56,14 +56,7 @@ func (r *Runner) checkNotBehind(topic string, ends []int64) error {
 		if !s.reads(topic) {
 			continue
 		}
-		var parts []tp // in order, so the error names the first such partition
-		for k, cp := range s.cp {
-			if k.topic == topic && cp > 0 {
-				parts = append(parts, k)
-			}
-		}
-		sort.Slice(parts, func(i, j int) bool { return parts[i].part < parts[j].part })
-		for _, k := range parts {
+		for _, k := range foldedParts(s.cp, topic) {
 			cp := s.cp[k]
 			end := int64(-1)
 			if int(k.part) < len(ends) {
@@ -81,6 +74,19 @@ func (r *Runner) checkNotBehind(topic string, ends []int64) error {
 	return nil
 }
 
+// foldedParts lists the partitions of topic that cp has folded anything
+// of, in partition order, so an error names the first.
+func foldedParts(cp checkpoint, topic string) []tp {
+	var parts []tp
+	for k, off := range cp {
+		if k.topic == topic && off > 0 {
+			parts = append(parts, k)
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].part < parts[j].part })
+	return parts
+}
+
 // checkSameLog refuses a topic whose log does not match the store (ends
 // are the log's end offsets, by partition).
 func (r *Runner) checkSameLog(ctx context.Context, topic string, ends []int64) error {
@@ -88,15 +94,14 @@ func (r *Runner) checkSameLog(ctx context.Context, topic string, ends []int64) e
 		return err
 	}
 	var parts []tp
-	for k, cp := range r.judge.cp {
-		if k.topic == topic && cp > 0 && !r.sameLog[k] {
+	for _, k := range foldedParts(r.judge.cp, topic) {
+		if !r.sameLog[k] {
 			parts = append(parts, k)
 		}
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].part < parts[j].part })
 	tx, err := r.store.Begin(ctx)
 	if err != nil {
 		return err
@@ -183,8 +188,8 @@ func (e *OtherLogError) Error() string {
 
 func (e *OtherLogError) Unwrap() error { return ErrOtherLog }
 
-// quoteID quotes an event id, not the parenthesised notes that stand in
-// for a missing one.
+// quoteID quotes an event id, not the note that stands in for the id of
+// an undecodable record.
 func quoteID(id string) string {
 	if len(id) > 0 && id[0] == '(' {
 		return id
