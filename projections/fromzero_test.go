@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/projections/synth"
@@ -222,5 +225,56 @@ func TestNothingToLoadKeepsIndexes(t *testing.T) {
 	}
 	if count(t, st, "deposits_v1") != 1 {
 		t.Fatal("deposit not folded")
+	}
+}
+
+// TestDedupCacheBound: a catch-up from zero of more records than the
+// dedup judge's key cache may hold does not load processed_events from
+// zero (it would need every key in memory): the table folds through the
+// store's engine and its source_hash index, with a warning, while the
+// other projections still load from zero. The tables come out as a
+// catch-up within the bound makes them, through SQLite's engine and
+// through the bulk loader alike.
+func TestDedupCacheBound(t *testing.T) {
+	lg := embeddedLog(t)
+	ctx := ctxT(t)
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 3000, Seed: 12, AppendBatch: 100}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := sqliteStore(t)
+	refRun := newRunner(t, lg, ref, builtins())
+	catchUp(t, refRun)
+	want := digests(t, refRun)
+
+	bulk, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "bulk.db"), sqlstore.WithBulkLoad())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+	engine, _ := sqliteStore(t)
+	for name, st := range map[string]projections.Store{"engine": engine, "bulk": bulk} {
+		lines := &logLines{}
+		r := newRunner(t, lg, st, builtins(), projections.WithDedupCacheKeys(1000), projections.WithLogger(slog.New(lines)))
+		if s := catchUp(t, r); s.Records != 3000 {
+			t.Fatalf("%s: folded %d records, want 3000", name, s.Records)
+		}
+		warned := slices.ContainsFunc(lines.msgs, func(m string) bool {
+			return strings.HasPrefix(m, "processed_events not loaded from zero")
+		})
+		if !warned {
+			t.Fatalf("%s: no warning that processed_events exceeded its key cache: %q", name, lines.msgs)
+		}
+		for _, m := range lines.msgs {
+			if strings.Contains(m, "from zero") && strings.HasSuffix(m, " processed_events") {
+				t.Fatalf("%s: processed_events was loaded from zero past the cache's bound: %q", name, m)
+			}
+		}
+		if !slices.Contains(lines.msgs, "projection loading from zero without its indexes deposits") {
+			t.Fatalf("%s: deposits did not load from zero beside it: %q", name, lines.msgs)
+		}
+		if got := digests(t, r); !maps.Equal(got, want) {
+			t.Fatalf("%s: digests %v, want %v (a catch-up within the bound)", name, got, want)
+		}
+		integrityOK(t, st)
 	}
 }

@@ -68,9 +68,22 @@ func (c *config) setDefaults() {
 		c.poll = 200 * time.Millisecond
 	}
 	if c.cacheMax <= 0 {
-		c.cacheMax = 4 << 20
+		c.cacheMax = DefaultDedupCacheKeys
 	}
 }
+
+// DefaultDedupCacheKeys is how many source keys the dedup judge's key
+// cache holds at most unless [WithDedupCacheKeys] says otherwise.
+const DefaultDedupCacheKeys = 4 << 20
+
+// WithDedupCacheKeys bounds the dedup judge's key cache (default
+// [DefaultDedupCacheKeys]). A catch-up from zero with more records than
+// the bound cannot load processed_events from zero (without its index,
+// in bulk where the store can): it folds the table through the store's
+// engine and its source_hash index instead, several times slower. A
+// higher bound costs memory while the catch-up runs, about 100 bytes a
+// key for the cache and what a rebuild keeps per event (BENCHMARKS.md).
+func WithDedupCacheKeys(n int) Option { return func(cfg *config) { cfg.cacheMax = n } }
 
 // WithCatalog sets the catalog envelopes are checked against (default
 // [topics.DefaultCatalog]).
@@ -1168,7 +1181,12 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 	for _, s := range r.all() {
 		fromZero := empty(s)
 		if s == r.judge {
-			fromZero = fromZero && total <= int64(r.cache.room())
+			if fromZero && total > int64(r.cache.room()) {
+				fromZero = false
+				r.cfg.logger.Warn("processed_events not loaded from zero: more records than its key cache holds; "+
+					"it folds through the store's engine and index, several times slower (raise the bound: --dedup-cache-keys)",
+					"records", total, "cache_keys", r.cache.room())
+			}
 			if fromZero {
 				r.cache.reserve(int(total))
 			}

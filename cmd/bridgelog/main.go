@@ -39,8 +39,9 @@ projections of that log, rebuilt by replay.`,
 
 // globalFlags are shared by every subcommand.
 var globalFlags struct {
-	logLevel   string
-	cpuProfile string
+	logLevel       string
+	cpuProfile     string
+	dedupCacheKeys int
 }
 
 // stopCPUProfile ends the profile --cpu-profile started; nil if none runs.
@@ -50,12 +51,17 @@ func init() {
 	pf := rootCmd.PersistentFlags()
 	pf.StringVar(&globalFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&globalFlags.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to this file (read it with go tool pprof BINARY FILE)")
+	pf.IntVar(&globalFlags.dedupCacheKeys, "dedup-cache-keys", projections.DefaultDedupCacheKeys,
+		"most source keys the dedup judge keeps in memory while it catches up; a rebuild of more records than this from zero is several times slower, a higher bound costs memory (README)")
 	rootCmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		var lvl slog.Level
 		if err := lvl.UnmarshalText([]byte(globalFlags.logLevel)); err != nil {
 			return fmt.Errorf("--log-level: %w", err)
 		}
 		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})))
+		if globalFlags.dedupCacheKeys <= 0 {
+			return fmt.Errorf("--dedup-cache-keys %d: want a positive number", globalFlags.dedupCacheKeys)
+		}
 		slog.Debug("collector target", "gc_percent", tuneGC(os.Getenv, cmd.Annotations[gcAnnotation] == gcRebuild))
 		if globalFlags.cpuProfile != "" {
 			return startCPUProfile(globalFlags.cpuProfile)
@@ -97,6 +103,11 @@ func tuneGC(getenv func(string) string, rebuild bool) int {
 	}
 	debug.SetGCPercent(projections.GCPercent)
 	return projections.GCPercent
+}
+
+// runnerOptions adds what the global flags set for every projection runner.
+func runnerOptions(opts ...projections.Option) []projections.Option {
+	return append(opts, projections.WithDedupCacheKeys(globalFlags.dedupCacheKeys))
 }
 
 // startCPUProfile profiles the process into path until main stops it.

@@ -563,3 +563,27 @@ func TestRelayLogVerify(t *testing.T) {
 		o.run(0, "replay")
 	}
 }
+
+// TestDedupCacheKeysFlag: --dedup-cache-keys reaches every runner the
+// commands build. Below a log's size, replay warns that processed_events
+// folds through the engine, and the store still verifies; a bound that
+// is not positive is refused.
+func TestDedupCacheKeysFlag(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o.run(0, "log", "generate", "--events", "2000", "--seed", "4")
+	const warning = "processed_events not loaded from zero"
+	_, stderr := o.run(0, "replay", "--dedup-cache-keys", "500")
+	if !strings.Contains(stderr, warning) {
+		t.Fatalf("replay over the bound did not warn:\n%s", stderr)
+	}
+	out, stderr := o.run(0, "verify", "--dedup-cache-keys", "500")
+	if !strings.Contains(stderr, warning) || strings.Contains(okLines(out), "MISMATCH") {
+		t.Fatalf("verify over the bound: warned %t\n%s", strings.Contains(stderr, warning), out)
+	}
+	if _, stderr := o.run(0, "replay"); strings.Contains(stderr, warning) {
+		t.Fatalf("replay within the default bound warned:\n%s", stderr)
+	}
+	if _, stderr := o.run(1, "status", "--dedup-cache-keys", "0"); !strings.Contains(stderr, "--dedup-cache-keys") {
+		t.Fatalf("a bound of 0: %s", stderr)
+	}
+}

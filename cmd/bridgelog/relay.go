@@ -253,7 +253,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	if opt.projMetrics != nil {
 		ropts = append(ropts, projections.WithMetrics(opt.projMetrics))
 	}
-	runner, err := projections.NewRunner(ctx, lg, st, projections.RelayProjections(), ropts...)
+	runner, err := projections.NewRunner(ctx, lg, st, projections.RelayProjections(), runnerOptions(ropts...)...)
 	if err != nil {
 		return err
 	}

@@ -189,7 +189,7 @@ func newProjector(ctx context.Context, eng *engines, progress func(projections.P
 	if batch > 0 {
 		opts = append(opts, projections.WithBatchSize(batch))
 	}
-	return projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), opts...)
+	return projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), runnerOptions(opts...)...)
 }
 
 // catchUpAndPrint catches r up (the bar showing progress) and prints the

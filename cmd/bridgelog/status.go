@@ -28,7 +28,7 @@ transactions used, and how many events were recorded as conflicts.`,
 			return err
 		}
 		defer eng.Close()
-		r, err := projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet())
+		r, err := projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), runnerOptions()...)
 		if err != nil {
 			return err
 		}

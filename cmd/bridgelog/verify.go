@@ -97,7 +97,7 @@ func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines, readBac
 		}
 		bar := newProgress(errOut, "verify")
 		r, err := projections.NewRunner(ctx, eng.Log, scratch, projectionSet(),
-			projections.WithStopAt(g[0].cp), projections.WithProgress(bar.update))
+			runnerOptions(projections.WithStopAt(g[0].cp), projections.WithProgress(bar.update))...)
 		if err == nil {
 			_, err = r.CatchUp(ctx)
 		}
