@@ -81,8 +81,9 @@ const DefaultDedupCacheKeys = 4 << 20
 // the bound cannot load processed_events from zero (without its index,
 // in bulk where the store can): it folds the table through the store's
 // engine and its source_hash index instead, several times slower. A
-// higher bound costs memory while the catch-up runs, about 100 bytes a
-// key for the cache and what a rebuild keeps per event (BENCHMARKS.md).
+// higher bound costs memory: a rebuild from zero peaks at about 240 bytes
+// an event in all (BENCHMARKS.md), and a runner that started on an empty
+// store keeps up to the bound of keys for as long as it runs.
 func WithDedupCacheKeys(n int) Option { return func(cfg *config) { cfg.cacheMax = n } }
 
 // WithCatalog sets the catalog envelopes are checked against (default

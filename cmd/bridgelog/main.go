@@ -52,7 +52,7 @@ func init() {
 	pf.StringVar(&globalFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&globalFlags.cpuProfile, "cpu-profile", "", "write a CPU profile of the command to this file (read it with go tool pprof BINARY FILE)")
 	pf.IntVar(&globalFlags.dedupCacheKeys, "dedup-cache-keys", projections.DefaultDedupCacheKeys,
-		"most source keys the dedup judge keeps in memory while it catches up; a rebuild of more records than this from zero is several times slower, a higher bound costs memory (README)")
+		"most source keys the dedup judge keeps in memory: a rebuild from zero of more records than this is several times slower, a higher bound costs memory (README)")
 	rootCmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		var lvl slog.Level
 		if err := lvl.UnmarshalText([]byte(globalFlags.logLevel)); err != nil {
