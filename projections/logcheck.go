@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/bridgelog/bridgelog/topics"
@@ -56,19 +57,25 @@ func (r *Runner) checkNotBehind(topic string, ends []int64) error {
 		if !s.reads(topic) {
 			continue
 		}
-		for _, k := range foldedParts(s.cp, topic) {
-			cp := s.cp[k]
-			end := int64(-1)
-			if int(k.part) < len(ends) {
-				end = ends[k.part]
-			}
-			if cp > end {
-				err := &LogBehindError{Projection: s.label(), Topic: topic, Partition: k.part, Checkpoint: cp, End: end}
-				r.cfg.metrics.Error(s.label())
-				r.cfg.logger.Error("log ends before a projection's checkpoint", "projection", s.label(),
-					"topic", topic, "partition", k.part, "checkpoint", cp, "end", end)
-				return err
-			}
+		if err := notBehind(s.label(), s.cp, topic, ends); err != nil {
+			r.cfg.metrics.Error(s.label())
+			r.cfg.logger.Error("log ends before a projection's checkpoint", "projection", err.Projection,
+				"topic", topic, "partition", err.Partition, "checkpoint", err.Checkpoint, "end", err.End)
+			return err
+		}
+	}
+	return nil
+}
+
+// notBehind is the check for one projection's checkpoint cp.
+func notBehind(label string, cp checkpoint, topic string, ends []int64) *LogBehindError {
+	for _, k := range foldedParts(cp, topic) {
+		end := int64(-1)
+		if int(k.part) < len(ends) {
+			end = ends[k.part]
+		}
+		if cp[k] > end {
+			return &LogBehindError{Projection: label, Topic: topic, Partition: k.part, Checkpoint: cp[k], End: end}
 		}
 	}
 	return nil
@@ -108,7 +115,13 @@ func (r *Runner) checkSameLog(ctx context.Context, topic string, ends []int64) e
 	}
 	defer tx.Rollback()
 	for _, k := range parts {
-		if err := r.checkLastFirst(ctx, tx, k); err != nil {
+		if err := lastFirstMatches(ctx, tx, r.log, r.dedup.table(), r.judge.cp[k], k); err != nil {
+			var oerr *OtherLogError
+			if errors.As(err, &oerr) {
+				r.cfg.metrics.Error(r.judge.label())
+				r.cfg.logger.Error("store folded from another log", "topic", k.topic, "partition", k.part,
+					"offset", oerr.Offset, "store_event", oerr.StoreEventID, "log_event", oerr.LogEventID)
+			}
 			return err
 		}
 		r.sameLog[k] = true
@@ -116,21 +129,20 @@ func (r *Runner) checkSameLog(ctx context.Context, topic string, ends []int64) e
 	return nil
 }
 
-// checkLastFirst compares the last event processed_events recorded as
-// first in partition k, below the checkpoint, with the log's record at
-// its offset. A partition whose events below the checkpoint were all
-// duplicates, conflicts or skipped has no such row, and a record Kafka no
-// longer has cannot be compared: neither is refused.
-func (r *Runner) checkLastFirst(ctx context.Context, tx Tx, k tp) error {
+// lastFirstMatches compares the last event processed_events (table)
+// recorded as first in partition k, below next (its checkpoint there),
+// with the log's record at its offset. A partition whose events below the
+// checkpoint were all duplicates, conflicts or skipped has no such row,
+// and a record Kafka no longer has cannot be compared: neither is refused.
+func lastFirstMatches(ctx context.Context, tx Tx, lg topics.Log, table string, next int64, k tp) error {
 	lo, err := PositionID(topics.Position{Topic: k.topic, Partition: k.part})
 	if err != nil {
 		return err
 	}
-	hi, err := PositionID(topics.Position{Topic: k.topic, Partition: k.part, Offset: r.judge.cp[k]})
+	hi, err := PositionID(topics.Position{Topic: k.topic, Partition: k.part, Offset: next})
 	if err != nil {
 		return err
 	}
-	table := r.dedup.table()
 	var id int64
 	var stored string
 	err = tx.QueryRow(ctx, `SELECT id, first_event_id FROM `+table+` WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT 1`, lo, hi).Scan(&id, &stored)
@@ -138,10 +150,10 @@ func (r *Runner) checkLastFirst(ctx context.Context, tx Tx, k tp) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("store %s: last event of %s/%d in %s: %w", r.store.Where(), k.topic, k.part, table, err)
+		return fmt.Errorf("last event of %s/%d in %s: %w", k.topic, k.part, table, err)
 	}
 	off := id - lo
-	recs, err := r.log.Read(ctx, k.topic, k.part, off, 1)
+	recs, err := lg.Read(ctx, k.topic, k.part, off, 1)
 	if errors.Is(err, topics.ErrOffsetRange) {
 		return nil // gone by retention (Kafka): nothing to compare
 	}
@@ -159,11 +171,7 @@ func (r *Runner) checkLastFirst(ctx context.Context, tx Tx, k tp) error {
 	} else {
 		logged = env.ID
 	}
-	oerr := &OtherLogError{Topic: k.topic, Partition: k.part, Offset: off, StoreEventID: stored, LogEventID: logged}
-	r.cfg.metrics.Error(r.judge.label())
-	r.cfg.logger.Error("store folded from another log", "topic", k.topic, "partition", k.part, "offset", off,
-		"store_event", stored, "log_event", logged)
-	return oerr
+	return &OtherLogError{Topic: k.topic, Partition: k.part, Offset: off, StoreEventID: stored, LogEventID: logged}
 }
 
 // ErrOtherLog: the store was folded from another log.
@@ -195,4 +203,49 @@ func quoteID(id string) string {
 		return id
 	}
 	return fmt.Sprintf("%q", id)
+}
+
+// CheckLog runs a catch-up's checks of the log against a store without
+// folding anything: processed_events' checkpoint must not lie past the
+// log's end in any partition, and the last event it recorded as first
+// seen in each partition must be the log's record there. It returns a
+// [LogBehindError] or an [OtherLogError], or nil; a store without that
+// projection passes. verify runs it on the live store, whose digests
+// would otherwise only differ.
+func CheckLog(ctx context.Context, tx Tx, lg topics.Log) error {
+	p := ProcessedEvents{}
+	v, err := LiveVersion(ctx, tx, p.Name())
+	if errors.Is(err, ErrNoLiveVersion) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cp, err := loadCheckpoint(ctx, tx, p.Name(), v)
+	if err != nil {
+		return err
+	}
+	label, table := fmt.Sprintf("%s@v%d", p.Name(), v), Versioned(p.Name(), v)
+	var names []string
+	for k := range cp {
+		if !slices.Contains(names, k.topic) {
+			names = append(names, k.topic)
+		}
+	}
+	sort.Strings(names)
+	for _, topic := range names {
+		ends, err := lg.EndOffsets(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("end offsets of %s: %w", topic, err)
+		}
+		if err := notBehind(label, cp, topic, ends); err != nil {
+			return err
+		}
+		for _, k := range foldedParts(cp, topic) {
+			if err := lastFirstMatches(ctx, tx, lg, table, cp[k], k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -556,6 +556,25 @@ func testLogBehind(t *testing.T, e env) {
 	if got := digests(t, newRunner(t, old, st, builtins())); !maps.Equal(got, want) {
 		t.Fatalf("the refused catch-ups changed the store: %v, want %v", got, want)
 	}
+	// CheckLog, which verify runs on the live store, says the same
+	// without a runner.
+	checkLog := func(lg topics.Log) error {
+		t.Helper()
+		tx, err := st.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		return projections.CheckLog(ctx, tx, lg)
+	}
+	for _, c := range []struct {
+		lg   topics.Log
+		want error
+	}{{short, projections.ErrLogBehind}, {onePartition{old}, projections.ErrLogBehind}, {longer, projections.ErrOtherLog}, {old, nil}} {
+		if err := checkLog(c.lg); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Fatalf("CheckLog: %v, want %v", err, c.want)
+		}
+	}
 	// The right log still passes, and folds what was appended since.
 	if _, err := synth.Generate(ctx, old, synth.Config{Events: 100, Seed: 8}, nil); err != nil {
 		t.Fatal(err)

@@ -587,3 +587,38 @@ func TestDedupCacheKeysFlag(t *testing.T) {
 		t.Fatalf("a bound of 0: %s", stderr)
 	}
 }
+
+// TestAnotherLogIsRefused: a data directory whose log was swapped for
+// another (shorter: restored from an older copy; or longer) is refused by
+// project and verify, each saying why, before anything is folded; replay
+// rebuilds the store from the log that is there, and verify is then ok.
+func TestAnotherLogIsRefused(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o.run(0, "log", "generate", "--events", "3000", "--seed", "1")
+	o.run(0, "project")
+	for _, c := range []struct {
+		events string
+		want   string
+	}{
+		{"1000", "log ends before the store's checkpoint"},
+		{"5000", "store was folded from another log"},
+	} {
+		other := operator{t: t, bin: o.bin, data: t.TempDir()}
+		other.run(0, "log", "generate", "--events", c.events, "--seed", "2")
+		if err := os.RemoveAll(filepath.Join(o.data, "log")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(other.data, "log"), filepath.Join(o.data, "log")); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"project", "verify"} {
+			if _, stderr := o.run(1, cmd); !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "bridgelog replay") {
+				t.Fatalf("%s against a log of %s events: %s", cmd, c.events, stderr)
+			}
+		}
+	}
+	o.run(0, "replay")
+	if out, _ := o.run(0, "verify"); strings.Contains(okLines(out), "MISMATCH") {
+		t.Fatalf("verify after replay:\n%s", out)
+	}
+}

@@ -63,6 +63,11 @@ func runVerify(ctx context.Context, out, errOut io.Writer, eng *engines, readBac
 	if err != nil {
 		return err
 	}
+	// Against another log the digests would only differ: say why.
+	if err := projections.CheckLog(ctx, snap.tx, eng.Log); err != nil {
+		snap.close()
+		return fmt.Errorf("verify: %w", err)
+	}
 	// The live digests are read from the snapshot while the rebuilds run:
 	// the scan takes about as long as a rebuild, and the two share the
 	// cores instead of taking turns.
