@@ -185,8 +185,8 @@ type Runner struct {
 	// recycle: every projection is [BatchScoped], so a catch-up may reuse
 	// its read and decode memory batch after batch.
 	recycle bool
-	// sameLog: partitions whose last dedup row was found on the log (see
-	// checkSameLog).
+	// sameLog: partitions this runner has checked against the log once
+	// (see checkSameLog).
 	sameLog map[tp]bool
 }
 
