@@ -149,6 +149,23 @@ type Summary struct {
 	Switched   []string         // versions that went live in this catch-up
 }
 
+// Add adds o's counts, its applied events and its switched versions to s
+// (one catch-up folded in parts).
+func (s *Summary) Add(o Summary) {
+	s.Records += o.Records
+	s.Skipped += o.Skipped
+	s.First += o.First
+	s.Duplicates += o.Duplicates
+	s.Conflicts += o.Conflicts
+	for k, n := range o.Applied {
+		if s.Applied == nil {
+			s.Applied = map[string]int64{}
+		}
+		s.Applied[k] += n
+	}
+	s.Switched = append(s.Switched, o.Switched...)
+}
+
 // state is one projection version the runner drives.
 type state struct {
 	p       Projection
@@ -1091,11 +1108,7 @@ func (r *Runner) commit(ctx context.Context, p *pending, sum *Summary) error {
 			s.cp[k] = v
 		}
 	}
-	sum.Records += p.sum.Records
-	sum.Skipped += p.sum.Skipped
-	sum.First += p.sum.First
-	sum.Duplicates += p.sum.Duplicates
-	sum.Conflicts += p.sum.Conflicts
+	sum.Add(p.sum)
 	for s, n := range p.applied {
 		sum.Applied[s.label()] += int64(n)
 		r.cfg.metrics.Applied(s.p.Name(), n)

@@ -350,6 +350,7 @@ var relayFlags struct {
 	executors   int
 	metricsAddr string
 	role        string
+	bulkMin     int64
 }
 
 var relayCmd = &cobra.Command{
@@ -360,7 +361,12 @@ confirms it at the confirmation depth, mints deposits, cuts sequential merkle
 batches of withdrawals, anchors their roots and claims every leaf. Claim
 executors run as members of a consumer group: start more relay processes with
 the same log (Kafka) to add workers. With --dry-run every proof is checked
-locally and every transaction is estimated and logged, never sent.`,
+locally and every transaction is estimated and logged, never sent.
+
+Where the SQLite store does not exist yet and the log holds at least
+--bulk-build-min records (a new relay on an existing log, a store deleted to
+recover), the store is first built in bulk, as an offline replay builds one,
+before the relay starts.`,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		cfg, err := loadRelayConfig(relayFlags.config)
 		if err != nil {
@@ -371,19 +377,24 @@ locally and every transaction is estimated and logged, never sent.`,
 			reg = metrics.New()
 			engineMetrics = reg
 		}
-		eng, err := openEngines(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer eng.Close()
 		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors}
 		switch relayFlags.role {
 		case "all":
+			// A claim worker keeps no projections: only the relay loop's
+			// store is worth building first.
+			if _, err := buildMissingStore(cmd.Context(), cmd.ErrOrStderr(), relayFlags.bulkMin); err != nil {
+				return err
+			}
 		case "claims":
 			opt.claimsOnly = true
 		default:
 			return fmt.Errorf("--role %q: want all or claims", relayFlags.role)
 		}
+		eng, err := openEngines(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
 		if reg != nil {
@@ -412,6 +423,7 @@ func init() {
 	relayCmd.Flags().IntVar(&relayFlags.executors, "executors", 0, "claim executors in this process (0: one per claim key)")
 	relayCmd.Flags().StringVar(&relayFlags.role, "role", "all", "all: the relay loop and claim executors; claims: claim executors only (add workers to the swarm; run one 'all' per store)")
 	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
+	addBulkBuildFlag(relayCmd, &relayFlags.bulkMin)
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
 	// replay, verify and project drive every bridge projection.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 var replayFlags struct {
@@ -77,72 +80,109 @@ bump the projection's Version.`,
 		if err != nil {
 			return err
 		}
-		return catchUpAndPrint(ctx, cmd.OutOrStdout(), eng.Store, r, bar)
+		return catchUpAndPrint(ctx, cmd.OutOrStdout(), eng.Store, r, bar, nil)
 	},
 }
 
 // replayOffline rebuilds every projection into a new SQLite file through
 // the bulk loader and moves it over the live store (see replay --help).
 func replayOffline(ctx context.Context, out, errOut io.Writer) error {
+	b, err := buildOffline(ctx, nil, errOut, "offline replay", false)
+	if errors.Is(err, sqlstore.ErrStoreInUse) {
+		err = fmt.Errorf("%w; or rebuild in the live store with replay --in-place", err)
+	}
+	if err != nil {
+		return err
+	}
+	return b.print(ctx, out)
+}
+
+// offlineBuild is a store built offline: the runner that built it and
+// what it folded.
+type offlineBuild struct {
+	runner *projections.Runner
+	sum    projections.Summary
+	took   time.Duration
+}
+
+// buildOffline rebuilds every projection from lg (nil: the flags' log,
+// opened once the store's lock is held) into a new SQLite file through
+// the bulk loader and moves it over the live store; what names the build
+// in its errors and logs. With ifMissing it builds only a store that does
+// not exist: it returns nil if one appeared before it took the lock.
+func buildOffline(ctx context.Context, lg topics.Log, errOut io.Writer, what string, ifMissing bool) (*offlineBuild, error) {
 	rep, err := sqlstore.BeginReplace(sqlitePath(), slog.Default())
 	if err != nil {
-		return fmt.Errorf("offline replay: %w; or rebuild in the live store with replay --in-place", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	replaced := false
 	defer func() {
 		if !replaced {
 			if err := rep.Abort(); err != nil {
-				slog.Warn("offline replay: remove the unfinished store", "err", err)
+				slog.Warn(what+": remove the unfinished store", "err", err)
 			}
 		}
 	}()
-	lg, err := openLog(ctx)
-	if err != nil {
-		return err
+	if ifMissing {
+		if _, err := os.Stat(sqlitePath()); !errors.Is(err, os.ErrNotExist) {
+			return nil, err // nil: another process made it meanwhile
+		}
 	}
-	defer lg.Close()
-	slog.Info("offline replay: building a new store", "path", rep.Path())
+	if lg == nil {
+		if lg, err = openLog(ctx); err != nil {
+			return nil, err
+		}
+		defer lg.Close()
+	}
+	slog.Info(what+": building a new store", "path", rep.Path())
 	st, err := sqlstore.OpenSQLite(ctx, rep.Path(), sqlstore.WithBulkLoad())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	bar := newProgress(errOut, "replay")
+	bar := newProgress(errOut, what)
 	start := time.Now()
-	r, err := newProjector(ctx, &engines{Log: lg, Store: st}, bar.update, replayFlags.batch)
-	var sum projections.Summary
+	b := &offlineBuild{}
+	b.runner, err = newProjector(ctx, &engines{Log: lg, Store: st}, bar.update, replayFlags.batch)
 	if err == nil {
-		sum, err = r.CatchUp(ctx)
+		b.sum, err = b.runner.CatchUp(ctx)
 	}
 	bar.finish()
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("offline replay (the live store is unchanged): %w", err)
+		return nil, fmt.Errorf("%s (the live store is unchanged): %w", what, err)
 	}
 	if err := rep.Commit(ctx); err != nil {
-		return fmt.Errorf("offline replay: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	replaced = true
-	took := time.Since(start)
-	// The summary reads every row of the new store once. The rebuild's
-	// memory is garbage by now: hand it back first, and read through a
-	// small page cache, so the summary does not raise the process's peak.
+	b.took = time.Since(start)
+	// The build's memory is garbage now: hand it back before the store is
+	// read (a summary reads every row) or the relay starts.
 	debug.FreeOSMemory()
+	return b, nil
+}
+
+// print prints the build's summary over the store it built.
+func (b *offlineBuild) print(ctx context.Context, out io.Writer) error {
+	// The summary reads every row of the new store once: through a small
+	// page cache, so that it does not raise the process's peak.
 	live, err := sqlstore.OpenSQLite(ctx, sqlitePath(), sqlstore.WithCacheKiB(summaryCacheKiB))
 	if err != nil {
 		return err
 	}
 	defer live.Close()
-	return printSummary(ctx, out, live, r, sum, took)
+	return printSummary(ctx, out, live, b.runner, b.sum, b.took)
 }
 
 // summaryCacheKiB is the offline replay summary's SQLite page cache.
 const summaryCacheKiB = 2 << 10
 
 var projectFlags struct {
-	follow bool
-	batch  int
+	follow  bool
+	batch   int
+	bulkMin int64
 }
 
 var projectCmd = &cobra.Command{
@@ -152,25 +192,36 @@ var projectCmd = &cobra.Command{
 	Long: `project folds every event the projections have not folded yet (from their
 checkpoints), switches projection versions that finished building, and prints
 row counts per projection and the dedup counts (source keys, duplicates,
-conflicts). With --follow it keeps following the log until interrupted.`,
+conflicts). With --follow it keeps following the log until interrupted.
+
+Where the SQLite store does not exist yet and the log holds at least
+--bulk-build-min records, the store is first built in bulk, as an offline
+replay builds one (several times faster than folding through SQLite's
+engine); the summary then counts that build's records.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
+		built, err := buildMissingStore(cmd.Context(), cmd.ErrOrStderr(), projectFlags.bulkMin)
+		if err != nil {
+			return err
+		}
 		eng, err := openEngines(cmd.Context())
 		if err != nil {
 			return err
 		}
 		defer eng.Close()
-		return runProject(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), eng, projectFlags.follow, projectFlags.batch)
+		return runProject(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), eng, projectFlags.follow, projectFlags.batch, built)
 	},
 }
 
-func runProject(ctx context.Context, out, errOut io.Writer, eng *engines, follow bool, batch int) error {
+// runProject catches the projections up and prints the summary, which
+// counts built's records too when the store was just built offline.
+func runProject(ctx context.Context, out, errOut io.Writer, eng *engines, follow bool, batch int, built *offlineBuild) error {
 	bar := newProgress(errOut, "project")
 	r, err := newProjector(ctx, eng, bar.update, batch)
 	if err != nil {
 		return err
 	}
-	if err := catchUpAndPrint(ctx, out, eng.Store, r, bar); err != nil {
+	if err := catchUpAndPrint(ctx, out, eng.Store, r, bar, built); err != nil {
 		return err
 	}
 	if !follow {
@@ -193,15 +244,21 @@ func newProjector(ctx context.Context, eng *engines, progress func(projections.P
 }
 
 // catchUpAndPrint catches r up (the bar showing progress) and prints the
-// summary: the tail of both replay and project.
-func catchUpAndPrint(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, bar *progress) error {
+// summary: the tail of both replay and project. A store built offline
+// just before (built, else nil) counts in the summary.
+func catchUpAndPrint(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, bar *progress, built *offlineBuild) error {
 	start := time.Now()
 	sum, err := r.CatchUp(ctx)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	return printSummary(ctx, w, st, r, sum, time.Since(start))
+	took := time.Since(start)
+	if built != nil {
+		sum.Add(built.sum)
+		took += built.took
+	}
+	return printSummary(ctx, w, st, r, sum, took)
 }
 
 // printSummary prints what a catch-up did and what the store now holds.
@@ -294,6 +351,7 @@ func init() {
 	replayCmd.Flags().IntVar(&replayFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
 	projectCmd.Flags().BoolVar(&projectFlags.follow, "follow", false, "keep following the log (live mode) until interrupted")
 	projectCmd.Flags().IntVar(&projectFlags.batch, "batch", 0, "events folded per batch (default 2500; one transaction spans batches up to 50,000 events)")
+	addBulkBuildFlag(projectCmd, &projectFlags.bulkMin)
 	rootCmd.AddCommand(replayCmd, projectCmd)
 	rebuilds(replayCmd, projectCmd)
 }

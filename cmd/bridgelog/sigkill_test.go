@@ -28,7 +28,8 @@ import (
 // relay process with SIGKILL at random moments, again and again, while
 // deposits and withdrawals flow. Afterwards the chain shows every deposit
 // minted exactly once and every withdrawal paid exactly once, and a replay
-// of the log equals the projections the killed relays left.
+// of the log equals the projections the killed relays left. Then a relay
+// started without its store builds it in bulk first.
 func TestRelaySurvivesSIGKILL(t *testing.T) {
 	const deposits, withdrawals, kills = 6, 6, 12
 	bin := testBinary(t)
@@ -152,6 +153,40 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	}
 	if out, _ := os.ReadFile(relayLog.Name()); !strings.Contains(string(out), "relay started") {
 		t.Fatalf("relay processes never started:\n%s", out)
+	}
+
+	// A relay started where the store is missing (a store deleted to
+	// recover) builds it in bulk before it starts, and the store it built
+	// equals a rebuild from the log.
+	for _, f := range []string{"projections.db", "projections.db-wal", "projections.db-shm"} {
+		if err := os.Remove(filepath.Join(data, f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	firstLog := filepath.Join(data, "relay-first-build.log")
+	out, _ := os.Create(firstLog)
+	relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", data, "--log-level", "info", "--bulk-build-min", "1")
+	relay.Stdout, relay.Stderr = out, out
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var logged string
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(logged, "relay started"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			relay.Process.Kill()
+			t.Fatalf("the relay did not start on a missing store:\n%s", logged)
+		}
+		b, _ := os.ReadFile(firstLog)
+		logged = string(b)
+	}
+	relay.Process.Signal(syscall.SIGTERM)
+	relay.Wait()
+	if i := strings.Index(logged, "store built in bulk"); i < 0 || i > strings.Index(logged, "relay started") {
+		t.Fatalf("the relay did not build its missing store in bulk before it started:\n%s", logged)
+	}
+	verify := exec.Command(bin, "verify", "--data", data, "--log-level", "warn")
+	if v, err := verify.CombinedOutput(); err != nil || strings.Contains(string(v), "MISMATCH") {
+		t.Fatalf("verify after the relay built its store: %v\n%s", err, v)
 	}
 }
 

@@ -252,7 +252,7 @@ sqlite3 DATA/projections.db.`,
 			return err
 		}
 		fmt.Fprintf(out, "\n== project: catch the projections up (%s store)\n", engineFlags.store)
-		if err := runProject(ctx, out, cmd.ErrOrStderr(), eng, false, 0); err != nil {
+		if err := runProject(ctx, out, cmd.ErrOrStderr(), eng, false, 0, nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n== verify: rebuild from the log into a scratch store and compare digests\n")
