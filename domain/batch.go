@@ -23,6 +23,11 @@ var (
 	// ErrBatchTooLarge: the policy asks for more leaves than one batch
 	// event may carry.
 	ErrBatchTooLarge = errors.New("batch size over bound")
+	// ErrBatchLost: the chain holds a root for the batch id the sequence
+	// would cut next, and no cut of the pending withdrawals gives it. The
+	// log lacks that batch (restored from an older copy, or another
+	// writer anchored it); a batch cut anew could never be anchored.
+	ErrBatchLost = errors.New("batch anchored on chain is missing from the log")
 )
 
 // MaxBatchLeaves bounds a batch so that its creation event stays well
@@ -189,13 +194,7 @@ func PlanBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol
 	if len(pending) == 0 {
 		return nil, nil
 	}
-	sorted := append([]PendingWithdrawal(nil), pending...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].TxID != sorted[j].TxID {
-			return sorted[i].TxID < sorted[j].TxID
-		}
-		return sorted[i].Ref.Key() < sorted[j].Ref.Key()
-	})
+	sorted := sortPending(pending)
 	if len(sorted) < pol.MaxSize {
 		oldest := sorted[0].ConfirmedAt
 		for _, w := range sorted[1:] {
@@ -209,9 +208,61 @@ func PlanBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol
 	} else {
 		sorted = sorted[:pol.MaxSize]
 	}
-	b := &BatchCreated{Settlement: s, BatchID: seq.LastBatchID + 1, Leaves: make([]BatchLeaf, len(sorted))}
-	hashes := make([]Hash32, len(sorted))
-	for i, w := range sorted {
+	return cutBatch(s, seq.LastBatchID+1, sorted, leaf, root)
+}
+
+// RecoverBatch rebuilds the sequence's next batch from the root the chain
+// holds for it, when the log lost the batch (restored from an older
+// copy): the first n pending withdrawals in PlanBatch's order, for the n
+// whose root is onchain. A batch is cut from the lowest pending TxIDs, so
+// a lost batch is such a prefix unless a withdrawal with a lower TxID was
+// confirmed after it was cut. No n up to the policy's MaxSize giving the
+// root is ErrBatchLost.
+func RecoverBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol BatchPolicy, onchain Hash32,
+	leaf LeafHasher, root RootBuilder) (*BatchCreated, error) {
+	if err := pol.Validate(); err != nil {
+		return nil, err
+	}
+	pol = pol.withDefaults()
+	if seq.LastBatchID > 0 && !seq.LastAnchored {
+		return nil, fmt.Errorf("%w: batch %d not anchored yet, cannot recover batch %d",
+			ErrPreviousNotAnchored, seq.LastBatchID, seq.LastBatchID+1)
+	}
+	id := seq.LastBatchID + 1
+	sorted := sortPending(pending)
+	var hashes []Hash32
+	for n := 1; n <= len(sorted) && n <= pol.MaxSize; n++ {
+		hashes = append(hashes, leaf(s, id, sorted[n-1]))
+		r, err := root(hashes)
+		if err != nil {
+			return nil, fmt.Errorf("batch %d root: %w", id, err)
+		}
+		if r == onchain {
+			return cutBatch(s, id, sorted[:n], leaf, root)
+		}
+	}
+	return nil, fmt.Errorf("%w: batch %d has root %s on chain, which no cut of the %d pending withdrawals gives",
+		ErrBatchLost, id, onchain.Hex(), len(sorted))
+}
+
+// sortPending returns pending in the order batches take them: lowest
+// TxID first.
+func sortPending(pending []PendingWithdrawal) []PendingWithdrawal {
+	sorted := append([]PendingWithdrawal(nil), pending...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].TxID != sorted[j].TxID {
+			return sorted[i].TxID < sorted[j].TxID
+		}
+		return sorted[i].Ref.Key() < sorted[j].Ref.Key()
+	})
+	return sorted
+}
+
+// cutBatch makes batch id of the withdrawals ws, in that order.
+func cutBatch(s Settlement, id uint64, ws []PendingWithdrawal, leaf LeafHasher, root RootBuilder) (*BatchCreated, error) {
+	b := &BatchCreated{Settlement: s, BatchID: id, Leaves: make([]BatchLeaf, len(ws))}
+	hashes := make([]Hash32, len(ws))
+	for i, w := range ws {
 		h := leaf(s, b.BatchID, w)
 		hashes[i] = h
 		b.Leaves[i] = BatchLeaf{Index: uint32(i), Withdrawal: w.Ref, TxID: w.TxID, Funder: w.Funder, Recipient: w.Recipient, Amount: w.Amount, Leaf: h}

@@ -106,6 +106,46 @@ func TestPlanBatchWaits(t *testing.T) {
 	}
 }
 
+// TestRecoverBatch: a batch the log lost is cut again from the chain's
+// root for its id, whichever prefix of the pending withdrawals it was;
+// a root no prefix gives is ErrBatchLost, and sequencing still holds.
+func TestRecoverBatch(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := Settlement{ChainID: 1}
+	pol := BatchPolicy{MaxSize: 4, MaxWait: time.Minute}
+	seq := SequenceState{LastBatchID: 2, LastAnchored: true}
+	all := pending(6, now) // TxIDs 6..1, in reverse
+	for n := 1; n <= 4; n++ {
+		// The batch as it was cut when only the n lowest were pending.
+		lost, err := PlanBatch(s, seq, pending(n, now), BatchPolicy{MaxSize: n, MaxWait: time.Minute}, now, fakeLeaf, fakeRoot)
+		if err != nil || lost == nil {
+			t.Fatalf("plan %d: %v %v", n, lost, err)
+		}
+		got, err := RecoverBatch(s, seq, all, pol, lost.Root, fakeLeaf, fakeRoot)
+		if err != nil {
+			t.Fatalf("recover a batch of %d: %v", n, err)
+		}
+		if got.BatchID != 3 || got.Root != lost.Root || len(got.Leaves) != n || got.Leaves[n-1].TxID != uint64(n) ||
+			got.TotalAmount.String() != lost.TotalAmount.String() {
+			t.Fatalf("recovered batch %d: %+v, want %+v", n, got, lost)
+		}
+	}
+	// Past the policy's size, or a root of something else: lost.
+	five, _ := PlanBatch(s, seq, pending(5, now), BatchPolicy{MaxSize: 5, MaxWait: time.Minute}, now, fakeLeaf, fakeRoot)
+	for _, root := range []Hash32{five.Root, {0xee}} {
+		_, err := RecoverBatch(s, seq, all, pol, root, fakeLeaf, fakeRoot)
+		if !errors.Is(err, ErrBatchLost) || !strings.Contains(err.Error(), "batch 3 has root "+root.Hex()) {
+			t.Fatalf("root %s: %v", root.Hex(), err)
+		}
+	}
+	if _, err := RecoverBatch(s, seq, nil, pol, Hash32{1}, fakeLeaf, fakeRoot); !errors.Is(err, ErrBatchLost) {
+		t.Fatalf("nothing pending: %v", err)
+	}
+	if _, err := RecoverBatch(s, SequenceState{LastBatchID: 2}, all, pol, Hash32{1}, fakeLeaf, fakeRoot); !errors.Is(err, ErrPreviousNotAnchored) {
+		t.Fatalf("previous not anchored: %v", err)
+	}
+}
+
 func TestNextStep(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	in := TxIntent{Purpose: PurposeClaim, Subject: "claim:x", Nonce: 7, Attempt: 1,

@@ -22,17 +22,29 @@ type BatchReader interface {
 	Unbatched(ctx context.Context, limit int) ([]domain.PendingWithdrawal, error)
 }
 
+// AnchoredRoots reads the root the chain holds for a batch id (zero:
+// none yet).
+type AnchoredRoots interface {
+	AnchoredRoot(ctx context.Context, batchID uint64) (domain.Hash32, error)
+}
+
 // Batcher cuts sequential merkle batches of confirmed withdrawals: batch
 // N+1 only after N is anchored, deterministic (same confirmed set, same
 // root), bounded by a maximum size and a maximum wait.
 type Batcher struct {
 	Settlement domain.Settlement
 	Reader     BatchReader
-	Appender   *Appender
-	Policy     domain.BatchPolicy
-	Now        func() time.Time
-	Metrics    Metrics
-	Logger     *slog.Logger
+	// Chain, when set, is asked for the root of each batch before it is
+	// cut. A root there that the cut does not give means the log lost
+	// the batch (restored from an older copy): the batch is cut again to
+	// match it ([domain.RecoverBatch]) instead of cutting one that could
+	// never be anchored.
+	Chain    AnchoredRoots
+	Appender *Appender
+	Policy   domain.BatchPolicy
+	Now      func() time.Time
+	Metrics  Metrics
+	Logger   *slog.Logger
 }
 
 // SeedLeaf is seed 002's leaf for a withdrawal in a batch.
@@ -102,6 +114,9 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plan, err = b.matchChain(ctx, seq, pending, plan); err != nil {
+		return nil, err
+	}
 	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, *plan); err != nil {
 		return nil, err
 	}
@@ -118,6 +133,33 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	log.Info("batch created", "batch_id", plan.BatchID, "merkle_root", plan.Root.Hex(), "leaf_count", len(plan.Leaves),
 		"total_amount", plan.TotalAmount.String())
 	return plan, nil
+}
+
+// matchChain returns plan, or the batch the chain anchored under plan's id
+// when that is another cut (see Batcher.Chain).
+func (b *Batcher) matchChain(ctx context.Context, seq domain.SequenceState, pending []domain.PendingWithdrawal,
+	plan *domain.BatchCreated) (*domain.BatchCreated, error) {
+	if b.Chain == nil {
+		return plan, nil
+	}
+	onchain, err := b.Chain.AnchoredRoot(ctx, plan.BatchID)
+	if err != nil || onchain == (domain.Hash32{}) || onchain == plan.Root {
+		return plan, err
+	}
+	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
+	got, err := domain.RecoverBatch(b.Settlement, seq, pending, b.Policy, onchain, SeedLeaf, SeedRoot)
+	if err != nil {
+		// The relay logs the failing step once per streak; each retry
+		// only counts.
+		m.Count("batches_lost_total", nil, 1)
+		log.Debug("batch anchored on chain is missing from the log", "batch_id", plan.BatchID,
+			"onchain_root", onchain.Hex(), "error", err)
+		return nil, err
+	}
+	m.Count("batches_recovered_total", nil, 1)
+	log.Warn("batch recovered from its root on chain: the log had lost it", "batch_id", got.BatchID,
+		"merkle_root", got.Root.Hex(), "leaf_count", len(got.Leaves))
+	return got, nil
 }
 
 // AnchorQueue returns the batch to anchor, if any.

@@ -54,6 +54,8 @@ var handlerHelp = map[string]string{
 	"anchor_failures_total":           "Merkle root anchor transactions that failed (reverted or abandoned).",
 	"batches_anchored_total":          "Withdrawal batches whose merkle root was anchored.",
 	"batches_created_total":           "Withdrawal batches created.",
+	"batches_lost_total":              "Batch cuts refused because the chain holds another root for that batch id that no cut of the pending withdrawals gives (the log lacks the batch; batching waits).",
+	"batches_recovered_total":         "Batches the log lacked, cut again to match their root on chain.",
 	"chain_events_total":              "Bridge events appended by the indexer, by chain.",
 	"claim_attempts_failed_total":     "Claim attempts that failed and will be retried.",
 	"claim_proofs_invalid_total":      "Claims refused because their merkle proof did not verify.",
@@ -75,7 +77,7 @@ var handlerHelp = map[string]string{
 // presetCounters exist at 0 from the start: alert rules take increase()
 // over them, and a series born at 1 hides its first increment.
 var presetCounters = []string{
-	"anchor_failures_total", "batches_anchored_total", "batches_created_total",
+	"anchor_failures_total", "batches_anchored_total", "batches_created_total", "batches_lost_total",
 	"claim_attempts_failed_total", "claim_proofs_invalid_total",
 	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total",
 	"withdrawals_executed_total", "withdrawals_failed_total",

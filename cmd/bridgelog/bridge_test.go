@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"math/big"
@@ -921,9 +922,14 @@ func TestMintFailureIsRecordedNotRetried(t *testing.T) {
 }
 
 // TestAnchorConflictHaltsTheSequence: batch 1's id already holds another
-// root on chain (say, a rogue or misconfigured relayer). The relay records
-// the anchoring as failed with the reason, requests no claims, and cuts no
-// further batch: the sequence waits for an operator.
+// root on chain (say, a rogue or misconfigured relayer). The batcher asks
+// the chain before it cuts: it cuts nothing, and every round's batch step
+// fails with ErrBatchLost (recorded once as relay.step_failed, counted in
+// batches_lost_total), no claims are requested, and the sequence waits for
+// an operator. Should the root land between the cut and the anchor (here:
+// a batcher that does not ask the chain), the anchorer records the
+// anchoring as failed with the reason, requests no claims, and cuts no
+// further batch.
 func TestAnchorConflictHaltsTheSequence(t *testing.T) {
 	tb := newTestBridge(t, 50*time.Millisecond, 1, func(c *relayConfig) { c.BatchMaxSize = 1; c.BatchMaxWait = "100ms" })
 	ctx := context.Background()
@@ -943,7 +949,31 @@ func TestAnchorConflictHaltsTheSequence(t *testing.T) {
 	tb.mined(tx.Hash())
 	tb.burn(0, ether(5))
 	tb.burn(0, ether(6))
-	s := tb.until("anchoring failed", 60*time.Second, func(s projections.BridgeStats) bool { return s.Batches["ANCHOR_FAILED"] == 1 })
+	tb.until("the batch step failing", 60*time.Second, func(s projections.BridgeStats) bool {
+		return countEnvelopes(t, tb.log, topics.TopicChain, domain.TypeRelayStepFailed) >= 1
+	})
+	for i := 0; i < 5; i++ {
+		if err := tb.b.relay.Round(ctx); !errors.Is(err, domain.ErrBatchLost) || !strings.Contains(err.Error(), "batch 1 has root 0xba0d") {
+			t.Fatalf("round %d: %v, want ErrBatchLost naming batch 1 and the chain's root", i, err)
+		}
+	}
+	s, _ := tb.b.reader.Stats(ctx)
+	if len(s.Batches) != 0 || statusCount(s.Withdrawals, domain.StatusConfirmed) != 2 {
+		t.Fatalf("batches %v, withdrawals %v: want no batch and both withdrawals waiting", s.Batches, s.Withdrawals)
+	}
+	if n := countEnvelopes(t, tb.log, topics.TopicChain, domain.TypeRelayStepFailed); n != 1 {
+		t.Fatalf("%d relay.step_failed events, want 1 (one streak)", n)
+	}
+	scrape := httptest.NewRecorder()
+	tb.metrics.Handler().ServeHTTP(scrape, httptest.NewRequest("GET", "/metrics", nil))
+	if strings.Contains(scrape.Body.String(), "bridgelog_batches_lost_total 0\n") ||
+		!strings.Contains(scrape.Body.String(), "bridgelog_batches_lost_total ") {
+		t.Fatal("batches_lost_total did not count the refused cuts")
+	}
+
+	// The anchorer's own check.
+	tb.b.relay.Batcher.Chain = nil
+	s = tb.until("anchoring failed", 60*time.Second, func(s projections.BridgeStats) bool { return s.Batches["ANCHOR_FAILED"] == 1 })
 	for i := 0; i < 5; i++ {
 		if err := tb.b.relay.Round(ctx); err != nil {
 			t.Fatal(err)

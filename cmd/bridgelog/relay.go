@@ -258,15 +258,16 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return err
 	}
 	b.projector = &runnerProjector{r: runner}
+	anchors := evmchain.Anchors{Client: b.client, Calls: calls}
 	b.relay = &handlers.Relay{
 		Projector: b.projector,
 		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
 		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Metrics: opt.metrics,
 			Logger: opt.logger},
-		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Appender: app, Metrics: opt.metrics, Logger: opt.logger,
-			Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
-		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: evmchain.Anchors{Client: b.client, Calls: calls},
+		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Chain: anchors, Appender: app, Metrics: opt.metrics,
+			Logger: opt.logger, Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
+		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: anchors,
 			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
 		Interval: poll,
 		Logger:   opt.logger,
