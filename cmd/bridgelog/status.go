@@ -12,7 +12,10 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 )
 
-var statusFlags struct{ json bool }
+var statusFlags struct {
+	json    bool
+	bulkMin int64
+}
 
 var statusCmd = &cobra.Command{
 	Use:   "status [--json]",
@@ -20,9 +23,13 @@ var statusCmd = &cobra.Command{
 	Long: `status catches the projections up with the log and prints what an operator
 checks first: how far each chain's indexer is behind the tip it last saw, the
 deposits and withdrawals by status, the batches, the gas the relay's
-transactions used, and how many events were recorded as conflicts.`,
+transactions used, and how many events were recorded as conflicts. A missing
+SQLite store is built first as project builds it (--bulk-build-min).`,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
+		if _, err := buildMissingStore(ctx, cmd.ErrOrStderr(), statusFlags.bulkMin); err != nil {
+			return err
+		}
 		eng, err := openEngines(ctx)
 		if err != nil {
 			return err
@@ -86,6 +93,7 @@ func sortedCounts(m map[string]int64) string {
 
 func init() {
 	statusCmd.Flags().BoolVar(&statusFlags.json, "json", false, "print JSON")
+	addBulkBuildFlag(statusCmd, &statusFlags.bulkMin)
 	rootCmd.AddCommand(statusCmd)
 }
 
