@@ -40,3 +40,6 @@ func SetKeyHash(f func(string) int64) (restore func()) {
 	keyHash = f
 	return func() { keyHash = old }
 }
+
+// AppendIntentJSONForTest exposes the tx_intents JSON encoder.
+var AppendIntentJSONForTest = appendIntentJSON
