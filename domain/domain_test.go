@@ -245,6 +245,15 @@ func TestHexForms(t *testing.T) {
 	if got := a.Hex(); got != wantA {
 		t.Fatalf("Address.Hex = %s, want %s", got, wantA)
 	}
+	if got := string(a.AppendHex(h.AppendHex([]byte("x")))); got != "x"+wantH+wantA {
+		t.Fatalf("AppendHex = %s", got)
+	}
+	for _, s := range []string{"0", "18446744073709551615", "18446744073709551616", strings.Repeat("9", 78)} {
+		n, err := ParseAmount(s)
+		if got := string(n.AppendDecimal([]byte("x"))); err != nil || got != "x"+s || n.String() != s {
+			t.Fatalf("amount %s: AppendDecimal %s, String %s (%v)", s, got, n.String(), err)
+		}
+	}
 	if back, err := ParseHash32(wantH); err != nil || back != h {
 		t.Fatalf("ParseHash32: %v %v", back, err)
 	}

@@ -20,15 +20,19 @@ type Hash32 [32]byte
 // Hex returns the 0x-prefixed lower-case hex form.
 func (h Hash32) Hex() string {
 	var b [2 + 2*len(h)]byte // one allocation (the string), not two
-	return prefixedHex(b[:], h[:])
+	return string(h.AppendHex(b[:0]))
 }
 
-// prefixedHex writes "0x" and src's hex into dst (2+2*len(src) bytes).
-func prefixedHex(dst, src []byte) string {
-	dst[0], dst[1] = '0', 'x'
-	hex.Encode(dst[2:], src)
-	return string(dst)
+// appendPrefixedHex appends src as Hex writes it, 0x and lowercase digits.
+func appendPrefixedHex(dst, src []byte) []byte {
+	return hex.AppendEncode(append(dst, '0', 'x'), src)
 }
+
+// AppendHex appends h as Hex writes it, without allocating.
+func (h Hash32) AppendHex(dst []byte) []byte { return appendPrefixedHex(dst, h[:]) }
+
+// AppendHex appends a as Hex writes it, without allocating.
+func (a Address) AppendHex(dst []byte) []byte { return appendPrefixedHex(dst, a[:]) }
 
 func (h Hash32) String() string { return h.Hex() }
 
@@ -55,7 +59,7 @@ type Address [20]byte
 // Hex returns the 0x-prefixed lower-case hex form.
 func (a Address) Hex() string {
 	var b [2 + 2*len(a)]byte
-	return prefixedHex(b[:], a[:])
+	return string(a.AppendHex(b[:0]))
 }
 
 func (a Address) String() string { return a.Hex() }
@@ -133,6 +137,14 @@ func (a Amount) String() string {
 		return strconv.FormatUint(a.v.Uint64(), 10) // one allocation; big.Int's String takes three
 	}
 	return a.v.String()
+}
+
+// AppendDecimal appends a as String writes it, without allocating.
+func (a Amount) AppendDecimal(dst []byte) []byte {
+	if a.v.IsUint64() {
+		return strconv.AppendUint(dst, a.v.Uint64(), 10)
+	}
+	return a.v.Append(dst, 10)
 }
 
 // MarshalText encodes a as a decimal string (exact in JSON, SQL and msgpack).

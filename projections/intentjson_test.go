@@ -71,3 +71,23 @@ func FuzzIntentJSON(f *testing.F) {
 		intentJSONMatches(t, in)
 	})
 }
+
+// BenchmarkIntentJSON: the hand encoder against encoding/json, on an
+// intent as the relay writes one.
+func BenchmarkIntentJSON(b *testing.B) {
+	in := randomIntent(rand.New(rand.NewPCG(1, 2)), "deposit:1337:0x7a3fd2a8f9487c67b6dab7213b18549ca08aae24ef7aff3a3894da8a50e9ffed:2",
+		bytes.Repeat([]byte{0xab}, 180))
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := json.Marshal(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hand", func(b *testing.B) {
+		var buf []byte
+		for b.Loop() {
+			buf = projections.AppendIntentJSONForTest(buf[:0], &in)
+		}
+	})
+}

@@ -250,13 +250,13 @@ func appendIntentJSON(dst []byte, e *domain.TxIntent) []byte {
 	dst = append(dst, `,"chainId":`...)
 	dst = strconv.AppendUint(dst, e.ChainID, 10)
 	dst = append(dst, `,"from":"`...)
-	dst = append(dst, e.From.Hex()...)
+	dst = e.From.AppendHex(dst)
 	dst = append(dst, `","nonce":`...)
 	dst = strconv.AppendUint(dst, e.Nonce, 10)
 	dst = append(dst, `,"gas":`...)
 	dst = strconv.AppendUint(dst, e.Gas, 10)
 	dst = append(dst, `,"txHash":"`...)
-	dst = append(dst, e.TxHash.Hex()...)
+	dst = e.TxHash.AppendHex(dst)
 	dst = append(dst, `","rawTx":`...)
 	if e.RawTx == nil {
 		dst = append(dst, "null"...)
@@ -266,9 +266,9 @@ func appendIntentJSON(dst []byte, e *domain.TxIntent) []byte {
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"gasFeeCap":"`...)
-	dst = append(dst, e.GasFeeCap.String()...)
+	dst = e.GasFeeCap.AppendDecimal(dst)
 	dst = append(dst, `","gasTipCap":"`...)
-	dst = append(dst, e.GasTipCap.String()...)
+	dst = e.GasTipCap.AppendDecimal(dst)
 	dst = append(dst, `","attempt":`...)
 	dst = strconv.AppendInt(dst, int64(e.Attempt), 10)
 	if e.Cancel {
