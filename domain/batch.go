@@ -183,13 +183,9 @@ type RootBuilder func(leaves []Hash32) (Hash32, error)
 // waited less than MaxWait. Selection is deterministic: lowest TxID first.
 func PlanBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol BatchPolicy, now time.Time,
 	leaf LeafHasher, root RootBuilder) (*BatchCreated, error) {
-	if err := pol.Validate(); err != nil {
+	pol, err := nextInSequence(seq, pol, "create")
+	if err != nil {
 		return nil, err
-	}
-	pol = pol.withDefaults()
-	if seq.LastBatchID > 0 && !seq.LastAnchored {
-		return nil, fmt.Errorf("%w: batch %d not anchored yet, cannot create batch %d",
-			ErrPreviousNotAnchored, seq.LastBatchID, seq.LastBatchID+1)
 	}
 	if len(pending) == 0 {
 		return nil, nil
@@ -220,13 +216,9 @@ func PlanBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol
 // root is ErrBatchLost.
 func RecoverBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, pol BatchPolicy, onchain Hash32,
 	leaf LeafHasher, root RootBuilder) (*BatchCreated, error) {
-	if err := pol.Validate(); err != nil {
+	pol, err := nextInSequence(seq, pol, "recover")
+	if err != nil {
 		return nil, err
-	}
-	pol = pol.withDefaults()
-	if seq.LastBatchID > 0 && !seq.LastAnchored {
-		return nil, fmt.Errorf("%w: batch %d not anchored yet, cannot recover batch %d",
-			ErrPreviousNotAnchored, seq.LastBatchID, seq.LastBatchID+1)
 	}
 	id := seq.LastBatchID + 1
 	sorted := sortPending(pending)
@@ -243,6 +235,20 @@ func RecoverBatch(s Settlement, seq SequenceState, pending []PendingWithdrawal, 
 	}
 	return nil, fmt.Errorf("%w: batch %d has root %s on chain, which no cut of the %d pending withdrawals gives",
 		ErrBatchLost, id, onchain.Hex(), len(sorted))
+}
+
+// nextInSequence checks pol and seed 000's sequencing rule for the batch
+// after seq (what names the action in the error), and returns pol with
+// its defaults.
+func nextInSequence(seq SequenceState, pol BatchPolicy, what string) (BatchPolicy, error) {
+	if err := pol.Validate(); err != nil {
+		return pol, err
+	}
+	if seq.LastBatchID > 0 && !seq.LastAnchored {
+		return pol, fmt.Errorf("%w: batch %d not anchored yet, cannot %s batch %d",
+			ErrPreviousNotAnchored, seq.LastBatchID, what, seq.LastBatchID+1)
+	}
+	return pol.withDefaults(), nil
 }
 
 // sortPending returns pending in the order batches take them: lowest
