@@ -19,7 +19,8 @@ import (
 // relay did after the copy (mints, batches, anchors, claims) is then
 // missing from the log, but happened on the chain. The relay, started on
 // the restored log with the store rebuilt from it, scans the chain again
-// and must finish every flow without paying anything a second time.
+// and must finish every flow without paying anything a second time, and
+// then pay new flows.
 func TestRestoreFromAnOlderLogPaysNothingTwice(t *testing.T) {
 	tb := newTestBridge(t, 50*time.Millisecond, 1, nil)
 	tb.lock(0, ether(100))
@@ -95,5 +96,23 @@ func TestRestoreFromAnOlderLogPaysNothingTwice(t *testing.T) {
 	}
 	if s.Batches["ANCHORED"] != 2 {
 		t.Fatalf("batches after the restore: %v, want the 2 anchored on chain", s.Batches)
+	}
+
+	// New flows after the restore: the wallets' nonces moved on chain past
+	// what the restored log knows, and a third batch follows the two.
+	tb.lock(0, ether(70))
+	tb.burn(2, ether(30))
+	tb.until("new flows paid after the restore", 90*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 4 && statusCount(s.Withdrawals, domain.StatusExecuted) == 3
+	})
+	c, err = checkChain(context.Background(), tb.users, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.claimedEvents != 3 || c.uniqueLeaves != 3 {
+		t.Fatalf("on chain: %d Claimed events over %d leaves, want 3 each", c.claimedEvents, c.uniqueLeaves)
+	}
+	if want := ether(100 + 200 + 300 + 70 - 40 - 50 - 30); c.mintedSupply.Cmp(want) != 0 {
+		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
 	}
 }
