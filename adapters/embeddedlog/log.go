@@ -63,6 +63,10 @@ type topicLog struct {
 
 	nmu    sync.Mutex
 	notify chan struct{} // closed (and replaced) when records become readable or groups change
+
+	// pub is held while a group is published to its partitions, and
+	// shared by a backup's cut, which so sees every group whole or not.
+	pub sync.RWMutex
 }
 
 // pending is one Append waiting in the group-commit queue.
@@ -374,6 +378,8 @@ func (t *topicLog) write(batch []*pending) error {
 	if err := syncAll(touched); err != nil {
 		return t.rollback(touched, err)
 	}
+	t.pub.Lock()
+	defer t.pub.Unlock()
 	for _, pw := range touched {
 		s := pw.seg
 		pw.p.mu.Lock()

@@ -66,6 +66,8 @@ var handlerHelp = map[string]string{
 	"gas_used_total":                  "Gas used by bridgelog's transactions, by purpose.",
 	"indexer_lag_blocks":              "Blocks between the chain tip and the indexer's scanned height, by chain.",
 	"indexer_rpc_errors_total":        "Indexer RPC calls that failed, by chain.",
+	"log_backup_failures_total":       "Periodic backups of the embedded log (relay --backup-every) that failed.",
+	"log_backups_total":               "Periodic backups of the embedded log (relay --backup-every) written.",
 	"logs_rejected_total":             "Contract logs the indexer refused as malformed, by chain.",
 	"relay_step_failures_total":       "Relay loop steps that returned an error, by step.",
 	"reorged_observations_total":      "Observations whose block was replaced by a reorg, by chain.",
@@ -79,7 +81,7 @@ var handlerHelp = map[string]string{
 var presetCounters = []string{
 	"anchor_failures_total", "batches_anchored_total", "batches_created_total", "batches_lost_total",
 	"claim_attempts_failed_total", "claim_proofs_invalid_total",
-	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total",
+	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total", "log_backup_failures_total",
 	"withdrawals_executed_total", "withdrawals_failed_total",
 }
 

@@ -16,7 +16,7 @@ import (
 
 var logCmd = &cobra.Command{
 	Use:   "log",
-	Short: "Look at the event log: inspect, tail, generate",
+	Short: "Look at the event log: inspect, tail, generate, back up",
 }
 
 var inspectFlags struct {

@@ -680,3 +680,44 @@ func TestMissingStoreIsBuiltInBulk(t *testing.T) {
 		t.Fatalf("verify after status built the store:\n%s", out)
 	}
 }
+
+// TestLogBackupCommand: log backup copies the embedded log into a new
+// directory that a data directory can use as its log: the same records,
+// so the same projections. It refuses an existing directory, a log another
+// process holds (naming the relay's flags), and Kafka.
+func TestLogBackupCommand(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o.run(0, "log", "generate", "--events", "3000", "--seed", "8")
+	o.run(0, "project")
+	backup := filepath.Join(t.TempDir(), "log-copy")
+	if out, _ := o.run(0, "log", "backup", backup); !strings.Contains(out, "backed up 3000 records") {
+		t.Fatalf("log backup: %s", out)
+	}
+	if _, stderr := o.run(1, "log", "backup", backup); !strings.Contains(stderr, "backup directory exists") {
+		t.Fatalf("backup over an existing one: %s", stderr)
+	}
+	restored := operator{t: t, bin: o.bin, data: t.TempDir()}
+	if err := os.Rename(backup, filepath.Join(restored.data, "log")); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := restored.run(0, "project"); !strings.Contains(out, "folded 3000 records") {
+		t.Fatalf("project on the backup: %s", out)
+	}
+	a, _ := o.run(0, "verify")
+	b, _ := restored.run(0, "verify")
+	if okLines(a) != okLines(b) || strings.Count(okLines(a), "ok ") < 3 {
+		t.Fatalf("the backup's projections differ from the log's:\n%s\n%s", okLines(a), okLines(b))
+	}
+	held, err := embeddedlog.Open(filepath.Join(o.data, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr := o.run(1, "log", "backup", filepath.Join(t.TempDir(), "other"))
+	held.Close()
+	if !strings.Contains(stderr, "--backup-every") {
+		t.Fatalf("backup of a log another process holds: %s", stderr)
+	}
+	if _, stderr := o.run(1, "log", "backup", filepath.Join(t.TempDir(), "k"), "--log", "kafka"); !strings.Contains(stderr, "replicas") {
+		t.Fatalf("backup of a Kafka log: %s", stderr)
+	}
+}

@@ -352,6 +352,8 @@ var relayFlags struct {
 	metricsAddr string
 	role        string
 	bulkMin     int64
+	backupDir   string
+	backupEvery time.Duration
 }
 
 var relayCmd = &cobra.Command{
@@ -396,6 +398,10 @@ before the relay starts.`,
 			return err
 		}
 		defer eng.Close()
+		backups, err := relayBackups(eng.Log, relayFlags.backupDir, relayFlags.backupEvery)
+		if err != nil {
+			return err
+		}
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
 		if reg != nil {
@@ -412,6 +418,9 @@ before the relay starts.`,
 			return err
 		}
 		defer b.close()
+		if backups != nil {
+			go backupLoop(ctx, backups, relayFlags.backupDir, relayFlags.backupEvery, opt.metrics)
+		}
 		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
 			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)
 		return b.run(ctx)
@@ -425,6 +434,8 @@ func init() {
 	relayCmd.Flags().StringVar(&relayFlags.role, "role", "all", "all: the relay loop and claim executors; claims: claim executors only (add workers to the swarm; run one 'all' per store)")
 	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
 	addBulkBuildFlag(relayCmd, &relayFlags.bulkMin)
+	relayCmd.Flags().StringVar(&relayFlags.backupDir, "backup-dir", "", "with --backup-every: back the embedded log up into a new directory here (named by the UTC time) at every interval")
+	relayCmd.Flags().DurationVar(&relayFlags.backupEvery, "backup-every", 0, "back the embedded log up into --backup-dir this often (0: never); each backup is a consistent copy, see log backup --help")
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
 	// replay, verify and project drive every bridge projection.

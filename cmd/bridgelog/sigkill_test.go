@@ -29,7 +29,8 @@ import (
 // deposits and withdrawals flow. Afterwards the chain shows every deposit
 // minted exactly once and every withdrawal paid exactly once, and a replay
 // of the log equals the projections the killed relays left. Then a relay
-// started without its store builds it in bulk first.
+// started without its store builds it in bulk first, and backs its log up
+// while it runs.
 func TestRelaySurvivesSIGKILL(t *testing.T) {
 	const deposits, withdrawals, kills = 6, 6, 12
 	bin := testBinary(t)
@@ -165,7 +166,9 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	}
 	firstLog := filepath.Join(data, "relay-first-build.log")
 	out, _ := os.Create(firstLog)
-	relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", data, "--log-level", "info", "--bulk-build-min", "1")
+	backups := filepath.Join(data, "backups")
+	relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", data, "--log-level", "info", "--bulk-build-min", "1",
+		"--backup-every", "200ms", "--backup-dir", backups)
 	relay.Stdout, relay.Stderr = out, out
 	if err := relay.Start(); err != nil {
 		t.Fatal(err)
@@ -179,6 +182,16 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 		b, _ := os.ReadFile(firstLog)
 		logged = string(b)
 	}
+	// It also backs its log up while it runs.
+	var copies []string
+	for deadline := time.Now().Add(30 * time.Second); len(copies) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			relay.Process.Kill()
+			b, _ := os.ReadFile(firstLog)
+			t.Fatalf("the relay wrote no backup:\n%s", b)
+		}
+		copies, _ = filepath.Glob(filepath.Join(backups, "*Z"))
+	}
 	relay.Process.Signal(syscall.SIGTERM)
 	relay.Wait()
 	if i := strings.Index(logged, "store built in bulk"); i < 0 || i > strings.Index(logged, "relay started") {
@@ -187,6 +200,17 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	verify := exec.Command(bin, "verify", "--data", data, "--log-level", "warn")
 	if v, err := verify.CombinedOutput(); err != nil || strings.Contains(string(v), "MISMATCH") {
 		t.Fatalf("verify after the relay built its store: %v\n%s", err, v)
+	}
+	// The backup is a log a new data directory can rebuild from.
+	restored := t.TempDir()
+	if err := os.Rename(copies[0], filepath.Join(restored, "log")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"project"}, {"verify"}} {
+		cmd := exec.Command(bin, append(args, "--data", restored, "--log-level", "warn")...)
+		if v, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(v), "MISMATCH") || strings.Contains(string(v), "truncat") {
+			t.Fatalf("%s on the relay's backup: %v\n%s", args[0], err, v)
+		}
 	}
 }
 

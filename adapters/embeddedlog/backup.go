@@ -1,0 +1,221 @@
+package embeddedlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A plain copy of a log that is being appended is not a consistent
+// backup: its files are copied at different moments, and Open checks only
+// the newest group of appends for completeness across partitions, so an
+// older group that spans partitions could come back in part. Backup
+// copies a cut instead: every topic's published state at one instant, so
+// the copy holds exactly the groups acknowledged before it, whole, in
+// every partition and topic (an Append acknowledged before another began
+// is in the copy if the other is).
+
+// ErrBackupExists: the backup's directory is already there.
+var ErrBackupExists = errors.New("backup directory exists")
+
+// BackupStats says what a backup holds.
+type BackupStats struct {
+	Records  int64 // records in the copy, all topics
+	Bytes    int64 // segment bytes copied
+	Segments int
+}
+
+// cutFile is one segment file of the cut and the bytes of it to copy.
+type cutFile struct {
+	path string
+	size int64
+}
+
+// Backup copies the log, as it is at one instant, into dir, which must
+// not exist; it may run while the log is appended to, which waits only
+// for the instant. The copy is written into dir + ".partial" and renamed
+// to dir once every file is synced, so dir is always a whole backup. It
+// opens with [Open] like the original (the first Open scans every
+// segment: the sealed segments' index files are not copied). Consumer
+// groups' offsets are copied as they were just before the cut, so a group
+// resumes at or before where it was.
+func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
+	var st BackupStats
+	if err := l.enter(); err != nil {
+		return st, err
+	}
+	defer l.leave()
+	if _, err := os.Stat(dir); err == nil {
+		return st, fmt.Errorf("embeddedlog: backup %s: %w", dir, ErrBackupExists)
+	}
+	tmp := dir + ".partial"
+	if err := os.RemoveAll(tmp); err != nil {
+		return st, fmt.Errorf("embeddedlog: backup: remove %s: %w", tmp, err)
+	}
+	fail := func(err error) (BackupStats, error) {
+		os.RemoveAll(tmp)
+		return BackupStats{}, fmt.Errorf("embeddedlog: backup %s: %w", dir, err)
+	}
+	names := make([]string, 0, len(l.topics))
+	for name := range l.topics {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	// Group offsets first: taken before the cut, they never point past it.
+	for _, name := range names {
+		if err := copyGroups(filepath.Join(l.dir, name, "groups"), filepath.Join(tmp, name, "groups")); err != nil {
+			return fail(err)
+		}
+	}
+	files, records := l.cut(names)
+	st.Records = records
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		rel, err := filepath.Rel(l.dir, f.path)
+		if err != nil {
+			return fail(err)
+		}
+		if err := copyPrefix(f.path, filepath.Join(tmp, rel), f.size); err != nil {
+			return fail(err)
+		}
+		st.Bytes += f.size
+		st.Segments++
+	}
+	// Every partition directory exists in a log, written or not.
+	for _, name := range names {
+		for _, p := range l.topics[name].parts {
+			rel, _ := filepath.Rel(l.dir, p.dir)
+			if err := os.MkdirAll(filepath.Join(tmp, rel), 0o755); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := syncTree(tmp); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fail(err)
+	}
+	if err := syncDir(filepath.Dir(dir)); err != nil {
+		return st, fmt.Errorf("embeddedlog: backup %s: %w", dir, err)
+	}
+	l.cfg.logger.Info("embeddedlog: backup written", "dir", dir, "records", st.Records, "bytes", st.Bytes, "segments", st.Segments)
+	return st, nil
+}
+
+// cut returns every segment file of the named topics with its published
+// size, all taken at one instant: no group is published in any of them
+// meanwhile.
+func (l *Log) cut(names []string) ([]cutFile, int64) {
+	for _, name := range names {
+		l.topics[name].pub.RLock()
+	}
+	defer func() {
+		for _, name := range names {
+			l.topics[name].pub.RUnlock()
+		}
+	}()
+	var files []cutFile
+	var records int64
+	for _, name := range names {
+		for _, p := range l.topics[name].parts {
+			p.mu.RLock()
+			for _, s := range p.segs {
+				files = append(files, cutFile{path: s.path, size: s.size})
+			}
+			records += p.endLocked()
+			p.mu.RUnlock()
+		}
+	}
+	return files, records
+}
+
+// copyPrefix copies the first size bytes of src to a new file dst.
+func copyPrefix(src, dst string, size int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(out, in, size); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// copyGroups copies a topic's group offsets files (each replaced whole
+// by a rename, so each read is one committed version).
+func copyGroups(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue // a rename's temporary file, or nothing of ours
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // replaced meanwhile: the next Commit writes it again
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return err
+		}
+		if err := writeSynced(filepath.Join(dst, e.Name()), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncTree fsyncs every directory under root, root included, so the
+// files' entries are durable before the backup is renamed into place.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return syncDir(path)
+	})
+}

@@ -1,0 +1,170 @@
+package embeddedlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// TestBackupIsACut takes backups while writers append batches that span
+// partitions to one topic and then, causally after each, a record to
+// another topic. Every backup opens without a torn tail or damage, holds
+// byte for byte the original's records at their positions, every batch
+// whole or not at all, and a second topic's record only with the batch
+// appended before it. A consumer group resumes at or before its commit.
+func TestBackupIsACut(t *testing.T) {
+	const (
+		batchTopic = topics.TopicBridge // several partitions
+		afterTopic = topics.TopicChain
+		writers    = 3
+		batchSize  = 5
+		backups    = 6
+	)
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(16<<10)) // segments roll during the backups
+	ctx := context.Background()
+
+	// A consumer group with a commit, before and during the backups.
+	sub, err := l.Subscribe(ctx, afterTopic, "claims")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				msgs := make([]topics.Message, batchSize)
+				for j := range msgs {
+					msgs[j] = topics.Message{Key: fmt.Appendf(nil, "w%d-%d-%d", w, i, j), Value: fmt.Appendf(nil, "batch w%d-%d %d/%d", w, i, j, batchSize)}
+				}
+				if _, err := l.Append(ctx, batchTopic, msgs...); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := l.Append(ctx, afterTopic, topics.Message{Key: fmt.Appendf(nil, "w%d", w), Value: fmt.Appendf(nil, "after w%d-%d", w, i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	committed, committedPart := int64(-1), int32(0)
+	var dirs []string
+	for b := range backups {
+		time.Sleep(30 * time.Millisecond)
+		if b == 2 {
+			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			rec, err := sub.Fetch(fctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sub.Commit(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			committed, committedPart = rec.Offset+1, rec.Partition
+		}
+		d := filepath.Join(t.TempDir(), fmt.Sprintf("backup-%d", b))
+		st, err := l.Backup(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Records == 0 || st.Segments == 0 {
+			t.Fatalf("backup %d: %+v", b, st)
+		}
+		dirs = append(dirs, d)
+	}
+	if _, err := l.Backup(ctx, dirs[0]); !errors.Is(err, ErrBackupExists) {
+		t.Fatalf("backup over an existing one: %v", err)
+	}
+	stop.Store(true)
+	wg.Wait()
+	sub.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	orig := mustOpen(t, dir)
+	defer orig.Close()
+
+	for b, d := range dirs {
+		if _, err := os.Stat(d + ".partial"); err == nil {
+			t.Fatalf("backup %d left its partial directory", b)
+		}
+		m := &countingMetrics{}
+		bl := mustOpen(t, d, WithMetrics(m))
+		if m.truncated != 0 || m.corrupt != 0 {
+			t.Fatalf("backup %d opened with %d torn tails and %d damaged files: not a cut", b, m.truncated, m.corrupt)
+		}
+		batches := map[string]int{} // w-i → messages present
+		var records int
+		for _, topic := range []string{batchTopic, afterTopic} {
+			ends, err := bl.EndOffsets(ctx, topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p := range ends {
+				got, want := readAll(t, bl, topic, int32(p)), readAll(t, orig, topic, int32(p))
+				if len(got) > len(want) {
+					t.Fatalf("backup %d: %s/%d holds %d records, the log %d", b, topic, p, len(got), len(want))
+				}
+				for i, r := range got {
+					if !bytes.Equal(r.Value, want[i].Value) || !bytes.Equal(r.Key, want[i].Key) {
+						t.Fatalf("backup %d: %s/%d@%d differs from the log", b, topic, p, i)
+					}
+					var w, n, j, size int
+					if topic == batchTopic {
+						fmt.Sscanf(string(r.Value), "batch w%d-%d %d/%d", &w, &n, &j, &size)
+						batches[fmt.Sprintf("%d-%d", w, n)]++
+					}
+				}
+				records += len(got)
+			}
+		}
+		for k, n := range batches {
+			if n != batchSize {
+				t.Fatalf("backup %d: batch %s has %d of its %d messages", b, k, n, batchSize)
+			}
+		}
+		ends, _ := bl.EndOffsets(ctx, afterTopic)
+		for p := range ends {
+			for _, r := range readAll(t, bl, afterTopic, int32(p)) {
+				var w, i int
+				fmt.Sscanf(string(r.Value), "after w%d-%d", &w, &i)
+				if batches[fmt.Sprintf("%d-%d", w, i)] != batchSize {
+					t.Fatalf("backup %d holds %q without the batch appended before it", b, r.Value)
+				}
+			}
+		}
+		if records == 0 {
+			t.Fatalf("backup %d is empty", b)
+		}
+		// The group's offsets came along, never past the cut: those of
+		// the commit before this backup, or none before it.
+		gb, err := os.ReadFile(filepath.Join(d, afterTopic, "groups", "claims.json"))
+		var gf groupFile
+		switch {
+		case b < 2 && errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			t.Fatalf("backup %d: group offsets: %v", b, err)
+		case json.Unmarshal(gb, &gf) != nil || gf.Next[committedPart] != map[bool]int64{true: committed, false: 0}[b >= 2]:
+			t.Fatalf("backup %d: group offsets %s, want partition %d at %d", b, gb, committedPart, committed)
+		}
+		for p, next := range gf.Next {
+			if end := ends[p]; next > end {
+				t.Fatalf("backup %d: group offset %d past the end %d of partition %d", b, next, end, p)
+			}
+		}
+		bl.Close()
+	}
+}
