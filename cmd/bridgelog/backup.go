@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,21 +57,32 @@ it open. A running relay backs its log up with --backup-every and
 	},
 }
 
-// backupLoop backs lg up into a new directory of dir, named by the UTC
-// time, every interval until ctx ends. A failure is logged and counted
-// (m may be nil), and the next interval tries again.
-func backupLoop(ctx context.Context, lg logBackuper, dir string, every time.Duration, m handlers.Metrics) {
+// backupPlan is when and where a relay backs its log up.
+type backupPlan struct {
+	dir   string
+	every time.Duration
+	keep  int // newest backups kept in dir; 0: all
+}
+
+// backupNameLayout names a backup directory by its UTC time, so names
+// sort as times do.
+const backupNameLayout = "20060102T150405.000Z"
+
+// backupLoop backs lg up into a new directory of plan.dir every interval
+// until ctx ends, then prunes the oldest beyond plan.keep. A failure is
+// logged and counted (m may be nil), and the next interval tries again.
+func backupLoop(ctx context.Context, lg logBackuper, plan backupPlan, m handlers.Metrics) {
 	if m == nil {
 		m = handlers.NopMetrics{}
 	}
-	t := time.NewTicker(every)
+	t := time.NewTicker(plan.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			to := filepath.Join(dir, now.UTC().Format("20060102T150405.000Z"))
+			to := filepath.Join(plan.dir, now.UTC().Format(backupNameLayout))
 			if _, err := lg.Backup(ctx, to); err != nil {
 				if ctx.Err() != nil {
 					return
@@ -78,18 +92,54 @@ func backupLoop(ctx context.Context, lg logBackuper, dir string, every time.Dura
 				continue
 			}
 			m.Count("log_backups_total", nil, 1)
+			if err := pruneBackups(plan.dir, plan.keep); err != nil {
+				slog.Warn("log backups: pruning old ones failed", "dir", plan.dir, "err", err)
+			}
 		}
 	}
 }
 
+// pruneBackups removes the oldest backups in dir beyond the newest keep
+// (0: keeps all), and what interrupted backups left (*.partial; none is
+// being written: the loop backs up one at a time). Other entries stay.
+func pruneBackups(dir string, keep int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var done []string
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		base, partial := strings.CutSuffix(name, ".partial")
+		if _, err := time.Parse(backupNameLayout, base); err != nil || !e.IsDir() {
+			continue
+		}
+		if partial {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
+			continue
+		}
+		done = append(done, name)
+	}
+	sort.Strings(done) // oldest first
+	for keep > 0 && len(done) > keep {
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, done[0])))
+		slog.Info("log backups: removed the oldest", "dir", filepath.Join(dir, done[0]), "keep", keep)
+		done = done[1:]
+	}
+	return errors.Join(errs...)
+}
+
 // relayBackups checks the relay's backup flags and returns the log to
 // back up (nil: no backups).
-func relayBackups(lg topics.Log, dir string, every time.Duration) (logBackuper, error) {
+func relayBackups(lg topics.Log, plan backupPlan) (logBackuper, error) {
 	switch {
-	case every == 0 && dir == "":
+	case plan.keep < 0:
+		return nil, fmt.Errorf("--backup-keep %d: must be >= 0", plan.keep)
+	case plan.every == 0 && plan.dir == "":
 		return nil, nil
-	case every <= 0 || dir == "":
-		return nil, fmt.Errorf("--backup-every %v --backup-dir %q: backups need both, a positive interval and a directory", every, dir)
+	case plan.every <= 0 || plan.dir == "":
+		return nil, fmt.Errorf("--backup-every %v --backup-dir %q: backups need both, a positive interval and a directory", plan.every, plan.dir)
 	}
 	b, ok := lg.(logBackuper)
 	if !ok {

@@ -352,8 +352,7 @@ var relayFlags struct {
 	metricsAddr string
 	role        string
 	bulkMin     int64
-	backupDir   string
-	backupEvery time.Duration
+	backups     backupPlan
 }
 
 var relayCmd = &cobra.Command{
@@ -398,7 +397,7 @@ before the relay starts.`,
 			return err
 		}
 		defer eng.Close()
-		backups, err := relayBackups(eng.Log, relayFlags.backupDir, relayFlags.backupEvery)
+		backups, err := relayBackups(eng.Log, relayFlags.backups)
 		if err != nil {
 			return err
 		}
@@ -419,7 +418,7 @@ before the relay starts.`,
 		}
 		defer b.close()
 		if backups != nil {
-			go backupLoop(ctx, backups, relayFlags.backupDir, relayFlags.backupEvery, opt.metrics)
+			go backupLoop(ctx, backups, relayFlags.backups, opt.metrics)
 		}
 		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
 			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)
@@ -434,8 +433,9 @@ func init() {
 	relayCmd.Flags().StringVar(&relayFlags.role, "role", "all", "all: the relay loop and claim executors; claims: claim executors only (add workers to the swarm; run one 'all' per store)")
 	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
 	addBulkBuildFlag(relayCmd, &relayFlags.bulkMin)
-	relayCmd.Flags().StringVar(&relayFlags.backupDir, "backup-dir", "", "with --backup-every: back the embedded log up into a new directory here (named by the UTC time) at every interval")
-	relayCmd.Flags().DurationVar(&relayFlags.backupEvery, "backup-every", 0, "back the embedded log up into --backup-dir this often (0: never); each backup is a consistent copy, see log backup --help")
+	relayCmd.Flags().StringVar(&relayFlags.backups.dir, "backup-dir", "", "with --backup-every: back the embedded log up into a new directory here (named by the UTC time) at every interval")
+	relayCmd.Flags().DurationVar(&relayFlags.backups.every, "backup-every", 0, "back the embedded log up into --backup-dir this often (0: never); each backup is a consistent copy, see log backup --help")
+	relayCmd.Flags().IntVar(&relayFlags.backups.keep, "backup-keep", 24, "newest backups kept in --backup-dir, older ones removed (0: keep all); each is a full copy of the log")
 	_ = relayCmd.MarkFlagRequired("config")
 	rootCmd.AddCommand(relayCmd)
 	// replay, verify and project drive every bridge projection.
