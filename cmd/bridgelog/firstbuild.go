@@ -17,7 +17,7 @@ import (
 
 // A relay or `project` started where the SQLite store is missing (a new
 // worker on an existing log, a store deleted to recover) would fold the
-// whole log through SQLite's engine, about a quarter of the bulk loader's
+// whole log through SQLite's engine, at less than half the bulk loader's
 // rate (BENCHMARKS.md). So a missing store over a log of at least
 // --bulk-build-min records is first built as an offline replay builds
 // one, then opened as usual.
