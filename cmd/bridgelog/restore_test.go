@@ -4,18 +4,19 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
 )
 
 // TestRestoreFromAnOlderLogPaysNothingTwice: an operator who loses the
-// data directory restores last night's copy of the log. Everything the
+// data directory restores last night's backup of the log (taken while the
+// relay ran). Everything the
 // relay did after the copy (mints, batches, anchors, claims) is then
 // missing from the log, but happened on the chain. The relay, started on
 // the restored log with the store rebuilt from it, scans the chain again
@@ -25,19 +26,21 @@ func TestRestoreFromAnOlderLogPaysNothingTwice(t *testing.T) {
 	tb := newTestBridge(t, 50*time.Millisecond, 1, nil)
 	tb.lock(0, ether(100))
 	tb.lock(1, ether(200))
-	tb.until("first deposits minted", 60*time.Second, func(s projections.BridgeStats) bool {
-		return statusCount(s.Deposits, domain.StatusMinted) == 2
-	})
-	// The backup: the log, copied while the relay is stopped.
-	tb.close()
+	// The backup: a cut of the log, taken while the relay runs (as relay
+	// --backup-every takes it), once both deposits are minted.
 	backup := filepath.Join(t.TempDir(), "log")
-	if out, err := exec.Command("cp", "-a", filepath.Join(tb.dir, "log"), backup).CombinedOutput(); err != nil {
-		t.Fatalf("copy the log: %v\n%s", err, out)
-	}
+	tb.until("first deposits minted, and the log backed up", 60*time.Second, func(s projections.BridgeStats) bool {
+		if statusCount(s.Deposits, domain.StatusMinted) != 2 {
+			return false
+		}
+		if _, err := tb.log.(*embeddedlog.Log).Backup(context.Background(), backup); err != nil {
+			t.Fatal(err)
+		}
+		return true
+	})
 
 	// After the backup: more deposits, and withdrawals batched, anchored
 	// and claimed.
-	tb.open()
 	tb.lock(2, ether(300))
 	tb.burn(0, ether(40))
 	// A batch of one: after the restore both withdrawals are known at
@@ -59,8 +62,8 @@ func TestRestoreFromAnOlderLogPaysNothingTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out, err := exec.Command("cp", "-a", backup, filepath.Join(tb.dir, "log")).CombinedOutput(); err != nil {
-		t.Fatalf("restore the log: %v\n%s", err, out)
+	if err := os.Rename(backup, filepath.Join(tb.dir, "log")); err != nil {
+		t.Fatal(err)
 	}
 	tb.open()
 	s := tb.until("every flow finished again on the restored log", 90*time.Second, func(s projections.BridgeStats) bool {
