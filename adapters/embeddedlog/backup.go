@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // A plain copy of a log that is being appended is not a consistent
@@ -38,12 +39,12 @@ type cutFile struct {
 
 // Backup copies the log, as it is at one instant, into dir, which must
 // not exist; it may run while the log is appended to, which waits only
-// for the instant. The copy is written into dir + ".partial" and renamed
-// to dir once every file is synced, so dir is always a whole backup. It
-// opens with [Open] like the original (the first Open scans every
-// segment: the sealed segments' index files are not copied). Consumer
-// groups' offsets are copied as they were just before the cut, so a group
-// resumes at or before where it was.
+// for the instant. The copy is written into dir + ".partial", opened once
+// reading every frame (damage anywhere, copied from the log, fails the
+// backup with the file and offset), and renamed to dir once every file is
+// synced, so dir is always a whole, checked backup that opens with [Open]
+// like the original. Consumer groups' offsets are copied as they were
+// just before the cut, so a group resumes at or before where it was.
 func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 	var st BackupStats
 	if err := l.enter(); err != nil {
@@ -100,6 +101,9 @@ func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 	if err := syncTree(tmp); err != nil {
 		return fail(err)
 	}
+	if err := l.checkBackup(tmp, st.Records); err != nil {
+		return fail(err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return fail(err)
 	}
@@ -109,6 +113,41 @@ func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 	l.cfg.logger.Info("embeddedlog: backup written", "dir", dir, "records", st.Records, "bytes", st.Bytes, "segments", st.Segments)
 	return st, nil
 }
+
+// checkBackup opens the copy in dir reading every frame, as verify reads
+// a log: a backup must open as it is, with the records of the cut. So
+// damage in a sealed segment, which the running log finds only when the
+// records are read, is found at every backup instead of carried into it.
+func (l *Log) checkBackup(dir string, records int64) error {
+	m := &tailWatch{}
+	b, err := Open(dir, WithFullScan(true), WithLogger(l.cfg.logger), WithMetrics(m),
+		WithMaxMessageBytes(l.cfg.maxMessageBytes), WithSegmentBytes(l.cfg.segmentBytes))
+	if err != nil {
+		return fmt.Errorf("the copy does not open: %w", err)
+	}
+	defer b.Close()
+	if n := m.truncated.Load(); n > 0 {
+		return fmt.Errorf("the copy opened with %d torn tails: not a cut", n)
+	}
+	var got int64
+	for _, t := range b.topics {
+		for _, p := range t.parts {
+			got += p.end()
+		}
+	}
+	if got != records {
+		return fmt.Errorf("the copy holds %d records, the cut %d", got, records)
+	}
+	return nil
+}
+
+// tailWatch counts the torn tails an Open truncates.
+type tailWatch struct {
+	nopMetrics
+	truncated atomic.Int64
+}
+
+func (w *tailWatch) TailTruncated(string, int32, int64) { w.truncated.Add(1) }
 
 // cut returns every segment file of the named topics with its published
 // size, all taken at one instant: no group is published in any of them

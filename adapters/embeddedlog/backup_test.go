@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,5 +167,46 @@ func TestBackupIsACut(t *testing.T) {
 			}
 		}
 		bl.Close()
+	}
+}
+
+// TestBackupFindsDamage: damage inside a sealed segment, which Open does
+// not read and the running log would find only when the records are
+// read, fails the backup with the file (and so is found at every backup
+// instead of carried into it); no backup directory is left.
+func TestBackupFindsDamage(t *testing.T) {
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(4<<10))
+	appendEach(t, l, 0, 200, vlen)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sealed := segPath(dir, single, 0, 0)
+	b, err := os.ReadFile(sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(sealed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l = mustOpen(t, dir, WithSegmentBytes(4<<10)) // the sealed segment's index file spares reading it
+	defer l.Close()
+	to := filepath.Join(t.TempDir(), "backup")
+	_, err = l.Backup(context.Background(), to)
+	if !errors.Is(err, topics.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(sealed)) {
+		t.Fatalf("backup of a damaged log: %v, want ErrCorrupt naming %s", err, filepath.Base(sealed))
+	}
+	for _, d := range []string{to, to + ".partial"} {
+		if _, err := os.Stat(d); err == nil {
+			t.Fatalf("%s left behind", d)
+		}
+	}
+	// An undamaged log backs up.
+	clean := mustOpen(t, t.TempDir())
+	defer clean.Close()
+	appendEach(t, clean, 0, 10, vlen)
+	if st, err := clean.Backup(context.Background(), filepath.Join(t.TempDir(), "ok")); err != nil || st.Records != 10 {
+		t.Fatalf("backup of a clean log: %+v %v", st, err)
 	}
 }
