@@ -42,6 +42,8 @@ func TestBackupIsACut(t *testing.T) {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	stopWriters := func() { stop.Store(true); wg.Wait() }
+	defer stopWriters() // also when the test fails early: no writer outlives it
 	for w := range writers {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
@@ -62,8 +64,27 @@ func TestBackupIsACut(t *testing.T) {
 	}
 	committed, committedPart := int64(-1), int32(0)
 	var dirs []string
+	// Each backup waits for more records: a busy machine may run the
+	// writers slowly, and a backup of nothing new shows nothing.
+	appended := func() int64 {
+		var n int64
+		for _, topic := range []string{batchTopic, afterTopic} {
+			ends, err := l.EndOffsets(ctx, topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ends {
+				n += e
+			}
+		}
+		return n
+	}
 	for b := range backups {
-		time.Sleep(30 * time.Millisecond)
+		for deadline := time.Now().Add(30 * time.Second); appended() < int64(b+1)*300; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("backup %d: the writers appended only %d records in 30 s", b, appended())
+			}
+		}
 		if b == 2 {
 			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			rec, err := sub.Fetch(fctx)
@@ -89,8 +110,7 @@ func TestBackupIsACut(t *testing.T) {
 	if _, err := l.Backup(ctx, dirs[0]); !errors.Is(err, ErrBackupExists) {
 		t.Fatalf("backup over an existing one: %v", err)
 	}
-	stop.Store(true)
-	wg.Wait()
+	stopWriters()
 	sub.Close()
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
