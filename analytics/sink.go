@@ -258,7 +258,8 @@ type WrongLogError struct {
 }
 
 func (e *WrongLogError) Error() string {
-	return fmt.Sprintf("analytics: the warehouse does not match the log at %s/%d@%d (%s): use another ClickHouse database for another log",
+	return fmt.Sprintf("analytics: the warehouse does not match the log at %s/%d@%d (%s): use another ClickHouse database for another log"+
+		" (for a log restored from an older backup too: this one keeps the records the restore lost)",
 		e.Topic, e.Partition, e.Offset, e.Why)
 }
 
