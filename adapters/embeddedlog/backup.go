@@ -258,3 +258,48 @@ func syncTree(root string) error {
 		return syncDir(path)
 	})
 }
+
+// Restore puts the log backed up in backup (see [Log.Backup]) at logDir.
+// What logDir holds is moved aside to logDir + ".before-restore-" + stamp
+// and kept (damaged or not, it may hold records the backup lacks); the
+// returned aside is "" when there was nothing. Restore holds logDir's lock
+// throughout, so it refuses ([ErrLocked]) while a Log has it open. The
+// backup is copied as Backup copies a log (read as a cut, checked frame
+// by frame) into logDir + ".restoring" first, so a damaged backup changes
+// nothing; if Restore is interrupted after moving the old log aside,
+// logDir + ".restoring" is the whole restored log.
+func Restore(ctx context.Context, backup, logDir, stamp string, opts ...Option) (aside string, st BackupStats, err error) {
+	if _, err := os.Stat(logDir); err == nil {
+		lock, err := lockDir(logDir)
+		if err != nil {
+			return "", st, fmt.Errorf("embeddedlog: restore into %s: %w", logDir, err)
+		}
+		defer unlockDir(lock)
+		aside = logDir + ".before-restore-" + stamp
+	}
+	src, err := Open(backup, append(opts, WithFullScan(true))...)
+	if err != nil {
+		return "", st, fmt.Errorf("embeddedlog: restore from %s: %w", backup, err)
+	}
+	defer src.Close()
+	staged := logDir + ".restoring"
+	if err := os.RemoveAll(staged); err != nil {
+		return "", st, fmt.Errorf("embeddedlog: restore: remove %s: %w", staged, err)
+	}
+	if st, err = src.Backup(ctx, staged); err != nil {
+		return "", st, fmt.Errorf("embeddedlog: restore from %s: %w", backup, err)
+	}
+	if aside != "" {
+		if err := os.Rename(logDir, aside); err != nil {
+			os.RemoveAll(staged)
+			return "", st, fmt.Errorf("embeddedlog: restore: move %s aside: %w", logDir, err)
+		}
+	}
+	if err := os.Rename(staged, logDir); err != nil {
+		return aside, st, fmt.Errorf("embeddedlog: restore: %s is the restored log, move it to %s: %w", staged, logDir, err)
+	}
+	if err := syncDir(filepath.Dir(logDir)); err != nil {
+		return aside, st, fmt.Errorf("embeddedlog: restore: %w", err)
+	}
+	return aside, st, nil
+}

@@ -148,6 +148,59 @@ func relayBackups(lg topics.Log, plan backupPlan) (logBackuper, error) {
 	return b, nil
 }
 
+var logRestoreCmd = &cobra.Command{
+	Use:   "restore BACKUP",
+	Short: "Put a backup of the embedded log in place and rebuild the store from it",
+	Long: `restore puts the log backed up in BACKUP (by log backup or relay
+--backup-every) at DATA/log, then rebuilds the SQLite store from it as an
+offline replay does (with PostgreSQL, run bridgelog replay next).
+
+What DATA/log held is moved aside to DATA/log.before-restore-<UTC time> and
+kept: it may hold records the backup lacks. BACKUP is read whole and checked
+frame by frame before anything moves, and its records stay as they are (a
+copy that is not a cut, with a torn tail, has that tail cut). restore refuses
+while another bridgelog process has the log or the store open: stop the relay
+first. If it is interrupted after moving the old log aside,
+DATA/log.restoring is the whole restored log.
+
+Then start the relay: it scans the chains again from the backup's cursors and
+finds there what was paid after the backup. Sink analytics into a new
+ClickHouse database: the old one holds records the restored log lacks.`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		if engineFlags.log != "embedded" {
+			return fmt.Errorf("restore puts back the embedded log; --log %s keeps its own replicas", engineFlags.log)
+		}
+		ctx, out := cmd.Context(), cmd.OutOrStdout()
+		dir := filepath.Join(engineFlags.data, "log")
+		aside, st, err := embeddedlog.Restore(ctx, args[0], dir, time.Now().UTC().Format(backupNameLayout),
+			embeddedlog.WithLogger(slog.Default()))
+		if errors.Is(err, embeddedlog.ErrLocked) {
+			return fmt.Errorf("%w: stop the relay and other bridgelog commands on %s first", err, engineFlags.data)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "restored %d records from %s into %s\n", st.Records, args[0], dir)
+		if aside != "" {
+			fmt.Fprintf(out, "the log that was there is kept in %s\n", aside)
+		}
+		if engineFlags.store != "sqlite" {
+			fmt.Fprintln(out, "now run bridgelog replay: the store is ahead of the restored log")
+			return nil
+		}
+		b, err := buildOffline(ctx, nil, cmd.ErrOrStderr(), "restore", false)
+		if err != nil {
+			return fmt.Errorf("%w (the log is restored: run bridgelog replay)", err)
+		}
+		if err := b.print(ctx, out); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "start the relay: it finds on the chains what was done after the backup; sink analytics into a new ClickHouse database")
+		return nil
+	},
+}
+
 func init() {
-	logCmd.AddCommand(logBackupCmd)
+	logCmd.AddCommand(logBackupCmd, logRestoreCmd)
 }
