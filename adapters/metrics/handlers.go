@@ -67,6 +67,7 @@ var handlerHelp = map[string]string{
 	"indexer_lag_blocks":              "Blocks between the chain tip and the indexer's scanned height, by chain.",
 	"indexer_rpc_errors_total":        "Indexer RPC calls that failed, by chain.",
 	"log_backup_failures_total":       "Periodic backups of the embedded log (relay --backup-every) that failed.",
+	"log_backup_last_success_seconds": "Unix time of the last periodic backup of the embedded log that was written.",
 	"log_backups_total":               "Periodic backups of the embedded log (relay --backup-every) written.",
 	"logs_rejected_total":             "Contract logs the indexer refused as malformed, by chain.",
 	"relay_step_failures_total":       "Relay loop steps that returned an error, by step.",

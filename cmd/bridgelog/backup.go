@@ -92,6 +92,7 @@ func backupLoop(ctx context.Context, lg logBackuper, plan backupPlan, m handlers
 				continue
 			}
 			m.Count("log_backups_total", nil, 1)
+			m.Gauge("log_backup_last_success_seconds", nil, float64(now.Unix()))
 			if err := pruneBackups(plan.dir, plan.keep); err != nil {
 				slog.Warn("log backups: pruning old ones failed", "dir", plan.dir, "err", err)
 			}

@@ -32,8 +32,9 @@ func (f *flakyBackups) Backup(_ context.Context, dir string) (embeddedlog.Backup
 }
 
 type counts struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu     sync.Mutex
+	n      map[string]int
+	gauges map[string]float64
 }
 
 func (c *counts) Count(name string, _ map[string]string, n int) {
@@ -41,14 +42,19 @@ func (c *counts) Count(name string, _ map[string]string, n int) {
 	defer c.mu.Unlock()
 	c.n[name] += n
 }
-func (c *counts) Gauge(string, map[string]string, float64) {}
+func (c *counts) Gauge(name string, _ map[string]string, v float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gauges[name] = v
+}
 
 // TestBackupLoop: the relay's backups go into new directories of the
 // backup dir, one an interval; a failed one is counted and the next
 // interval tries again; only the newest --backup-keep stay, and what an
 // interrupted backup left goes; the loop ends with its context.
 func TestBackupLoop(t *testing.T) {
-	f, m := &flakyBackups{}, &counts{n: map[string]int{}}
+	f, m := &flakyBackups{}, &counts{n: map[string]int{}, gauges: map[string]float64{}}
+	start := time.Now()
 	dir := t.TempDir()
 	for _, other := range []string{"notes", "20250101T000000.000Z-mine"} {
 		if err := os.Mkdir(filepath.Join(dir, other), 0o755); err != nil {
@@ -69,6 +75,9 @@ func TestBackupLoop(t *testing.T) {
 	defer m.mu.Unlock()
 	if len(f.dirs) < 3 || m.n["log_backup_failures_total"] != 1 || m.n["log_backups_total"] != len(f.dirs)-1 {
 		t.Fatalf("%d backups, counted %v", len(f.dirs), m.n)
+	}
+	if at := m.gauges["log_backup_last_success_seconds"]; at < float64(start.Unix()) || at > float64(time.Now().Unix()) {
+		t.Fatalf("last success at %v, want within the run (%v..)", at, start.Unix())
 	}
 	seen := map[string]bool{}
 	for _, d := range f.dirs {
