@@ -266,8 +266,11 @@ func syncTree(root string) error {
 // throughout, so it refuses ([ErrLocked]) while a Log has it open. The
 // backup is copied as Backup copies a log (read as a cut, checked frame
 // by frame) into logDir + ".restoring" first, so a damaged backup changes
-// nothing; if Restore is interrupted after moving the old log aside,
-// logDir + ".restoring" is the whole restored log.
+// nothing. The two directories are then exchanged in one step where the
+// system can (Linux): a crash leaves logDir holding the old log or the
+// restored one, and the other one beside it. Elsewhere the old log is
+// moved aside first, and if Restore is interrupted then, logDir +
+// ".restoring" is the whole restored log.
 func Restore(ctx context.Context, backup, logDir, stamp string, opts ...Option) (aside string, st BackupStats, err error) {
 	if _, err := os.Stat(logDir); err == nil {
 		lock, err := lockDir(logDir)
@@ -289,14 +292,22 @@ func Restore(ctx context.Context, backup, logDir, stamp string, opts ...Option) 
 	if st, err = src.Backup(ctx, staged); err != nil {
 		return "", st, fmt.Errorf("embeddedlog: restore from %s: %w", backup, err)
 	}
-	if aside != "" {
-		if err := os.Rename(logDir, aside); err != nil {
-			os.RemoveAll(staged)
-			return "", st, fmt.Errorf("embeddedlog: restore: move %s aside: %w", logDir, err)
+	switch {
+	case aside != "" && swapDirs(staged, logDir) == nil:
+		// logDir is the restored log; staged holds the old one.
+		if err := os.Rename(staged, aside); err != nil {
+			return staged, st, fmt.Errorf("embeddedlog: restore: the old log is in %s: %w", staged, err)
 		}
-	}
-	if err := os.Rename(staged, logDir); err != nil {
-		return aside, st, fmt.Errorf("embeddedlog: restore: %s is the restored log, move it to %s: %w", staged, logDir, err)
+	default:
+		if aside != "" {
+			if err := os.Rename(logDir, aside); err != nil {
+				os.RemoveAll(staged)
+				return "", st, fmt.Errorf("embeddedlog: restore: move %s aside: %w", logDir, err)
+			}
+		}
+		if err := os.Rename(staged, logDir); err != nil {
+			return aside, st, fmt.Errorf("embeddedlog: restore: %s is the restored log, move it to %s: %w", staged, logDir, err)
+		}
 	}
 	if err := syncDir(filepath.Dir(logDir)); err != nil {
 		return aside, st, fmt.Errorf("embeddedlog: restore: %w", err)

@@ -161,7 +161,8 @@ kept: it may hold records the backup lacks. BACKUP is read whole and checked
 frame by frame before anything moves, and its records stay as they are (a
 copy that is not a cut, with a torn tail, has that tail cut). restore refuses
 while another bridgelog process has the log or the store open: stop the relay
-first. If it is interrupted after moving the old log aside,
+first. On Linux the old and the restored log are exchanged in one step;
+elsewhere, if restore is interrupted after moving the old log aside,
 DATA/log.restoring is the whole restored log.
 
 Then start the relay: it scans the chains again from the backup's cursors and
