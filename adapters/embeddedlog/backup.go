@@ -89,15 +89,8 @@ func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 		st.Bytes += f.size
 		st.Segments++
 	}
-	// Every partition directory exists in a log, written or not.
-	for _, name := range names {
-		for _, p := range l.topics[name].parts {
-			rel, _ := filepath.Rel(l.dir, p.dir)
-			if err := os.MkdirAll(filepath.Join(tmp, rel), 0o755); err != nil {
-				return fail(err)
-			}
-		}
-	}
+	// Partitions never written have no directory yet: the check's Open
+	// makes them, as any Open of a log does.
 	if err := syncTree(tmp); err != nil {
 		return fail(err)
 	}
@@ -280,7 +273,9 @@ func Restore(ctx context.Context, backup, logDir, stamp string, opts ...Option) 
 		defer unlockDir(lock)
 		aside = logDir + ".before-restore-" + stamp
 	}
-	src, err := Open(backup, append(opts, WithFullScan(true))...)
+	// Backup's check below reads every frame of the copy; the backup itself
+	// need not be read twice.
+	src, err := Open(backup, opts...)
 	if err != nil {
 		return "", st, fmt.Errorf("embeddedlog: restore from %s: %w", backup, err)
 	}
