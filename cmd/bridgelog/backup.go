@@ -131,16 +131,24 @@ func pruneBackups(dir string, keep int) error {
 	return errors.Join(errs...)
 }
 
-// relayBackups checks the relay's backup flags and returns the log to
-// back up (nil: no backups).
-func relayBackups(lg topics.Log, plan backupPlan) (logBackuper, error) {
+// on checks the relay's backup flags and says whether backups are asked
+// for; the relay checks them before anything slow.
+func (p backupPlan) on() (bool, error) {
 	switch {
-	case plan.keep < 0:
-		return nil, fmt.Errorf("--backup-keep %d: must be >= 0", plan.keep)
-	case plan.every == 0 && plan.dir == "":
-		return nil, nil
-	case plan.every <= 0 || plan.dir == "":
-		return nil, fmt.Errorf("--backup-every %v --backup-dir %q: backups need both, a positive interval and a directory", plan.every, plan.dir)
+	case p.keep < 0:
+		return false, fmt.Errorf("--backup-keep %d: must be >= 0", p.keep)
+	case p.every == 0 && p.dir == "":
+		return false, nil
+	case p.every <= 0 || p.dir == "":
+		return false, fmt.Errorf("--backup-every %v --backup-dir %q: backups need both, a positive interval and a directory", p.every, p.dir)
+	}
+	return true, nil
+}
+
+// relayBackups returns the log to back up under plan (nil: no backups).
+func relayBackups(lg topics.Log, plan backupPlan) (logBackuper, error) {
+	if on, err := plan.on(); err != nil || !on {
+		return nil, err
 	}
 	b, ok := lg.(logBackuper)
 	if !ok {

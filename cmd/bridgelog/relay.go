@@ -379,6 +379,9 @@ before the relay starts.`,
 			reg = metrics.New()
 			engineMetrics = reg
 		}
+		if _, err := relayFlags.backups.on(); err != nil {
+			return err
+		}
 		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors}
 		switch relayFlags.role {
 		case "all":
