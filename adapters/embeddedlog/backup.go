@@ -94,7 +94,7 @@ func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 	if err := syncTree(tmp); err != nil {
 		return fail(err)
 	}
-	if err := l.checkBackup(tmp, st.Records); err != nil {
+	if err := l.checkBackup(ctx, tmp, st.Records); err != nil {
 		return fail(err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -111,9 +111,9 @@ func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 // a log: a backup must open as it is, with the records of the cut. So
 // damage in a sealed segment, which the running log finds only when the
 // records are read, is found at every backup instead of carried into it.
-func (l *Log) checkBackup(dir string, records int64) error {
+func (l *Log) checkBackup(ctx context.Context, dir string, records int64) error {
 	m := &tailWatch{}
-	b, err := Open(dir, WithFullScan(true), WithLogger(l.cfg.logger), WithMetrics(m),
+	b, err := Open(dir, WithFullScan(true), WithContext(ctx), WithLogger(l.cfg.logger), WithMetrics(m),
 		WithMaxMessageBytes(l.cfg.maxMessageBytes), WithSegmentBytes(l.cfg.segmentBytes))
 	if err != nil {
 		return fmt.Errorf("the copy does not open: %w", err)

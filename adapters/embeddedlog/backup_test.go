@@ -230,3 +230,87 @@ func TestBackupFindsDamage(t *testing.T) {
 		t.Fatalf("backup of a clean log: %+v %v", st, err)
 	}
 }
+
+// cancelAfter is a context that reports itself cancelled from its
+// (n+1)th Err on, so a test can stop a scan at every point in turn.
+type cancelAfter struct {
+	context.Context
+	n, calls atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls.Add(1) > c.n.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestBackupStopsWhenCancelled cancels a backup at every point where it
+// looks at its context, the check's scan among them (a relay's shutdown
+// must not wait for a check of a large log): each stops with the
+// context's error and leaves no directory behind; then one runs through.
+func TestBackupStopsWhenCancelled(t *testing.T) {
+	l := mustOpen(t, t.TempDir(), WithSegmentBytes(4<<10))
+	defer l.Close()
+	appendEach(t, l, 0, 200, vlen)
+	inCheck := 0
+	for n := int64(0); ; n++ {
+		if n > 1000 {
+			t.Fatal("the backup never ran through")
+		}
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.n.Store(n)
+		to := filepath.Join(t.TempDir(), "backup")
+		st, err := l.Backup(ctx, to)
+		for _, d := range []string{to + ".partial"} {
+			if _, serr := os.Stat(d); serr == nil {
+				t.Fatalf("cancelled after %d: %s left behind", n, d)
+			}
+		}
+		if err == nil {
+			if st.Records != 200 {
+				t.Fatalf("backup holds %d records, want 200", st.Records)
+			}
+			break
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d: %v, want context.Canceled", n, err)
+		}
+		if _, serr := os.Stat(to); serr == nil {
+			t.Fatalf("cancelled after %d: %s written", n, to)
+		}
+		if strings.Contains(err.Error(), "does not open") {
+			inCheck++
+		}
+	}
+	if inCheck < 2 {
+		t.Fatalf("the check's scan stopped at %d points, want one per segment (several)", inCheck)
+	}
+}
+
+// TestOpenStopsWhenCancelled: an Open whose context is done stops before
+// its scan and changes nothing; the log then opens whole.
+func TestOpenStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	l := mustOpen(t, dir, WithSegmentBytes(4<<10))
+	appendEach(t, l, 0, 200, vlen)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Open(dir, WithSegmentBytes(4<<10), WithFullScan(true), WithContext(ctx)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("open with a cancelled context: %v, want context.Canceled", err)
+	}
+	l = mustOpen(t, dir, WithSegmentBytes(4<<10), WithFullScan(true))
+	defer l.Close()
+	var n int64
+	for _, tp := range l.topics {
+		for _, p := range tp.parts {
+			n += p.end()
+		}
+	}
+	if n != 200 {
+		t.Fatalf("the log holds %d records after the stopped open, want 200", n)
+	}
+}

@@ -1,6 +1,7 @@
 package embeddedlog
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -19,6 +20,7 @@ type config struct {
 	logger          *slog.Logger
 	metrics         Metrics
 	now             func() time.Time
+	ctx             context.Context // Open's scan stops when it is done
 }
 
 func (c *config) setDefaults() {
@@ -67,6 +69,14 @@ func WithTruncateCorrupt(ok bool) Option { return func(c *config) { c.truncateCo
 // It costs a read of the whole log. Without it Open reads the last segment
 // of each partition and the others' index files.
 func WithFullScan(ok bool) Option { return func(c *config) { c.fullScan = ok } }
+
+// WithContext lets Open give up between segments once ctx is done,
+// returning an error that wraps ctx's. A scan that reads every frame (a
+// large log's first open, [WithFullScan], a backup's check) takes about a
+// second per gigabyte here, which a shutdown should not wait for. Topics
+// already opened are left as any Open leaves them; the cancelled one is
+// not changed. ctx is not used after Open returns.
+func WithContext(ctx context.Context) Option { return func(c *config) { c.ctx = ctx } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

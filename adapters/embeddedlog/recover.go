@@ -138,6 +138,11 @@ func (l *Log) loadPartition(p *partition) (*tail, error) {
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
 	t := &tail{p: p}
 	for i, base := range bases {
+		if l.cfg.ctx != nil {
+			if err := l.cfg.ctx.Err(); err != nil {
+				return nil, fmt.Errorf("scan %s stopped: %w", p.dir, err)
+			}
+		}
 		last := i == len(bases)-1
 		s, err := l.openSegment(p, base, last)
 		if err != nil {

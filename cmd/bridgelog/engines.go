@@ -86,6 +86,9 @@ func openLog(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error
 		if engineMetrics != nil {
 			opts = append(opts, embeddedlog.WithMetrics(engineMetrics.EmbeddedLog()))
 		}
+		// A signal during a long scan (a large log's first open, verify's
+		// full scan) stops it instead of waiting for it.
+		opts = append(opts, embeddedlog.WithContext(ctx))
 		lg, err := embeddedlog.Open(dir, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("open embedded log %s: %w", dir, err)
