@@ -255,6 +255,34 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 		return nil, nil, nil, err
 	}
 	var entries []sqlitefile.SchemaEntry
+	type writtenTable struct {
+		t    projections.Table
+		def  *sqlitefile.TableDef
+		root uint32
+		ix   *sqlitefile.PendingIndexes
+	}
+	var written []writtenTable
+	// attach appends the indexes of the written tables, in order, that
+	// are built (all: waiting for them), and their tables' schema entries.
+	attach := func(all bool) error {
+		for len(written) > 0 && (all || written[0].ix.Ready()) {
+			w := written[0]
+			written = written[1:]
+			roots, err := w.ix.Attach()
+			if err != nil {
+				return fmt.Errorf("table %s: %w", w.t.Name, err)
+			}
+			ddl := w.t.DDL(projections.SQLite)
+			entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: w.t.Name, Table: w.t.Name,
+				Root: w.root, SQL: schemaSQL(ddl[0]), Def: w.def})
+			for i, ix := range w.t.Indexes {
+				name := w.t.IndexName(ix)
+				entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: w.t.Name,
+					Root: roots[name], SQL: schemaSQL(ddl[1+i])})
+			}
+		}
+		return nil
+	}
 	counts := map[string]int{}
 	var digests map[string]projections.TableDigest
 	if b.hashRows {
@@ -300,26 +328,32 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 			a.Abort()
 			return nil, nil, nil, err
 		}
-		roots, err := tw.Finish()
+		// The table's indexes are sorted and built on another goroutine
+		// while the next table's rows are written (one core was idle
+		// here), and appended after the last table.
+		root, ix, err := tw.FinishDeferred()
 		if err != nil {
 			a.Abort()
 			return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 		}
+		written = append(written, writtenTable{t: t, def: &def, root: root, ix: ix})
 		counts[t.Name] = n
 		if rh != nil {
 			digests[t.Name] = rh.th.Digest()
 		}
-		ddl := t.DDL(projections.SQLite)
-		entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: t.Name, Table: t.Name,
-			Root: roots.Table, SQL: schemaSQL(ddl[0]), Def: &def})
-		for i, ix := range t.Indexes {
-			name := t.IndexName(ix)
-			entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: t.Name,
-				Root: roots.Indexes[name], SQL: schemaSQL(ddl[1+i])})
-		}
 		// The spill's key map is not needed any more; drop it before the
 		// next table's index entries are sorted.
 		st.at = stageIndex{}
+		// Indexes already built are appended now, between tables, so
+		// their pages are not held in memory any longer than that.
+		if err := attach(false); err != nil {
+			a.Abort()
+			return nil, nil, nil, err
+		}
+	}
+	if err := attach(true); err != nil {
+		a.Abort()
+		return nil, nil, nil, err
 	}
 	if err := a.Commit(); err != nil {
 		return nil, nil, nil, err

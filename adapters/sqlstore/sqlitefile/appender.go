@@ -138,6 +138,7 @@ type Appender struct {
 	bufFirst uint32
 	bufKeep  bool // buf holds a page to keep in the page cache
 	open     *TableWriter
+	deferred int         // tables finished with FinishDeferred whose indexes are not attached yet
 	writer   *pageWriter // writes flushed buffers on another goroutine
 	err      error       // sticky: set once the append failed
 	closed   bool
@@ -362,6 +363,9 @@ func (a *Appender) Commit() error {
 	}
 	if a.open != nil {
 		return a.fail(fmt.Errorf("%w: %s: table %s not finished before Commit", ErrState, a.path, a.open.def.Name), "")
+	}
+	if a.deferred > 0 {
+		return a.fail(fmt.Errorf("%w: %s: the indexes of %d tables not attached before Commit", ErrState, a.path, a.deferred), "")
 	}
 	if a.written != a.next {
 		return a.fail(fmt.Errorf("sqlitefile: internal error: %d pages allocated, %d written", a.next-1, a.written-1), "")

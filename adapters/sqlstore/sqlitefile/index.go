@@ -8,29 +8,53 @@ import (
 	"slices"
 )
 
-// indexBuf holds one index's entries (encoded records: key values, rowid)
-// until Finish sorts them.
+// indexBuf holds one index's entries until Finish sorts them: encoded
+// records (key values, rowid) in an arena; or, while the index has one
+// column and every key so far is an integer, only the key and the rowid,
+// from which build encodes each record (the usual case for a hash
+// column: no arena, and no random reads of it in key order).
 type indexBuf struct {
-	def   IndexDef
-	rows  int // expected entries (0: unknown)
-	arena []byte
-	ents  []ientry
+	def     IndexDef
+	rows    int  // expected entries (0: unknown)
+	fmt4    bool // the file's schema format is 4 (see intType)
+	ints    bool // entries are integer keys and rowids, not records
+	arena   []byte
+	ents    []ientry
+	scratch []byte
 }
 
-// ientry is one entry: a sort key from its first column (see sortKey) and
-// its record in the arena. Arena offsets grow with rowid, so they order
-// entries with equal keys.
+// ientry is one entry: a sort key from its first column (see sortKey)
+// and, for a record in the arena, its offset (high 32 bits) and length;
+// for an integer key, the rowid. Arena offsets and rowids grow as entries
+// are added, so they order entries with equal keys.
 type ientry struct {
-	k   uint64
-	off uint32
-	n   uint32
+	k uint64
+	v uint64
+}
+
+func newIndexBuf(def IndexDef, rows int, fmt4 bool) *indexBuf {
+	return &indexBuf{def: def, rows: rows, fmt4: fmt4, ints: len(def.Columns) == 1}
 }
 
 // addFields adds an entry from its encoded fields.
 func (ib *indexBuf) addFields(fs []field) error {
-	if ib.ents == nil && ib.rows > 0 {
+	if ib.ints {
+		if f := fs[0]; f.class() == 1 && !f.isFloat() {
+			if ib.ents == nil && ib.rows > 0 {
+				ib.ents = make([]ientry, 0, ib.rows)
+			}
+			ib.ents = append(ib.ents, ientry{k: uint64(f.int()) ^ 1<<63, v: uint64(fs[1].int())})
+			return nil
+		}
+		if err := ib.toRecords(); err != nil {
+			return err
+		}
+	}
+	if ib.arena == nil && ib.rows > 0 {
 		// Sized from the first entry, a quarter more for keys that vary.
-		ib.ents = make([]ientry, 0, ib.rows)
+		if ib.ents == nil {
+			ib.ents = make([]ientry, 0, ib.rows)
+		}
 		_, n := fieldsSize(fs)
 		ib.arena = make([]byte, 0, ib.rows*n*5/4)
 	}
@@ -39,17 +63,55 @@ func (ib *indexBuf) addFields(fs []field) error {
 	if len(ib.arena) > math.MaxUint32 {
 		return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
 	}
-	ib.ents = append(ib.ents, ientry{off: uint32(off), n: uint32(len(ib.arena) - off)})
+	ib.ents = append(ib.ents, ientry{v: uint64(off)<<32 | uint64(len(ib.arena)-off)})
 	return nil
 }
 
-func (ib *indexBuf) rec(e ientry) []byte { return ib.arena[e.off : e.off+e.n] }
+// toRecords moves integer entries into the arena as records, when a key
+// that is not an integer comes.
+func (ib *indexBuf) toRecords() error {
+	ib.ints = false
+	for i, e := range ib.ents {
+		off := len(ib.arena)
+		ib.arena = ib.appendIntRecord(ib.arena, e)
+		if len(ib.arena) > math.MaxUint32 {
+			return fmt.Errorf("entries exceed %d bytes", uint32(math.MaxUint32))
+		}
+		ib.ents[i] = ientry{v: uint64(off)<<32 | uint64(len(ib.arena)-off)}
+	}
+	return nil
+}
+
+// appendIntRecord appends the record of integer entry e: key, rowid.
+func (ib *indexBuf) appendIntRecord(dst []byte, e ientry) []byte {
+	key, rowid := int64(e.k^1<<63), int64(e.v)
+	kt, kn := intType(key, ib.fmt4)
+	rt, rn := intType(rowid, ib.fmt4)
+	var body [16]byte
+	putInt(body[:kn], key, kn)
+	putInt(body[kn:kn+rn], rowid, rn)
+	return appendFields(dst, []field{{st: kt, body: body[:kn]}, {st: rt, body: body[kn : kn+rn]}})
+}
+
+// rec returns entry e's record (valid until the next rec of an integer
+// entry).
+func (ib *indexBuf) rec(e ientry) []byte {
+	if ib.ints {
+		ib.scratch = ib.appendIntRecord(ib.scratch[:0], e)
+		return ib.scratch
+	}
+	return ib.arena[e.v>>32 : e.v>>32+e.v&math.MaxUint32]
+}
 
 func (ib *indexBuf) release() { ib.arena, ib.ents = nil, nil }
 
 // sort orders the entries as SQLite's index b-tree does (BINARY collation,
 // column by column, then rowid).
 func (ib *indexBuf) sort() {
+	if ib.ints {
+		sortByK(ib.ents) // k is the whole key
+		return
+	}
 	nKey := len(ib.def.Columns)
 	exactInt := true
 	for _, e := range ib.ents {
@@ -128,8 +190,12 @@ func sortByK(ents []ientry) {
 func (ib *indexBuf) checkUnique(path string) error {
 	nKey := len(ib.def.Columns)
 	for i := 1; i < len(ib.ents); i++ {
-		a, b := ib.rec(ib.ents[i-1]), ib.rec(ib.ents[i])
-		if ib.ents[i-1].k != ib.ents[i].k || compareKeys(a, b, nKey) != 0 {
+		if ib.ents[i-1].k != ib.ents[i].k {
+			continue
+		}
+		a := slices.Clone(ib.rec(ib.ents[i-1]))
+		b := ib.rec(ib.ents[i])
+		if compareKeys(a, b, nKey) != 0 {
 			continue
 		}
 		vals, hasNull := keyValues(a, nKey)
@@ -145,18 +211,22 @@ func (ib *indexBuf) checkUnique(path string) error {
 }
 
 // build sorts, checks and writes the index b-tree and returns its root.
-func (ib *indexBuf) build(a *Appender, table string) (uint32, error) {
+// The pages go to s, which is the Appender itself or, for a build on
+// another goroutine, a [detachedPages]; u is the page size, path names
+// the file in errors.
+func (ib *indexBuf) build(s pageSink, u int, path string) (uint32, error) {
 	ib.sort()
 	if ib.def.Unique {
-		if err := ib.checkUnique(a.path); err != nil {
+		if err := ib.checkUnique(path); err != nil {
 			return 0, err
 		}
 	}
 	b := &ibuilder{
-		a:    a,
-		x:    (a.u-12)*64/255 - 23,
-		m:    (a.u-12)*32/255 - 23,
-		page: make([]byte, a.u),
+		s:    s,
+		u:    u,
+		x:    (u-12)*64/255 - 23,
+		m:    (u-12)*32/255 - 23,
+		page: make([]byte, u),
 	}
 	b.levels = []*ilevel{{leaf: true}}
 	for _, e := range ib.ents {
@@ -195,7 +265,8 @@ type ilevel struct {
 }
 
 type ibuilder struct {
-	a      *Appender
+	s      pageSink
+	u      int // page size
 	x, m   int
 	levels []*ilevel
 	page   []byte
@@ -205,7 +276,7 @@ type ibuilder struct {
 // cell encodes an entry's payload part, writing its overflow pages now.
 func (b *ibuilder) cell(rec []byte) ([]byte, error) {
 	p := len(rec)
-	local := localSize(p, b.x, b.m, b.a.u)
+	local := localSize(p, b.x, b.m, b.u)
 	size := varintLen(uint64(p)) + local
 	if local < p {
 		size += 4
@@ -219,7 +290,7 @@ func (b *ibuilder) cell(rec []byte) ([]byte, error) {
 	w := putVarint(pc, uint64(p))
 	w += copy(pc[w:], rec[:local])
 	if local < p {
-		ovfl, err := b.a.writeOverflow(rec[local:])
+		ovfl, err := writeOverflow(b.s, b.u, rec[local:])
 		if err != nil {
 			return nil, err
 		}
@@ -237,9 +308,9 @@ func (l *ilevel) cost(c icell) int {
 
 func (b *ibuilder) capacity(l *ilevel) int {
 	if l.leaf {
-		return b.a.u - 8
+		return b.u - 8
 	}
-	return b.a.u - 12
+	return b.u - 12
 }
 
 func (b *ibuilder) level(k int) *ilevel {
@@ -304,7 +375,7 @@ func (b *ibuilder) finish() (uint32, error) {
 			l.held = l.held[:len(l.held)-1]
 			l.cells = append(l.cells, icell{child: l.heldRight, pc: l.heldDiv})
 			l.heldRight, l.heldDiv = last.child, last.pc
-			b.a.borrowed("index", k)
+			b.s.borrowed("index", k)
 		}
 		if l.hasHeld {
 			if err := b.flushHeld(k); err != nil {
@@ -323,11 +394,11 @@ func (b *ibuilder) finish() (uint32, error) {
 }
 
 func (b *ibuilder) writePage(cells []icell, leaf bool, right uint32) (uint32, error) {
-	a := b.a
-	pg, err := a.alloc()
+	pg, err := b.s.alloc()
 	if err != nil {
 		return 0, err
 	}
+	tracks := b.s.tracksPointers()
 	page := b.page
 	clear(page)
 	hdr := 8
@@ -336,20 +407,39 @@ func (b *ibuilder) writePage(cells []icell, leaf bool, right uint32) (uint32, er
 		hdr = 12
 		page[0] = indexInterior
 		binary.BigEndian.PutUint32(page[8:], right)
+		if tracks {
+			b.s.pointer(pg, 8)
+		}
 	}
 	binary.BigEndian.PutUint16(page[3:], uint16(len(cells)))
-	content := a.u
+	content := b.u
 	for i, c := range cells {
+		pcAt := content
 		if leaf {
 			content -= max(4, len(c.pc))
+			pcAt = content
 			copy(page[content:], c.pc)
 		} else {
 			content -= 4 + len(c.pc)
+			pcAt = content + 4
 			binary.BigEndian.PutUint32(page[content:], c.child)
 			copy(page[content+4:], c.pc)
+			if tracks {
+				b.s.pointer(pg, content)
+			}
+		}
+		if tracks && b.overflows(c.pc) {
+			b.s.pointer(pg, pcAt+len(c.pc)-4)
 		}
 		binary.BigEndian.PutUint16(page[hdr+2*i:], uint16(content))
 	}
 	binary.BigEndian.PutUint16(page[5:], uint16(content))
-	return pg, a.writePage(pg, page, true)
+	return pg, b.s.writePage(pg, page, true)
+}
+
+// overflows says whether cell payload part pc ends with an overflow page
+// number (see cell).
+func (b *ibuilder) overflows(pc []byte) bool {
+	p, _ := getVarint(pc)
+	return localSize(int(p), b.x, b.m, b.u) < int(p)
 }

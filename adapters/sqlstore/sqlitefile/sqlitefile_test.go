@@ -499,45 +499,7 @@ func TestRegisterRejects(t *testing.T) {
 func TestRandomShapes(t *testing.T) {
 	for seed := uint64(1); seed <= 24; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 99))
-			ps := []int{512, 1024, 4096, 65536}[r.IntN(4)]
-			ncol := 1 + r.IntN(6)
-			rowid := -1
-			if r.IntN(2) == 0 {
-				rowid = r.IntN(ncol)
-			}
-			s := spec{name: "r", rowid: rowid}
-			for i := range ncol {
-				if i == rowid {
-					s.cols = append(s.cols, fmt.Sprintf("c%d INTEGER PRIMARY KEY", i))
-				} else {
-					s.cols = append(s.cols, fmt.Sprintf("c%d", i))
-				}
-			}
-			for i := range 1 + r.IntN(3) {
-				var cols []int
-				for range 1 + r.IntN(min(3, ncol)) {
-					cols = append(cols, r.IntN(ncol))
-				}
-				s.indexes = append(s.indexes, ispec{suffix: fmt.Sprint("i", i), cols: cols, unique: r.IntN(4) == 0})
-			}
-			domain := 2 + r.IntN(200) // small domains make equal keys and duplicates
-			n := r.IntN(3000)
-			if r.IntN(5) == 0 {
-				n = r.IntN(3)
-			}
-			id := int64(r.IntN(1000)) - 500
-			for range n {
-				id += 1 + int64(r.IntN(1000))
-				vals := make([]any, ncol)
-				for c := range vals {
-					vals[c] = randValue(r, domain, ps)
-				}
-				s.rows = append(s.rows, row{id: id, vals: vals})
-			}
-			// The expected row count sizes buffers only: none, too few,
-			// exact or too many give the same tables and indexes.
-			s.rowsHint = []int{0, n / 3, n, 2*n + 1}[r.IntN(4)]
+			s, ps := randomSpec(seed)
 			path := newDB(t, ps, "DELETE")
 			refDB := openDB(t, path)
 			refErr := buildRef(t, refDB, s, "r_ref")
@@ -574,6 +536,50 @@ func TestRandomShapes(t *testing.T) {
 			checkSpec(t, db, s)
 		})
 	}
+}
+
+// randomSpec is a table of random shape and rows (seeded), and a page size.
+func randomSpec(seed uint64) (spec, int) {
+	r := rand.New(rand.NewPCG(seed, 99))
+	ps := []int{512, 1024, 4096, 65536}[r.IntN(4)]
+	ncol := 1 + r.IntN(6)
+	rowid := -1
+	if r.IntN(2) == 0 {
+		rowid = r.IntN(ncol)
+	}
+	s := spec{name: "r", rowid: rowid}
+	for i := range ncol {
+		if i == rowid {
+			s.cols = append(s.cols, fmt.Sprintf("c%d INTEGER PRIMARY KEY", i))
+		} else {
+			s.cols = append(s.cols, fmt.Sprintf("c%d", i))
+		}
+	}
+	for i := range 1 + r.IntN(3) {
+		var cols []int
+		for range 1 + r.IntN(min(3, ncol)) {
+			cols = append(cols, r.IntN(ncol))
+		}
+		s.indexes = append(s.indexes, ispec{suffix: fmt.Sprint("i", i), cols: cols, unique: r.IntN(4) == 0})
+	}
+	domain := 2 + r.IntN(200) // small domains make equal keys and duplicates
+	n := r.IntN(3000)
+	if r.IntN(5) == 0 {
+		n = r.IntN(3)
+	}
+	id := int64(r.IntN(1000)) - 500
+	for range n {
+		id += 1 + int64(r.IntN(1000))
+		vals := make([]any, ncol)
+		for c := range vals {
+			vals[c] = randValue(r, domain, ps)
+		}
+		s.rows = append(s.rows, row{id: id, vals: vals})
+	}
+	// The expected row count sizes buffers only: none, too few,
+	// exact or too many give the same tables and indexes.
+	s.rowsHint = []int{0, n / 3, n, 2*n + 1}[r.IntN(4)]
+	return s, ps
 }
 
 func randValue(r *rand.Rand, domain, pageSize int) any {

@@ -87,7 +87,7 @@ func (a *Appender) Table(def TableDef) (*TableWriter, error) {
 	}
 	t.resetLeaf()
 	for _, ix := range def.Indexes {
-		t.idx = append(t.idx, &indexBuf{def: ix, rows: def.Rows})
+		t.idx = append(t.idx, newIndexBuf(ix, def.Rows, a.fmt4))
 	}
 	a.open = t
 	return t, nil
@@ -189,7 +189,7 @@ func (t *TableWriter) addCell(rowid int64, rec []byte) error {
 	var ovfl uint32
 	if local < p {
 		var err error
-		if ovfl, err = a.writeOverflow(rec[local:]); err != nil {
+		if ovfl, err = writeOverflow(a, a.u, rec[local:]); err != nil {
 			return err
 		}
 	}
@@ -246,25 +246,29 @@ func localSize(p, x, m, u int) int {
 }
 
 // writeOverflow writes rest as a chain of overflow pages and returns the first.
-func (a *Appender) writeOverflow(rest []byte) (uint32, error) {
-	first, err := a.alloc()
+// The pages go to s (see [pageSink]); u is the page size.
+func writeOverflow(s pageSink, u int, rest []byte) (uint32, error) {
+	first, err := s.alloc()
 	if err != nil {
 		return 0, err
 	}
-	page := make([]byte, a.u)
+	page := make([]byte, u)
 	cur := first
 	for len(rest) > 0 {
-		n := min(len(rest), a.u-4)
+		n := min(len(rest), u-4)
 		var next uint32
 		if n < len(rest) {
-			if next, err = a.alloc(); err != nil {
+			if next, err = s.alloc(); err != nil {
 				return 0, err
+			}
+			if s.tracksPointers() {
+				s.pointer(cur, 0)
 			}
 		}
 		clear(page)
 		binary.BigEndian.PutUint32(page, next)
 		copy(page[4:], rest[:n])
-		if err := a.writePage(cur, page, false); err != nil {
+		if err := s.writePage(cur, page, false); err != nil {
 			return 0, err
 		}
 		rest = rest[n:]
@@ -375,7 +379,7 @@ func (t *TableWriter) Finish() (Roots, error) {
 	}
 	roots := Roots{Table: root, Indexes: map[string]uint32{}}
 	for _, ib := range t.idx {
-		r, err := ib.build(a, t.def.Name)
+		r, err := ib.build(a, a.u, a.path)
 		if err != nil {
 			reason := ""
 			if _, ok := err.(*UniqueViolationError); ok {
