@@ -493,9 +493,10 @@ type oneTable struct {
 func (o oneTable) Tables() []projections.Table { return []projections.Table{o.t} }
 
 // TestBulkLoadThenFoldOnSameRunner: the runner that bulk-loaded a store
-// folds more events later with the key cache the load filled, against
-// the tables the store wrote; duplicates of keys of the load are still
-// told apart, digest for digest as through SQLite's engine.
+// folds more events later against the tables the store wrote, finding
+// the load's keys through the source_hash index the load built (its key
+// cache is dropped once the load is done); duplicates of keys of the load
+// are still told apart, digest for digest as through SQLite's engine.
 func TestBulkLoadThenFoldOnSameRunner(t *testing.T) {
 	lg := embeddedLog(t)
 	ctx := ctxT(t)

@@ -631,6 +631,10 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 	}
 	r.endSessions() // their memory is not needed to build indexes
 	if len(r.indexless()) > 0 {
+		// Nor is the dedup key cache (32 MB a million keys): once the load
+		// is done the table has its source_hash index, through which any
+		// later batch finds its keys, as on a store that was not empty.
+		r.cache.drop()
 		// Hand the load's garbage back before the tables are written or
 		// SQLite sorts the indexes: the two would otherwise add up in the
 		// peak resident set.
