@@ -126,13 +126,20 @@ func openDB(t testing.TB, path string) *sql.DB {
 // appendSpecs writes the specs with the writer, commits and registers them.
 func appendSpecs(t testing.TB, path string, specs ...spec) {
 	t.Helper()
+	appendSpecsWith(t, path, false, specs...)
+}
+
+// appendSpecsWith is appendSpecs, with the indexes built aside if deferred
+// (see writeSpecs).
+func appendSpecsWith(t testing.TB, path string, deferred bool, specs ...spec) {
+	t.Helper()
 	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []SchemaEntry
-	for _, s := range specs {
-		entries = append(entries, s.entries(writeSpec(t, a, s))...)
+	entries, err := writeSpecs(t, a, specs, deferred)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := a.Commit(); err != nil {
 		t.Fatal(err)
@@ -159,20 +166,81 @@ func writeSpec(t testing.TB, a *Appender, s spec) Roots {
 // Finish reports (wrapped, so errors.Is and errors.As still see it).
 func tryWrite(t testing.TB, a *Appender, s spec) (Roots, error) {
 	t.Helper()
-	tw, err := a.Table(s.def())
+	tw, err := addRows(t, a, s)
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range s.rows {
-		if err := tw.Add(r.id, r.vals); err != nil {
-			return Roots{}, fmt.Errorf("table %s rowid %d: %w", s.name, r.id, err)
-		}
+		return Roots{}, err
 	}
 	roots, err := tw.Finish()
 	if err != nil {
 		return Roots{}, fmt.Errorf("table %s: %w", s.name, err)
 	}
 	return roots, nil
+}
+
+// addRows starts s's table with a and adds its rows.
+func addRows(t testing.TB, a *Appender, s spec) (*TableWriter, error) {
+	t.Helper()
+	tw, err := a.Table(s.def())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.rows {
+		if err := tw.Add(r.id, r.vals); err != nil {
+			return nil, fmt.Errorf("table %s rowid %d: %w", s.name, r.id, err)
+		}
+	}
+	return tw, nil
+}
+
+// writeSpecs writes the specs as tables with a and returns their schema
+// entries, or the first error. If deferred, each table is finished with
+// FinishDeferred and their indexes are attached after the last table, in
+// reverse order, so every page number they hold is renumbered.
+func writeSpecs(t testing.TB, a *Appender, specs []spec, deferred bool) ([]SchemaEntry, error) {
+	t.Helper()
+	var entries []SchemaEntry
+	if !deferred {
+		for _, s := range specs {
+			roots, err := tryWrite(t, a, s)
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, s.entries(roots)...)
+		}
+		return entries, nil
+	}
+	roots := make([]Roots, len(specs))
+	pending := make([]*PendingIndexes, len(specs))
+	for i, s := range specs {
+		tw, err := addRows(t, a, s)
+		if err != nil {
+			return nil, err
+		}
+		if roots[i].Table, pending[i], err = tw.FinishDeferred(); err != nil {
+			return nil, fmt.Errorf("table %s: %w", s.name, err)
+		}
+	}
+	for i := len(specs) - 1; i >= 0; i-- {
+		var err error
+		if roots[i].Indexes, err = pending[i].Attach(); err != nil {
+			return nil, fmt.Errorf("table %s: %w", specs[i].name, err)
+		}
+	}
+	for i, s := range specs {
+		entries = append(entries, s.entries(roots[i])...)
+	}
+	return entries, nil
+}
+
+// filler is a table with an index, written after another so that a
+// deferred build of the other's indexes lands after it in the file.
+func filler(name string, n int) spec {
+	s := spec{name: name, cols: []string{"id INTEGER PRIMARY KEY", "v TEXT"}, rowid: 0,
+		indexes: []ispec{{suffix: "v", cols: []int{1}}}}
+	for i := range n {
+		s.rows = append(s.rows, row{id: int64(i + 1), vals: []any{nil, fmt.Sprintf("f%05d", (i*7919)%n)}})
+	}
+	return s
 }
 
 // buildRef creates table name with SQLite's engine from the spec's rows.

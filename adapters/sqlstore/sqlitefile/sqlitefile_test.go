@@ -496,45 +496,66 @@ func TestRegisterRejects(t *testing.T) {
 
 // TestRandomShapes compares index order and uniqueness decisions with
 // SQLite's own on mixed-type values (untyped columns keep them as given).
+//
+// Each shape is written a second time with its indexes built aside
+// (FinishDeferred) and attached after another table's pages, which then
+// come first, so every page number they hold is renumbered.
 func TestRandomShapes(t *testing.T) {
 	for seed := uint64(1); seed <= 24; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			s, ps := randomSpec(seed)
-			path := newDB(t, ps, "DELETE")
-			refDB := openDB(t, path)
-			refErr := buildRef(t, refDB, s, "r_ref")
-			refDB.Close()
-			before := fileBytes(t, path)
+		for _, deferred := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d/deferred=%v", seed, deferred), func(t *testing.T) {
+				randomShape(t, seed, deferred)
+			})
+		}
+	}
+}
 
-			a, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			roots, err := tryWrite(t, a, s)
-			if refErr != nil {
-				if !strings.Contains(refErr.Error(), "UNIQUE") || !errors.Is(err, ErrUniqueViolation) {
-					t.Fatalf("engine: %v; writer: %v", refErr, err)
-				}
-				if !bytes.Equal(fileBytes(t, path), before) {
-					t.Fatal("file changed by a failed append")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("engine accepted the rows, writer: %v", err)
-			}
-			if err := a.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			db := openDB(t, path)
-			if err := Register(context.Background(), db, s.entries(roots)); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-			db = openDB(t, path)
-			integrityOK(t, db)
-			checkSpec(t, db, s)
-		})
+func randomShape(t *testing.T, seed uint64, deferred bool) {
+	s, ps := randomSpec(seed)
+	specs := []spec{s}
+	if deferred {
+		specs = append(specs, filler("f", 50+int(seed)*40))
+	}
+	path := newDB(t, ps, "DELETE")
+	refDB := openDB(t, path)
+	refErr := buildRef(t, refDB, s, "r_ref")
+	for _, f := range specs[1:] {
+		if err := buildRef(t, refDB, f, f.name+"_ref"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refDB.Close()
+	before := fileBytes(t, path)
+
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := writeSpecs(t, a, specs, deferred)
+	if refErr != nil {
+		if !strings.Contains(refErr.Error(), "UNIQUE") || !errors.Is(err, ErrUniqueViolation) {
+			t.Fatalf("engine: %v; writer: %v", refErr, err)
+		}
+		if !bytes.Equal(fileBytes(t, path), before) {
+			t.Fatal("file changed by a failed append")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("engine accepted the rows, writer: %v", err)
+	}
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t, path)
+	if err := Register(context.Background(), db, entries); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openDB(t, path)
+	integrityOK(t, db)
+	for _, s := range specs {
+		checkSpec(t, db, s)
 	}
 }
 
@@ -625,7 +646,8 @@ func randValue(r *rand.Rand, domain, pageSize int) any {
 }
 
 // TestPayloadBoundaries sweeps record sizes through every local/overflow
-// boundary of table and index cells (X, M, K for one and two overflow pages).
+// boundary of table and index cells (X, M, K for one and two overflow pages),
+// with the indexes built in place and aside (see TestRandomShapes).
 func TestPayloadBoundaries(t *testing.T) {
 	for _, ps := range []int{512, 1024} {
 		t.Run(fmt.Sprint(ps), func(t *testing.T) {
@@ -635,14 +657,22 @@ func TestPayloadBoundaries(t *testing.T) {
 				v := strings.Repeat(string(rune('a'+l%26)), l)
 				s.rows = append(s.rows, row{id: int64(l + 1), vals: []any{nil, v, []byte(v)}})
 			}
-			path := newDB(t, ps, "DELETE")
-			appendSpecs(t, path, s)
-			db := openDB(t, path)
-			integrityOK(t, db)
-			if err := buildRef(t, db, s, "p_ref"); err != nil {
-				t.Fatal(err)
+			for _, deferred := range []bool{false, true} {
+				specs := []spec{s}
+				if deferred { // the overflow pages and chains renumbered too
+					specs = append(specs, filler("f", 500))
+				}
+				path := newDB(t, ps, "DELETE")
+				appendSpecsWith(t, path, deferred, specs...)
+				db := openDB(t, path)
+				integrityOK(t, db)
+				for _, s := range specs {
+					if err := buildRef(t, db, s, s.name+"_ref"); err != nil {
+						t.Fatal(err)
+					}
+					checkSpec(t, db, s)
+				}
 			}
-			checkSpec(t, db, s)
 		})
 	}
 }
