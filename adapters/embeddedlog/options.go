@@ -74,8 +74,8 @@ func WithFullScan(ok bool) Option { return func(c *config) { c.fullScan = ok } }
 // returning an error that wraps ctx's. A scan that reads every frame (a
 // large log's first open, [WithFullScan], a backup's check) takes about a
 // second per gigabyte here, which a shutdown should not wait for. Topics
-// already opened are left as any Open leaves them; the cancelled one is
-// not changed. ctx is not used after Open returns.
+// already opened are left as any Open leaves them; in the cancelled one
+// nothing is truncated. ctx is not used after Open returns.
 func WithContext(ctx context.Context) Option { return func(c *config) { c.ctx = ctx } }
 
 // WithLogger sets the logger (default slog.Default()).

@@ -330,7 +330,7 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 		}
 		// The table's indexes are sorted and built on another goroutine
 		// while the next table's rows are written (one core was idle
-		// here), and appended after the last table.
+		// here), and appended at the first table boundary after that.
 		root, ix, err := tw.FinishDeferred()
 		if err != nil {
 			a.Abort()

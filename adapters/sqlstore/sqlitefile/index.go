@@ -414,7 +414,7 @@ func (b *ibuilder) writePage(cells []icell, leaf bool, right uint32) (uint32, er
 	binary.BigEndian.PutUint16(page[3:], uint16(len(cells)))
 	content := b.u
 	for i, c := range cells {
-		pcAt := content
+		var pcAt int // where c.pc starts on the page
 		if leaf {
 			content -= max(4, len(c.pc))
 			pcAt = content
