@@ -143,15 +143,9 @@ type PendingIndexes struct {
 // pages are held until then: about the size of the index.
 func (t *TableWriter) FinishDeferred() (uint32, *PendingIndexes, error) {
 	a := t.a
-	if t.done || a.open != t {
-		if err := a.usable(); err != nil {
-			return 0, nil, err
-		}
-		return 0, nil, fmt.Errorf("%w: %s table %s already finished", ErrState, a.path, t.def.Name)
-	}
-	root, err := t.finishTable()
+	root, err := t.endTable()
 	if err != nil {
-		return 0, nil, a.fail(err, "")
+		return 0, nil, err
 	}
 	t.done = true
 	a.open = nil
@@ -204,11 +198,7 @@ func (p *PendingIndexes) Attach() (map[string]uint32, error) {
 		return nil, a.fail(fmt.Errorf("%w: %s: table %s still open", ErrState, a.path, a.open.def.Name), "")
 	}
 	if p.err != nil {
-		reason := ""
-		if _, ok := p.err.(*UniqueViolationError); ok {
-			reason = "unique"
-		}
-		return nil, a.fail(p.err, reason)
+		return nil, a.failIndex(p.err)
 	}
 	roots := make(map[string]uint32, len(p.names))
 	for i, d := range p.pages {

@@ -367,25 +367,15 @@ func (t *TableWriter) writeInterior(cells []tcell, right uint32) (uint32, error)
 // index b-tree, and returns the root page numbers.
 func (t *TableWriter) Finish() (Roots, error) {
 	a := t.a
-	if t.done || a.open != t {
-		if err := a.usable(); err != nil {
-			return Roots{}, err
-		}
-		return Roots{}, fmt.Errorf("%w: %s table %s already finished", ErrState, a.path, t.def.Name)
-	}
-	root, err := t.finishTable()
+	root, err := t.endTable()
 	if err != nil {
-		return Roots{}, a.fail(err, "")
+		return Roots{}, err
 	}
 	roots := Roots{Table: root, Indexes: map[string]uint32{}}
 	for _, ib := range t.idx {
 		r, err := ib.build(a, a.u, a.path)
 		if err != nil {
-			reason := ""
-			if _, ok := err.(*UniqueViolationError); ok {
-				reason = "unique"
-			}
-			return Roots{}, a.fail(err, reason)
+			return Roots{}, a.failIndex(err)
 		}
 		roots.Indexes[ib.def.Name] = r
 		ib.release()
@@ -393,6 +383,34 @@ func (t *TableWriter) Finish() (Roots, error) {
 	t.done = true
 	a.open = nil
 	return roots, nil
+}
+
+// endTable checks that t is the open table and writes the rest of its
+// b-tree; it returns the root page. Finish and FinishDeferred then build
+// the indexes.
+func (t *TableWriter) endTable() (uint32, error) {
+	a := t.a
+	if t.done || a.open != t {
+		if err := a.usable(); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: %s table %s already finished", ErrState, a.path, t.def.Name)
+	}
+	root, err := t.finishTable()
+	if err != nil {
+		return 0, a.fail(err, "")
+	}
+	return root, nil
+}
+
+// failIndex fails the append with an index build's error, counted as a
+// unique violation when it is one.
+func (a *Appender) failIndex(err error) error {
+	reason := ""
+	if _, ok := err.(*UniqueViolationError); ok {
+		reason = "unique"
+	}
+	return a.fail(err, reason)
 }
 
 func (t *TableWriter) finishTable() (uint32, error) {
