@@ -14,8 +14,8 @@ import (
 // transaction intents and outcomes, and chain scans. decodeLifecycle
 // reads exactly the shape [EncodePayload] writes for them (a map of known
 // keys; uints, 0x-hex text, decimal amounts, text and bytes) without
-// reflection. Anything else it declines, and msgpack decodes the payload
-// as before, errors included: the fast path only ever agrees with
+// reflection. Anything else it declines, and msgpack's general decoder
+// takes the payload, errors included: the fast path only ever agrees with
 // msgpack (FuzzLifecyclePayload checks it).
 
 // decodeLifecycle decodes b into v when v is a lifecycle event and b has

@@ -40,7 +40,7 @@ func OpenPostgres(ctx context.Context, dsn string) (projections.Store, error) {
 	}
 	// COPY with a conflict clause goes through a temporary table (see
 	// CopyRows), which a role may be denied: such a store inserts those
-	// rows with INSERT, as before COPY.
+	// rows with multi-row INSERT statements instead.
 	qctx, qcancel := context.WithTimeout(ctx, 15*time.Second)
 	defer qcancel()
 	if err := db.QueryRowContext(qctx, `SELECT has_database_privilege(current_database(), 'TEMPORARY')`).Scan(&s.tempTables); err != nil {

@@ -627,7 +627,7 @@ func TestAnotherLogIsRefused(t *testing.T) {
 // store is missing builds it in bulk first when the log holds at least
 // --bulk-build-min records, into the same rows as folding through SQLite's
 // engine gives; a smaller log or a store that exists is folded through the
-// engine as before.
+// engine.
 func TestMissingStoreIsBuiltInBulk(t *testing.T) {
 	const building, built = "store missing: building it from the log in bulk", "store built in bulk"
 	bin := testBinary(t)

@@ -110,16 +110,17 @@ func logDigest(t *testing.T, lg topics.Log) (string, map[string]map[string]int) 
 // TestLogsUnchanged: each configuration the rebuild benchmarks use still
 // writes the log it wrote when its cached copy was named (the benchmarks
 // cache their generated log by name, bridgelog-bench-log-N-v2 and
-// bridgelog-bench-log-relay-N-v2, and their history compares runs over
-// it): a change to what the generator writes must rename the cache too.
+// bridgelog-bench-log-relay-N-v2, and only figures measured on the same
+// log compare): a change to what the generator writes must rename the
+// cache too.
 func TestLogsUnchanged(t *testing.T) {
 	for _, c := range []struct {
 		cfg  synth.Config
 		want string
 	}{
-		// taken before relay events were added
+		// the lifecycle log (bridgelog-bench-log-N-v2)
 		{synth.Config{Events: 3000, Seed: 1, AppendBatch: 500}, "b56a98d6d0304755888939573498af065339e0930542e5ddc29665d2018a61be"},
-		// taken when batches were added to relay events (fb2e8c8)
+		// the relay log, with batches (bridgelog-bench-log-relay-N-v2)
 		{synth.Config{Events: 3000, Seed: 1, AppendBatch: 500, RelayEvents: true, BatchLeaves: 16}, "e80a113d6fb4b9806f342b41228aecb62c73cba572bb4f29da0ecf96990f0a89"},
 	} {
 		lg, err := embeddedlog.Open(t.TempDir())
