@@ -1,4 +1,4 @@
-// Command bridgelog is the relayer, signing coordinator and operator tool.
+// Command bridgelog is the bridge relayer and its operator tool.
 // Each subcommand lives in its own file and registers itself in init.
 package main
 
@@ -29,10 +29,19 @@ func (e *exitError) Unwrap() error { return e.err }
 
 var rootCmd = &cobra.Command{
 	Use:   "bridgelog",
-	Short: "Event-sourced cross-chain bridge relayer and M-of-N signing coordinator",
-	Long: `bridgelog follows chains, turns every observation and decision into an
-immutable event on an append-only log, and keeps its state tables as
-projections of that log, rebuilt by replay.`,
+	Short: "Event-sourced cross-chain bridge relayer",
+	Long: `bridgelog follows the chains in its relay config, turns every observation
+and decision into an immutable event on an append-only log (embedded, or
+Kafka), and keeps its state tables as projections of that log (SQLite or
+PostgreSQL), rebuilt by replay. The relay confirms deposits and mints them,
+batches withdrawals into merkle trees, anchors their roots and claims every
+leaf; each transaction is signed by one of the wallets whose keys the relay
+config holds. The other commands look at the log and the projections, check
+them against each other, and rebuild them.
+
+Commands print their results on standard output. Log lines go to standard
+error: state changes, warnings and errors at the default --log-level info,
+and the internal steps as well at --log-level debug.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 }
