@@ -442,7 +442,7 @@ func (r *Runner) Rebuild(ctx context.Context, names ...string) error {
 		if s == r.judge {
 			r.cache = newDedupCache(true, r.cfg.cacheMax)
 		}
-		r.cfg.logger.Info("projection emptied for rebuild", "projection", s.p.Name(), "version", s.p.Version())
+		r.cfg.logger.Debug("projection emptied for rebuild", "projection", s.p.Name(), "version", s.p.Version())
 	}
 	return nil
 }
@@ -490,7 +490,7 @@ func (r *Runner) Rewind(ctx context.Context, offset int64, names ...string) erro
 	}
 	for s, cp := range next {
 		s.cp = cp
-		r.cfg.logger.Info("projection rewound", "projection", s.p.Name(), "version", s.p.Version(), "offset", offset)
+		r.cfg.logger.Debug("projection rewound", "projection", s.p.Name(), "version", s.p.Version(), "offset", offset)
 	}
 	return nil
 }
@@ -572,7 +572,7 @@ func (r *Runner) CatchUp(ctx context.Context) (Summary, error) {
 		})
 		g.Go(func() (err error) {
 			if r.pipelined() {
-				r.cfg.logger.Info("projections fold beside the dedup judge", "projections", r.names())
+				r.cfg.logger.Debug("projections fold beside the dedup judge", "projections", r.names())
 				r.pipe = newFoldPipe()
 				defer func() {
 					r.pipe.stop()
@@ -1229,7 +1229,7 @@ func (r *Runner) prepare(ctx context.Context, end map[tp]int64, total int64) err
 	}
 	for _, s := range drop {
 		s.indexless = true
-		r.cfg.logger.Info("projection loading from zero without its indexes", "projection", s.p.Name(), "version", s.p.Version())
+		r.cfg.logger.Debug("projection loading from zero without its indexes", "projection", s.p.Name(), "version", s.p.Version())
 	}
 	return r.stage(ctx, drop)
 }
@@ -1250,7 +1250,7 @@ func (r *Runner) stage(ctx context.Context, fromZero []*state) error {
 	}
 	for _, s := range fromZero {
 		s.staged = true
-		r.cfg.logger.Info("projection loading from zero through the store's bulk loader", "projection", s.p.Name(), "version", s.p.Version())
+		r.cfg.logger.Debug("projection loading from zero through the store's bulk loader", "projection", s.p.Name(), "version", s.p.Version())
 	}
 	return nil
 }
@@ -1275,7 +1275,7 @@ func (r *Runner) materialize(ctx context.Context) error {
 	}
 	for _, s := range staged {
 		s.staged, s.indexless = false, false
-		r.cfg.logger.Info("projection tables written with their indexes", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
+		r.cfg.logger.Debug("projection tables written with their indexes", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
 	}
 	return nil
 }
@@ -1328,7 +1328,7 @@ func (r *Runner) buildIndexes(ctx context.Context, todo []*state) error {
 			return err
 		}
 		s.indexless = false
-		r.cfg.logger.Info("projection indexes built", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
+		r.cfg.logger.Debug("projection indexes built", "projection", s.p.Name(), "version", s.p.Version(), "took", time.Since(start))
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (r *Replacement) Commit(ctx context.Context) error {
 	if err := syncFile(filepath.Dir(r.store)); err != nil {
 		return fmt.Errorf("store %s: sync directory after the replacement: %w", r.store, err)
 	}
-	r.log.Info("store replaced", "path", r.store)
+	r.log.Debug("store replaced", "path", r.store)
 	return nil
 }
 

@@ -246,7 +246,7 @@ func TestOperatorCommands(t *testing.T) {
 		}
 		o.run(3, "verify") // the refused replay changed nothing
 
-		out, errOut := o.run(0, "replay")
+		out, errOut := o.run(0, "replay", "--log-level", "debug")
 		if !strings.Contains(out, "folded 3000 records") || !strings.Contains(errOut, "store replaced") {
 			t.Fatalf("replay: %s\n%s", out, errOut)
 		}

@@ -80,7 +80,7 @@ bump the projection's Version.`,
 		if err != nil {
 			return err
 		}
-		return catchUpAndPrint(ctx, cmd.OutOrStdout(), eng.Store, r, bar, nil)
+		return catchUpAndPrint(ctx, cmd.OutOrStdout(), "replay", eng.Store, r, bar, nil)
 	},
 }
 
@@ -134,7 +134,7 @@ func buildOffline(ctx context.Context, lg topics.Log, errOut io.Writer, what str
 		}
 		defer lg.Close()
 	}
-	slog.Info(what+": building a new store", "path", rep.Path())
+	slog.Debug(what+": building a new store", "path", rep.Path())
 	st, err := sqlstore.OpenSQLite(ctx, rep.Path(), sqlstore.WithBulkLoad())
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (b *offlineBuild) print(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer live.Close()
-	return printSummary(ctx, out, live, b.runner, b.sum, b.took)
+	return printSummary(ctx, out, "replay", live, b.runner, b.sum, b.took)
 }
 
 // summaryCacheKiB is the offline replay summary's SQLite page cache.
@@ -221,7 +221,7 @@ func runProject(ctx context.Context, out, errOut io.Writer, eng *engines, follow
 	if err != nil {
 		return err
 	}
-	if err := catchUpAndPrint(ctx, out, eng.Store, r, bar, built); err != nil {
+	if err := catchUpAndPrint(ctx, out, "project", eng.Store, r, bar, built); err != nil {
 		return err
 	}
 	if !follow {
@@ -244,9 +244,9 @@ func newProjector(ctx context.Context, eng *engines, progress func(projections.P
 }
 
 // catchUpAndPrint catches r up (the bar showing progress) and prints the
-// summary: the tail of both replay and project. A store built offline
-// just before (built, else nil) counts in the summary.
-func catchUpAndPrint(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, bar *progress, built *offlineBuild) error {
+// summary: the tail of both replay and project (what names which). A
+// store built offline just before (built, else nil) counts in the summary.
+func catchUpAndPrint(ctx context.Context, w io.Writer, what string, st projections.Store, r *projections.Runner, bar *progress, built *offlineBuild) error {
 	start := time.Now()
 	sum, err := r.CatchUp(ctx)
 	bar.finish()
@@ -258,20 +258,13 @@ func catchUpAndPrint(ctx context.Context, w io.Writer, st projections.Store, r *
 		sum.Add(built.sum)
 		took += built.took
 	}
-	return printSummary(ctx, w, st, r, sum, took)
+	return printSummary(ctx, w, what, st, r, sum, took)
 }
 
-// printSummary prints what a catch-up did and what the store now holds.
-func printSummary(ctx context.Context, w io.Writer, st projections.Store, r *projections.Runner, s projections.Summary, took time.Duration) error {
-	rate := ""
-	if took > 0 && s.Records > 0 {
-		rate = fmt.Sprintf(", %.0f events/s", float64(s.Records)/took.Seconds())
-	}
-	fmt.Fprintf(w, "folded %d records in %v%s: %d first, %d duplicates, %d conflicts, %d skipped\n",
-		s.Records, took.Round(time.Millisecond), rate, s.First, s.Duplicates, s.Conflicts, s.Skipped)
-	for _, v := range s.Switched {
-		fmt.Fprintf(w, "switched to %s\n", v)
-	}
+// printSummary prints a line per projection (version, state, rows) and a
+// final line with what the catch-up folded, in how long and at what rate;
+// what names the command on that line.
+func printSummary(ctx context.Context, w io.Writer, what string, st projections.Store, r *projections.Runner, s projections.Summary, took time.Duration) error {
 	tx, err := st.Begin(ctx)
 	if err != nil {
 		return err
@@ -286,42 +279,86 @@ func printSummary(ctx context.Context, w io.Writer, st projections.Store, r *pro
 		states[fmt.Sprintf("%s@v%d", v.Projection, v.Version)] = v.State
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECTION\tVERSION\tSTATE\tTABLE\tROWS")
 	for _, p := range r.Projections() {
-		rows, err := projections.TableRows(ctx, tx, p)
+		line, err := projectionLine(ctx, tx, p)
 		if err != nil {
 			return err
 		}
-		names := make([]string, 0, len(rows))
-		for t := range rows {
-			names = append(names, t)
-		}
-		sort.Strings(names)
-		for _, t := range names {
-			fmt.Fprintf(tw, "%s\tv%d\t%s\t%s\t%d\n", p.Name(), p.Version(), states[fmt.Sprintf("%s@v%d", p.Name(), p.Version())], t, rows[t])
-		}
+		label := fmt.Sprintf("%s@v%d", p.Name(), p.Version())
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, states[label], line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	keys, dups, conflicts, err := projections.DedupTotals(ctx, tx)
-	if err != nil {
-		return err
+	for _, v := range s.Switched {
+		fmt.Fprintf(w, "switched to %s\n", v)
 	}
-	fmt.Fprintf(w, "dedup: %d source keys, %d duplicates ignored, %d conflicts recorded\n", keys, dups, conflicts)
+	rate := ""
+	if took > 0 && s.Records > 0 {
+		rate = fmt.Sprintf(", %.0f events/s", float64(s.Records)/took.Seconds())
+	}
+	fmt.Fprintf(w, "%s: folded %d records in %v%s: %d first, %d duplicates, %d conflicts, %d skipped\n",
+		what, s.Records, took.Round(time.Millisecond), rate, s.First, s.Duplicates, s.Conflicts, s.Skipped)
 	return nil
+}
+
+// projectionLine says how many rows p holds: in each table where it has
+// several, and with the dedup counts for processed_events.
+func projectionLine(ctx context.Context, tx projections.StoreTx, p projections.Projection) (string, error) {
+	rows, err := projections.TableRows(ctx, tx, p)
+	if err != nil {
+		return "", err
+	}
+	var total int64
+	names := make([]string, 0, len(rows))
+	for t, n := range rows {
+		names = append(names, t)
+		total += n
+	}
+	line := fmt.Sprintf("%d rows", total)
+	if p.Name() == projections.ProcessedEventsName {
+		keys, dups, conflicts, err := projections.DedupTotals(ctx, tx)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s\t%d source keys, %d duplicates ignored, %d conflicts recorded", line, keys, dups, conflicts), nil
+	}
+	if len(names) > 1 {
+		sort.Strings(names)
+		for i, t := range names {
+			names[i] = fmt.Sprintf("%s %d", t, rows[t])
+		}
+		line += "\t" + strings.Join(names, ", ")
+	}
+	return line, nil
 }
 
 // progress draws a progress bar (events/s, ETA) once a catch-up has work.
 type progress struct {
-	w    io.Writer
+	w    io.Writer // nil: draw nothing
 	desc string
 	bar  *progressbar.ProgressBar
 }
 
-func newProgress(w io.Writer, desc string) *progress { return &progress{w: w, desc: desc} }
+// newProgress draws on w, unless w is a file that is not a terminal: a bar
+// redrawn with carriage returns is noise in a log file or a pipe.
+func newProgress(w io.Writer, desc string) *progress {
+	if f, ok := w.(*os.File); ok && !isTerminal(f) {
+		w = nil
+	}
+	return &progress{w: w, desc: desc}
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
 
 func (p *progress) update(pr projections.Progress) {
+	if p.w == nil {
+		return
+	}
 	if p.bar == nil {
 		p.bar = progressbar.NewOptions64(pr.Total,
 			progressbar.OptionSetWriter(p.w),
@@ -337,10 +374,10 @@ func (p *progress) update(pr projections.Progress) {
 	_ = p.bar.Set64(pr.Done)
 }
 
+// finish clears the bar: the line it took is free for what follows.
 func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
-		fmt.Fprintln(p.w)
 	}
 }
 

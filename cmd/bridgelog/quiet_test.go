@@ -1,0 +1,79 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// lines splits a command's output into its lines.
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// TestVerifyAndReplayQuiet: on a small relay log, verify and replay print
+// a line per projection and a final line on standard output, and nothing
+// on standard error; --log-level debug shows their internal steps; a
+// mismatch still exits with status 3, its verdict the one line on
+// standard error.
+func TestVerifyAndReplayQuiet(t *testing.T) {
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
+	o.run(0, "project")
+	labels := []string{"processed_events@v1", "deposits@v1", "withdrawals@v1", "chain_cursors@v1", "batches@v1", "tx_intents@v2"}
+
+	out, errOut := o.run(0, "verify")
+	if errOut != "" {
+		t.Fatalf("verify wrote to standard error:\n%s", errOut)
+	}
+	got := lines(out)
+	if len(got) != len(labels)+1 {
+		t.Fatalf("verify printed %d lines, want %d:\n%s", len(got), len(labels)+1, out)
+	}
+	for i, l := range labels {
+		if !strings.HasPrefix(got[i], "ok        "+l+"  ") {
+			t.Fatalf("verify line %d = %q, want ok for %s", i, got[i], l)
+		}
+	}
+	if v := got[len(labels)]; v != "verify: 6 projections equal to a rebuild, log frames intact" {
+		t.Fatalf("verify verdict %q", v)
+	}
+	if _, errOut := o.run(0, "verify", "--log-level", "debug"); !strings.Contains(errOut, "level=DEBUG") ||
+		!strings.Contains(errOut, "projection loading from zero through the store's bulk loader") {
+		t.Fatalf("verify --log-level debug does not show the rebuild's steps:\n%s", errOut)
+	}
+
+	out, errOut = o.run(0, "replay")
+	if errOut != "" {
+		t.Fatalf("replay wrote to standard error:\n%s", errOut)
+	}
+	got = lines(out)
+	if len(got) != len(labels)+1 {
+		t.Fatalf("replay printed %d lines, want %d:\n%s", len(got), len(labels)+1, out)
+	}
+	for i, l := range labels {
+		if !regexp.MustCompile(`^` + l + ` +live +\d+ rows`).MatchString(got[i]) {
+			t.Fatalf("replay line %d = %q, want %s's rows", i, got[i], l)
+		}
+	}
+	final := regexp.MustCompile(`^replay: folded 2000 records in [0-9.]+m?s, \d+ events/s: \d+ first, \d+ duplicates, \d+ conflicts, 0 skipped$`)
+	if !final.MatchString(got[len(labels)]) {
+		t.Fatalf("replay's final line %q", got[len(labels)])
+	}
+	if _, errOut := o.run(0, "replay", "--log-level", "debug"); !strings.Contains(errOut, "store replaced") {
+		t.Fatalf("replay --log-level debug does not show the store's replacement:\n%s", errOut)
+	}
+
+	tamper(t, o.data, `UPDATE withdrawals_v1 SET amount = '1' WHERE rowid = (SELECT min(rowid) FROM withdrawals_v1)`)
+	out, errOut = o.run(3, "verify")
+	want := "bridgelog: verify: digest mismatch in withdrawals@v1 (5 of 6 projections equal to a rebuild)"
+	if e := lines(errOut); len(e) != 1 || e[0] != want {
+		t.Fatalf("verify of a changed row: standard error\n%s\nwant the one line %q", errOut, want)
+	}
+	if !strings.Contains(out, "MISMATCH  withdrawals@v1") || strings.Count(okLines(out), "ok ") != 5 || strings.Contains(out, "verify: ") {
+		t.Fatalf("verify of a changed row: standard output\n%s", out)
+	}
+}
