@@ -30,11 +30,11 @@ var inspectFlags struct {
 var logInspectCmd = &cobra.Command{
 	Use:   "inspect [--topic T] [--partition P] [--from N] [--limit K] [--json]",
 	Short: "Print events of a topic readably (or as JSON lines)",
-	Long: `inspect prints up to --limit events of each partition of --topic (or only
---partition), starting at offset --from: position, type, source key, aggregate,
-times and the payload decoded to JSON. With --json each event is one JSON
-object per line. Records that do not decode are printed as errors with their
-position; inspect goes on.`,
+	Long: `inspect prints up to --limit events in all of --topic (or of --partition
+only), partition after partition, each from offset --from: position, type,
+source key, aggregate, times and the payload decoded to JSON. With --json
+each event is one JSON object per line. Records that do not decode are
+printed as errors with their position; inspect goes on.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		lg, err := openLog(cmd.Context())
@@ -47,17 +47,34 @@ position; inspect goes on.`,
 		if err != nil {
 			return err
 		}
-		for _, part := range parts {
-			recs, err := lg.Read(cmd.Context(), inspectFlags.topic, part, inspectFlags.from, inspectFlags.limit)
+		return inspect(cmd.Context(), lg, p, parts)
+	},
+}
+
+// inspect prints up to --limit records in all of parts, partition after
+// partition, each from --from.
+func inspect(ctx context.Context, lg topics.Log, p *printer, parts []int32) error {
+	left := inspectFlags.limit
+	if left < 0 {
+		return fmt.Errorf("--limit %d: must be >= 0", left)
+	}
+	for _, part := range parts {
+		for from := inspectFlags.from; left > 0 && p.err == nil; {
+			recs, err := lg.Read(ctx, inspectFlags.topic, part, from, left)
 			if err != nil {
-				return fmt.Errorf("read %s/%d@%d: %w", inspectFlags.topic, part, inspectFlags.from, err)
+				return fmt.Errorf("read %s/%d@%d: %w", inspectFlags.topic, part, from, err)
+			}
+			if len(recs) == 0 {
+				break // the partition's end
 			}
 			for _, rec := range recs {
 				p.print(rec)
 			}
+			left -= len(recs)
+			from = recs[len(recs)-1].Offset + 1
 		}
-		return p.err
-	},
+	}
+	return p.err
 }
 
 var tailFlags struct {
@@ -297,7 +314,7 @@ func init() {
 	f.StringVar(&inspectFlags.topic, "topic", topics.TopicBridge, "topic to read")
 	f.Int32Var(&inspectFlags.partition, "partition", -1, "partition to read (-1: all)")
 	f.Int64Var(&inspectFlags.from, "from", 0, "first offset")
-	f.IntVar(&inspectFlags.limit, "limit", 20, "events per partition")
+	f.IntVar(&inspectFlags.limit, "limit", 20, "events to print in all (partition after partition)")
 	f.BoolVar(&inspectFlags.json, "json", false, "one JSON object per line")
 	f = logTailCmd.Flags()
 	f.StringSliceVar(&tailFlags.topics, "topic", nil, "topic to follow (repeatable; default every data topic)")
