@@ -29,7 +29,7 @@ func benchLog(b *testing.B, n int, relay bool) string {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-%d-v2", n))
 	if relay {
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-relay-%d-v2", n))
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("bridgelog-bench-log-relay-%d-v3", n))
 	}
 	marker := filepath.Join(dir, "complete")
 	if _, err := os.Stat(marker); err == nil {

@@ -238,7 +238,7 @@ func txIntentRows(t *testing.T, st projections.Store, table string) []string {
 func TestTxIntentsUpgrade(t *testing.T) {
 	lg := embeddedLog(t)
 	ctx := ctxT(t)
-	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 13, InFlight: 40, AppendBatch: 100, RelayEvents: true}, nil); err != nil {
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: 2000, Seed: 13, InFlight: 40, AppendBatch: 100, RelayEvents: true, BatchLeaves: 32}, nil); err != nil {
 		t.Fatal(err)
 	}
 	open := domain.TxIntent{Purpose: domain.PurposeClaim, Subject: "claim:338:open", ChainID: 338, Nonce: 3, TxHash: domain.Hash32{0x0f}, Attempt: 1}

@@ -170,7 +170,8 @@ conflicting duplicates (same source key, different content). With
 --relay-events it adds what a running relayer writes besides: each mint's and
 claim's transaction intent and outcome, chain scans, and batches of 128
 withdrawals (created, anchored, each leaf batched and its claim requested), as
-in a relay's own log. The same --seed gives the same log.`,
+in a relay's own log: a withdrawal goes detected, confirmed, batched, anchored,
+claimed, executed. The same --seed gives the same log.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		lg, err := openLog(cmd.Context())

@@ -35,12 +35,13 @@ type Config struct {
 	Catalog       *topics.Catalog
 	// RelayEvents adds the relayer's own events, as a live relay writes
 	// them: a mint's intent and outcome (bridge topic) before the deposit
-	// is minted, a claim's (claims topic) before the withdrawal is
-	// executed, a chain scan (chain topic) every 16 events or so, and
+	// is minted, a chain scan (chain topic) every 16 events or so, and
 	// for every BatchLeaves confirmed withdrawals a batch: created,
 	// anchored with its transaction's intent and outcome (batches topic),
 	// each withdrawal marked batched (bridge topic) and its claim
-	// requested (claims topic).
+	// requested (claims topic). A confirmed withdrawal waits for its
+	// batch; then its claim's intent and outcome (claims topic) come
+	// before it is executed, or it fails.
 	RelayEvents bool
 	BatchLeaves int // leaves per batch with RelayEvents (default 128, the relay's)
 }
@@ -92,6 +93,11 @@ type flow struct {
 	fail       bool
 	block      uint64
 	tx         domain.Hash32 // the mint's or claim's transaction (relay events)
+	// With relay events, a withdrawal's batch and its leaf in it, once
+	// the batch is written.
+	batched bool
+	batch   uint64
+	leaf    domain.Hash32
 }
 
 // sends says whether f's lifecycle includes the relayer's transaction
@@ -107,17 +113,19 @@ func (g *gen) steps(f *flow) int {
 }
 
 type gen struct {
-	cfg    Config
-	rng    *rand.Rand
-	block  uint64
-	seq    uint64
-	stats  Stats
-	out    map[string][]topics.Message // by topic, until AppendBatch of them
-	order  []string                    // topics in the order they were first written
-	recent []domain.Event              // for re-sends
-	scanTo uint64                      // the last block a chain scan covered (relay events)
-	leaves []domain.BatchLeaf          // confirmed withdrawals not batched yet (relay events)
-	batch  uint64                      // the last batch's id (relay events)
+	cfg     Config
+	rng     *rand.Rand
+	block   uint64
+	seq     uint64
+	stats   Stats
+	out     map[string][]topics.Message // by topic, until AppendBatch of them
+	order   []string                    // topics in the order they were first written
+	recent  []domain.Event              // for re-sends
+	flows   []*flow                     // lifecycles that can take their next step
+	scanTo  uint64                      // the last block a chain scan covered (relay events)
+	leaves  []domain.BatchLeaf          // confirmed withdrawals not batched yet (relay events)
+	waiting []*flow                     // their flows, leaf by leaf, out of flows until batched
+	batch   uint64                      // the last batch's id (relay events)
 }
 
 // Generate appends cfg.Events envelopes to lg. progress, if not nil, is
@@ -125,7 +133,7 @@ type gen struct {
 func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done int)) (Stats, error) {
 	cfg.setDefaults()
 	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)), out: map[string][]topics.Message{}}
-	flows := make([]*flow, 0, cfg.InFlight)
+	g.flows = make([]*flow, 0, cfg.InFlight)
 	for g.stats.Events < cfg.Events {
 		var ev domain.Event
 		if cfg.RelayEvents && g.block > g.scanTo+8 && g.rng.IntN(16) == 0 {
@@ -138,7 +146,7 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 			continue
 		}
 		r := g.rng.Float64()
-		fromFlow := false // not a re-send
+		var stepped *flow // nil: a re-send
 		switch {
 		case len(g.recent) > 0 && r < cfg.DuplicateRate:
 			ev = g.recent[g.rng.IntN(len(g.recent))]
@@ -149,24 +157,26 @@ func Generate(ctx context.Context, lg topics.Log, cfg Config, progress func(done
 				continue
 			}
 			g.stats.Conflicts++
-		case len(flows) < cfg.InFlight && (len(flows) == 0 || g.rng.IntN(3) == 0):
-			f := g.newFlow()
-			flows = append(flows, f)
-			ev, fromFlow = g.next(f), true
+		case len(g.flows) < cfg.InFlight && (len(g.flows) == 0 || g.rng.IntN(3) == 0):
+			stepped = g.newFlow()
+			g.flows = append(g.flows, stepped)
+			ev = g.next(stepped)
 		default:
-			i := g.rng.IntN(len(flows))
-			f := flows[i]
-			ev, fromFlow = g.next(f), true
-			if f.step >= g.steps(f) { // detected, confirmed, (intent, outcome,) then minted/executed or failed
-				flows[i] = flows[len(flows)-1]
-				flows = flows[:len(flows)-1]
+			i := g.rng.IntN(len(g.flows))
+			stepped = g.flows[i]
+			ev = g.next(stepped)
+			// Done (detected, confirmed, (intent, outcome,) then minted,
+			// executed or failed), or waiting for its batch.
+			if stepped.step >= g.steps(stepped) || g.awaitsBatch(stepped) {
+				g.flows[i] = g.flows[len(g.flows)-1]
+				g.flows = g.flows[:len(g.flows)-1]
 			}
 		}
 		if err := g.emit(ctx, lg, ev, progress); err != nil {
 			return g.stats, err
 		}
-		if fromFlow {
-			if err := g.batchUp(ctx, lg, ev, progress); err != nil {
+		if stepped != nil {
+			if err := g.batchUp(ctx, lg, stepped, ev, progress); err != nil {
 				return g.stats, err
 			}
 		}
@@ -248,9 +258,20 @@ func (g *gen) next(f *flow) domain.Event {
 	case !f.withdrawal:
 		return domain.DepositMinted{Ref: f.ref, MintTxHash: g.txHash(f), GasUsed: 60000 + g.rng.Uint64N(20000), BlockNumber: f.block + 7}
 	default:
-		return domain.WithdrawalExecuted{Ref: f.ref, BatchID: f.block / 100, ClaimTxHash: g.txHash(f),
+		batch := f.block / 100
+		if f.batched {
+			batch = f.batch
+		}
+		return domain.WithdrawalExecuted{Ref: f.ref, BatchID: batch, ClaimTxHash: g.txHash(f),
 			GasUsed: 55000 + g.rng.Uint64N(20000), AlreadyDone: g.rng.IntN(50) == 0}
 	}
+}
+
+// awaitsBatch says whether f, a withdrawal just confirmed, waits for its
+// batch before its claim (relay events): a relay claims a leaf only once
+// its batch's root is anchored.
+func (g *gen) awaitsBatch(f *flow) bool {
+	return g.cfg.RelayEvents && f.withdrawal && f.step == 2 && !f.batched
 }
 
 // txHash is the flow's mint or claim transaction: the one its intent
@@ -262,16 +283,18 @@ func (g *gen) txHash(f *flow) domain.Hash32 {
 	return g.hash()
 }
 
-// batchUp, with relay events, takes a newly confirmed withdrawal into the next
-// batch and writes the batch's events once it is full, if they fit in
-// what is left of the log.
-func (g *gen) batchUp(ctx context.Context, lg topics.Log, ev domain.Event, progress func(int)) error {
+// batchUp, with relay events, takes f, a withdrawal its event ev has
+// just confirmed, into the next batch and writes the batch's events once
+// it is full, if they fit in what is left of the log; the batch's
+// withdrawals then go on to their claims.
+func (g *gen) batchUp(ctx context.Context, lg topics.Log, f *flow, ev domain.Event, progress func(int)) error {
 	c, ok := ev.(domain.WithdrawalConfirmed)
 	if !g.cfg.RelayEvents || !ok {
 		return nil
 	}
 	g.leaves = append(g.leaves, domain.BatchLeaf{Index: uint32(len(g.leaves)), Withdrawal: c.Ref, TxID: g.seq,
 		Funder: g.addr(), Recipient: g.addr(), Amount: domain.AmountFromUint64(g.rng.Uint64N(1e6) * 1e12), Leaf: g.hash()})
+	g.waiting = append(g.waiting, f)
 	n := len(g.leaves)
 	if n < g.cfg.BatchLeaves || g.cfg.Events-g.stats.Events < 2*n+4 {
 		return nil
@@ -305,7 +328,11 @@ func (g *gen) batchUp(ctx context.Context, lg topics.Log, ev domain.Event, progr
 		evs = append(evs, domain.ClaimRequested{Settlement: relaySettlement, BatchID: g.batch, Root: created.Root, LeafInfo: l,
 			Proof: proof()})
 	}
-	g.leaves = nil
+	for i, f := range g.waiting {
+		f.batched, f.batch, f.leaf = true, g.batch, g.leaves[i].Leaf
+	}
+	g.flows = append(g.flows, g.waiting...)
+	g.leaves, g.waiting = nil, nil
 	for _, ev := range evs {
 		if err := g.emit(ctx, lg, ev, progress); err != nil {
 			return err
@@ -317,13 +344,11 @@ func (g *gen) batchUp(ctx context.Context, lg topics.Log, ev domain.Event, progr
 // relaySettlement is the claims' distributor.
 var relaySettlement = domain.Settlement{ChainID: 338, Distributor: domain.Address{0xd1, 0x57}}
 
-// subject and purpose are what the flow's transaction serves.
+// subject and purpose are what the flow's transaction serves: a
+// withdrawal's is the claim its batch requested.
 func (f *flow) subject() (string, domain.Purpose) {
 	if f.withdrawal {
-		var leaf domain.Hash32
-		copy(leaf[:], f.ref.TxHash[:])
-		leaf[31] ^= byte(f.ref.LogIndex)
-		return domain.ClaimID(relaySettlement, leaf), domain.PurposeClaim
+		return domain.ClaimID(relaySettlement, f.leaf), domain.PurposeClaim
 	}
 	return f.ref.DepositID(), domain.PurposeMint
 }

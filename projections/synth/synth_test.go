@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/domain"
@@ -110,7 +111,7 @@ func logDigest(t *testing.T, lg topics.Log) (string, map[string]map[string]int) 
 // TestLogsUnchanged: each configuration the rebuild benchmarks use still
 // writes the log it wrote when its cached copy was named (the benchmarks
 // cache their generated log by name, bridgelog-bench-log-N-v2 and
-// bridgelog-bench-log-relay-N-v2, and only figures measured on the same
+// bridgelog-bench-log-relay-N-v3, and only figures measured on the same
 // log compare): a change to what the generator writes must rename the
 // cache too.
 func TestLogsUnchanged(t *testing.T) {
@@ -120,8 +121,9 @@ func TestLogsUnchanged(t *testing.T) {
 	}{
 		// the lifecycle log (bridgelog-bench-log-N-v2)
 		{synth.Config{Events: 3000, Seed: 1, AppendBatch: 500}, "b56a98d6d0304755888939573498af065339e0930542e5ddc29665d2018a61be"},
-		// the relay log, with batches (bridgelog-bench-log-relay-N-v2)
-		{synth.Config{Events: 3000, Seed: 1, AppendBatch: 500, RelayEvents: true, BatchLeaves: 16}, "e80a113d6fb4b9806f342b41228aecb62c73cba572bb4f29da0ecf96990f0a89"},
+		// the relay log, with batches, each withdrawal claimed after its
+		// batch (bridgelog-bench-log-relay-N-v3)
+		{synth.Config{Events: 3000, Seed: 1, AppendBatch: 500, RelayEvents: true, BatchLeaves: 16}, "d98cbdafbff2ead0ed8c378dd4941f0f6dad778778f54c82832d2cf40c732598"},
 	} {
 		lg, err := embeddedlog.Open(t.TempDir())
 		if err != nil {
@@ -196,5 +198,130 @@ func TestRelayEvents(t *testing.T) {
 	}
 	if _, types := logDigest(t, plain); len(types) != 1 || types[topics.TopicBridge][domain.TypeMintIntent] != 0 {
 		t.Errorf("without relay events: %v", types)
+	}
+}
+
+// TestWithdrawalsInRelayOrder: with relay events every withdrawal goes
+// detected, confirmed, batched, its batch anchored, its claim requested,
+// the claim's transaction sent and settled, then executed (or failed
+// after its batch): by time, and by offset where two steps share a
+// partition, as a relay writes them.
+func TestWithdrawalsInRelayOrder(t *testing.T) {
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.Close()
+	if _, err := synth.Generate(context.Background(), lg, synth.Config{Events: 8000, Seed: 5, InFlight: 100, RelayEvents: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		topic  string
+		part   int32
+		offset int64
+		at     time.Time
+	}
+	steps := map[string]map[string]step{} // withdrawal or claim id → event type → first record
+	batchOf := map[string]uint64{}        // withdrawal → its batch
+	claimOf := map[string]string{}        // withdrawal → its claim
+	anchored := map[uint64]step{}         // batch → its first batch.anchored
+	first := func(id, typ string, s step) {
+		if steps[id] == nil {
+			steps[id] = map[string]step{}
+		}
+		if _, ok := steps[id][typ]; !ok {
+			steps[id][typ] = s
+		}
+	}
+	for _, topic := range []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims} {
+		eachEnvelope(t, lg, topic, func(p int32, r topics.Record, env topics.Envelope) {
+			s := step{topic, p, r.Offset, env.OccurredAt}
+			switch env.Type {
+			case domain.TypeWithdrawalDetected, domain.TypeWithdrawalConfirmed, domain.TypeWithdrawalExecuted,
+				domain.TypeWithdrawalFailed, domain.TypeClaimIntent, domain.TypeClaimOutcome:
+				first(env.AggregateID, env.Type, s)
+			case domain.TypeWithdrawalBatched:
+				var b domain.WithdrawalBatched
+				decode(t, env, &b)
+				if _, ok := batchOf[env.AggregateID]; !ok {
+					batchOf[env.AggregateID] = b.BatchID
+				}
+				first(env.AggregateID, env.Type, s)
+			case domain.TypeBatchAnchored:
+				var a domain.BatchAnchored
+				decode(t, env, &a)
+				if _, ok := anchored[a.BatchID]; !ok {
+					anchored[a.BatchID] = s
+				}
+			case domain.TypeClaimRequested:
+				var c domain.ClaimRequested
+				decode(t, env, &c)
+				claimOf[c.LeafInfo.Withdrawal.WithdrawalID()] = env.AggregateID
+				first(env.AggregateID, env.Type, s)
+			}
+		})
+	}
+	executed, failed := 0, 0
+	for id, own := range steps {
+		if _, ok := own[domain.TypeWithdrawalDetected]; !ok {
+			continue // a claim's steps, walked with its withdrawal's
+		}
+		names := []string{domain.TypeWithdrawalDetected, domain.TypeWithdrawalConfirmed, domain.TypeWithdrawalBatched,
+			domain.TypeBatchAnchored, domain.TypeClaimRequested, domain.TypeClaimIntent, domain.TypeClaimOutcome, domain.TypeWithdrawalExecuted}
+		claim := steps[claimOf[id]]
+		found := map[string]step{}
+		for _, n := range names {
+			if s, ok := own[n]; ok {
+				found[n] = s
+			} else if s, ok := claim[n]; ok {
+				found[n] = s
+			}
+		}
+		if b, ok := batchOf[id]; ok {
+			if s, ok := anchored[b]; ok {
+				found[domain.TypeBatchAnchored] = s
+			}
+		}
+		if s, ok := own[domain.TypeWithdrawalFailed]; ok {
+			// A failed claim: no transaction was settled, the failure
+			// follows the claim's request.
+			names = append(names[:5], domain.TypeWithdrawalFailed)
+			found[domain.TypeWithdrawalFailed] = s
+			failed++
+		} else if _, ok := found[domain.TypeWithdrawalExecuted]; ok {
+			executed++
+		}
+		// The steps present are the first ones, in order.
+		var prev string
+		for i, n := range names {
+			s, ok := found[n]
+			if !ok {
+				for _, later := range names[i+1:] {
+					if _, ok := found[later]; ok {
+						t.Fatalf("%s: %s without %s before it", id, later, n)
+					}
+				}
+				break
+			}
+			if prev != "" {
+				p := found[prev]
+				if s.at.Before(p.at) || (s.topic == p.topic && s.part == p.part && s.offset <= p.offset) {
+					t.Fatalf("%s: %s (%s/%d@%d at %v) before %s (%s/%d@%d at %v)", id, n, s.topic, s.part, s.offset, s.at,
+						prev, p.topic, p.part, p.offset, p.at)
+				}
+			}
+			prev = n
+		}
+	}
+	if executed < 128 || failed == 0 {
+		t.Fatalf("%d withdrawals executed and %d failed after their batch: too few to say", executed, failed)
+	}
+}
+
+// decode decodes env's payload into v.
+func decode(t *testing.T, env topics.Envelope, v any) {
+	t.Helper()
+	if err := topics.DecodePayload(env.Payload, v); err != nil {
+		t.Fatalf("%s %s: %v", env.Type, env.ID, err)
 	}
 }
