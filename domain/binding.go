@@ -20,8 +20,10 @@ type RelayBound struct {
 	Token       Address `msgpack:"token" json:"token"`
 }
 
-func (e RelayBound) EventType() string   { return TypeRelayBound }
-func (e RelayBound) SourceKey() string   { return "relay/bound/" + e.String() }
+func (e RelayBound) EventType() string { return TypeRelayBound }
+func (e RelayBound) SourceKey() string {
+	return fmt.Sprintf("relay/bound/%d/%s/%d/%s", e.ChainID, e.Distributor.Hex(), e.ExecChainID, e.Token.Hex())
+}
 func (e RelayBound) AggregateID() string { return "relay" }
 
 func (e RelayBound) String() string {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
 )
 
 // startChainOnly runs `devnet --chain-only` on data until the test ends
@@ -41,7 +43,8 @@ func startChainOnly(t *testing.T, bin, data string, args ...string) (relayConfig
 // `devnet traffic` while a relay runs as a separate process, started
 // with the command devnet prints; `devnet check` then finds every deposit
 // minted once and every withdrawal paid once, and names a count that
-// differs from what was sent.
+// differs from what was sent. A relay whose config names another token is
+// then refused on that data directory, naming both.
 func TestDevnetTrafficAndCheck(t *testing.T) {
 	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
 	_, chainLog := startChainOnly(t, o.bin, o.data, "--executors", "2", "--block-interval", "50ms")
@@ -66,7 +69,8 @@ func TestDevnetTrafficAndCheck(t *testing.T) {
 	if err := relay.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { relay.Process.Signal(syscall.SIGTERM); relay.Wait() }()
+	stopRelay := func() { relay.Process.Signal(syscall.SIGTERM); relay.Wait() }
+	defer stopRelay()
 
 	out, _ := o.run(0, "devnet", "traffic", "--config", cfgPath, "--deposits", "6", "--withdrawals", "5",
 		"--burst-size", "4", "--burst-every", "100ms", "--timeout", "3m")
@@ -88,4 +92,23 @@ func TestDevnetTrafficAndCheck(t *testing.T) {
 		t.Fatalf("traffic beyond the users' tokens: %s", stderr)
 	}
 	o.run(0, "devnet", "check", "--config", cfgPath, "--deposits", "6", "--withdrawals", "5")
+
+	stopRelay()
+	cfg, err := loadRelayConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordedToken := cfg.Token.Hex()
+	cfg.Token = domain.Address{0xee}
+	otherPath := filepath.Join(t.TempDir(), "other.json")
+	if err := writeRelayConfig(otherPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr = o.run(1, "relay", "--config", otherPath)
+	for _, w := range []string{"the log was used with other chains or contracts", "the log records chain 1337", "token " + recordedToken,
+		"the config names chain 1337", "token " + cfg.Token.Hex()} {
+		if !strings.Contains(stderr, w) {
+			t.Fatalf("a relay for another token on the data directory: no %q in\n%s", w, stderr)
+		}
+	}
 }
