@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -55,12 +56,12 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 	d, t := contracts.NewBatchDistributor(), contracts.NewBridgeToken()
 	type source struct {
 		contract common.Address
-		event    string
+		event    abi.Event
 		into     *[]Transfer
 		decode   func(*types.Log) (Transfer, error)
 	}
 	for _, s := range []source{
-		{u.Bridge.Distributor, contracts.BatchDistributorDepositLockedEventName, &a.Locks, func(l *types.Log) (Transfer, error) {
+		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorDepositLockedEventName], &a.Locks, func(l *types.Log) (Transfer, error) {
 			ev, err := d.UnpackDepositLockedEvent(l)
 			if err != nil {
 				return Transfer{}, err
@@ -68,21 +69,21 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 			ref := domain.LogRef{ChainID: id.Uint64(), TxHash: domain.Hash32(l.TxHash), LogIndex: uint32(l.Index)}
 			return Transfer{Key: evmchain.DepositKey(ref), From: ev.Depositor, To: ev.Recipient, Amount: ev.Amount}, nil
 		}},
-		{u.Bridge.Token, contracts.BridgeTokenDepositMintedEventName, &a.Mints, func(l *types.Log) (Transfer, error) {
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenDepositMintedEventName], &a.Mints, func(l *types.Log) (Transfer, error) {
 			ev, err := t.UnpackDepositMintedEvent(l)
 			if err != nil {
 				return Transfer{}, err
 			}
 			return Transfer{Key: ev.DepositKey, To: ev.To, Amount: ev.Amount}, nil
 		}},
-		{u.Bridge.Token, contracts.BridgeTokenWithdrawalBurnedEventName, &a.Burns, func(l *types.Log) (Transfer, error) {
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenWithdrawalBurnedEventName], &a.Burns, func(l *types.Log) (Transfer, error) {
 			ev, err := t.UnpackWithdrawalBurnedEvent(l)
 			if err != nil {
 				return Transfer{}, err
 			}
 			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, To: ev.Recipient, Amount: ev.Amount}, nil
 		}},
-		{u.Bridge.Distributor, contracts.BatchDistributorClaimedEventName, &a.Claims, func(l *types.Log) (Transfer, error) {
+		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorClaimedEventName], &a.Claims, func(l *types.Log) (Transfer, error) {
 			ev, err := d.UnpackClaimedEvent(l)
 			if err != nil {
 				return Transfer{}, err
@@ -90,19 +91,15 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 			return Transfer{Key: common.BigToHash(ev.TxId), To: ev.Recipient, Amount: ev.Amount}, nil
 		}},
 	} {
-		abi := d.GetABI()
-		if s.contract == u.Bridge.Token {
-			abi = t.GetABI()
-		}
 		logs, err := u.Backend.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(0), Addresses: []common.Address{s.contract},
-			Topics: [][]common.Hash{{abi.Events[s.event].ID}}})
+			Topics: [][]common.Hash{{s.event.ID}}})
 		if err != nil {
-			return a, fmt.Errorf("%s logs: %w", s.event, err)
+			return a, fmt.Errorf("%s logs: %w", s.event.Name, err)
 		}
 		for i := range logs {
 			tr, err := s.decode(&logs[i])
 			if err != nil {
-				return a, fmt.Errorf("%s log in tx %s: %w", s.event, logs[i].TxHash, err)
+				return a, fmt.Errorf("%s log in tx %s: %w", s.event.Name, logs[i].TxHash, err)
 			}
 			tr.Tx = logs[i].TxHash
 			*s.into = append(*s.into, tr)
