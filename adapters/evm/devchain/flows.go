@@ -34,9 +34,9 @@ type Flows struct {
 	Poll time.Duration
 }
 
-// WithdrawalAmount is what each withdrawal burns: half of the smallest
-// deposit, so a user's every deposit pays for two withdrawals.
-var WithdrawalAmount = big.NewInt(5e15)
+// WithdrawalAmount is what each withdrawal burns: a tenth of the smallest
+// deposit, so a user's every deposit pays for ten withdrawals.
+var WithdrawalAmount = big.NewInt(1e15)
 
 // DepositAmount is deposit i's amount: 0.01 to 0.07 ether, varied so that
 // batches carry distinct amounts.
