@@ -48,6 +48,8 @@ func newBody(typ string) domain.Event {
 		return new(domain.RelayStepFailed)
 	case domain.TypeRelayStepRecovered:
 		return new(domain.RelayStepRecovered)
+	case domain.TypeRelayBound:
+		return new(domain.RelayBound)
 	case domain.TypeBatchCreated:
 		return new(domain.BatchCreated)
 	case domain.TypeBatchAnchored:

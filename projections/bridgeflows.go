@@ -12,7 +12,7 @@ import (
 // processed_events): what it reads to decide, and what a replay of its
 // log rebuilds.
 func RelayProjections() []Projection {
-	return []Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}}
+	return []Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}, RelayBindings{}}
 }
 
 // ChainCursors is each chain indexer's cursor: the last scanned block,

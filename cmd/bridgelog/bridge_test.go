@@ -199,6 +199,19 @@ func (tb *testBridge) until(what string, timeout time.Duration, cond func(projec
 	}
 }
 
+// assertChainPaidOnce: the chain itself shows every deposit minted once
+// and every withdrawal paid once, and balances that add up.
+func assertChainPaidOnce(t *testing.T, u devchain.Users, deposits, withdrawals int) {
+	t.Helper()
+	a, err := devchain.ReadAudit(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Problems(deposits, withdrawals); len(p) > 0 {
+		t.Fatalf("on chain (%s):\n%s", a.Summary(), strings.Join(p, "\n"))
+	}
+}
+
 func statusCount(m map[string]int64, st domain.Status) int64 { return m[string(st)] }
 
 func ether(milli int64) *big.Int { return new(big.Int).Mul(big.NewInt(milli), big.NewInt(1e15)) }
@@ -268,22 +281,7 @@ func flowsEndToEnd(t *testing.T, eng testEngines) {
 	if g := s.Gas["claim"]; g.Count != 6 || g.Max > 65_000 {
 		t.Fatalf("claim gas %+v: want 6 claims each <= 65000", g)
 	}
-	c, err := checkChain(context.Background(), tb.users, 6, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.claimedEvents != 6 || c.uniqueLeaves != 6 {
-		t.Fatalf("on chain: %d Claimed events, %d distinct leaves; want 6 and 6", c.claimedEvents, c.uniqueLeaves)
-	}
-	// Supply = minted - burned: every deposit minted exactly once.
-	want := new(big.Int)
-	for i := 0; i < 6; i++ {
-		want.Add(want, ether(int64(10+i)))
-	}
-	want.Sub(want, ether(30))
-	if c.mintedSupply.Cmp(want) != 0 {
-		t.Fatalf("token supply %s, want %s", c.mintedSupply, want)
-	}
+	assertChainPaidOnce(t, tb.users, 6, 6)
 	// Both mint wallets minted (the pool spreads deposits over wallets).
 	if n := distinctSenders(t, tb, "mint"); n != 2 {
 		t.Errorf("mints sent from %d wallets, want 2", n)

@@ -2,22 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
-	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
@@ -31,6 +30,7 @@ var devnetFlags struct {
 	timeout               time.Duration
 	chainOnly             bool
 	dryRun                bool
+	fresh                 bool
 }
 
 // Dev account roles: 0 deploys and administers, 1 relays (mints and
@@ -52,8 +52,22 @@ minted and every withdrawal claimed, checks the chain, prints a summary and
 exits 0 when everything completed. The log and projections stay in --data for
 replay, verify and log inspect.
 
+A previous devnet's run in --data (its chain is gone with its process) is
+not deleted silently: devnet refuses to start there unless --fresh is given,
+and then says on its first line that it deleted it.
+
 With --chain-only it serves the chain and deployed contracts until
-interrupted; run 'bridgelog relay --config DATA/devnet.json' beside it.`,
+interrupted, and prints the commands to run beside it:
+
+  bridgelog relay --config DATA/devnet.json --data DATA
+  bridgelog devnet traffic --config DATA/devnet.json --deposits N --withdrawals N
+  bridgelog devnet check --config DATA/devnet.json
+
+The relay keeps its log and store in its own --data (default
+./bridgelog-data, not the config's directory), so pass --data.
+
+On a terminal the progress is one line fitted to its width; otherwise a
+plain line every few seconds.`,
 	RunE: runDevnet,
 }
 
@@ -66,6 +80,7 @@ func init() {
 	f.DurationVar(&devnetFlags.blockInterval, "block-interval", 100*time.Millisecond, "time between blocks")
 	f.DurationVar(&devnetFlags.timeout, "timeout", 5*time.Minute, "give up if the flows have not completed by then")
 	f.BoolVar(&devnetFlags.chainOnly, "chain-only", false, "serve the chain and contracts only; run the relay separately")
+	f.BoolVar(&devnetFlags.fresh, "fresh", false, "delete a previous devnet run's log and store in --data first (without it devnet refuses to start there)")
 	f.BoolVar(&devnetFlags.dryRun, "dry-run", false, "run the relay in dry-run mode (nothing is minted or claimed; devnet then reports incomplete)")
 	rootCmd.AddCommand(devnetCmd)
 }
@@ -83,7 +98,20 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 {
 		return fmt.Errorf("devnet: --deposits and --withdrawals must be >= 0 and --executors >= 1")
 	}
-	users := max(1, min(8, fl.deposits))
+	dataDir := engineFlags.data
+	cleared, err := prepareDevnetData(dataDir, fl.fresh)
+	if err != nil {
+		return err
+	}
+	if cleared {
+		fmt.Fprintf(cmd.ErrOrStderr(), "devnet: --fresh: deleted the previous run's log and store in %s\n", dataDir)
+	}
+	// A chain served for a separate relay funds as many users as devnet
+	// traffic sends from.
+	users := maxDevUsers
+	if !fl.chainOnly {
+		users = max(1, min(maxDevUsers, fl.deposits))
+	}
 	chain, err := devchain.Start(devchain.Config{Port: fl.port, BlockInterval: fl.blockInterval, Accounts: devClaim0 + fl.executors + users,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -105,10 +133,6 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg.Distributor, cfg.Token = domain.Address(br.Distributor), domain.Address(br.Token)
-	dataDir := engineFlags.data
-	if err := prepareDevnetData(dataDir); err != nil {
-		return err
-	}
 	cfgPath := filepath.Join(dataDir, "devnet.json")
 	if err := writeRelayConfig(cfgPath, cfg); err != nil {
 		return err
@@ -116,10 +140,34 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "devnet: chain %s (id %d), distributor %s, token %s, relay config %s\n",
 		chain.URL(), devchain.ChainID, br.Distributor.Hex(), br.Token.Hex(), cfgPath)
 	if fl.chainOnly {
+		printChainOnlyCommands(cmd.ErrOrStderr(), dataDir, cfgPath)
 		<-ctx.Done()
 		return nil
 	}
+	return runDevnetFlows(ctx, cmd, cfg, chain, br, users)
+}
 
+// maxDevUsers is how many user wallets devnet funds at most.
+const maxDevUsers = 8
+
+// printChainOnlyCommands says how to run a relay and traffic beside a
+// served chain: the relay's data directory is --data, not the config's.
+func printChainOnlyCommands(w io.Writer, dataDir, cfgPath string) {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir, cfgPath = abs, filepath.Join(abs, filepath.Base(cfgPath))
+	}
+	fmt.Fprintf(w, `devnet: serving the chain until interrupted. In another shell:
+  bridgelog relay --config %[1]s --data %[2]s
+  bridgelog devnet traffic --config %[1]s --deposits 20 --withdrawals 20
+  bridgelog devnet check --config %[1]s
+`, cfgPath, dataDir)
+}
+
+// runDevnetFlows runs the relay in this process while users send
+// deposits and withdrawals, until every one is done, then checks the
+// chain and prints the summary.
+func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, chain *devchain.Chain, br devchain.Bridge, users int) error {
+	fl := devnetFlags
 	eng, err := openEngines(ctx)
 	if err != nil {
 		return err
@@ -136,51 +184,19 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	go func() { relayDone <- b.run(runCtx) }()
 
 	u := devchain.Users{Backend: chain.Client(), Bridge: br}
-	userKeys := make([]int, users)
-	for i := range userKeys {
-		userKeys[i] = devClaim0 + fl.executors + i
-	}
+	flows := devchain.Flows{Users: u, Keys: devUserKeys(fl.executors, users), Deposits: fl.deposits, Withdrawals: fl.withdrawals}
 	started := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, fl.timeout)
 	defer cancelDeadline()
+	sent := make(chan error, 1)
+	go func() { sent <- flows.Run(deadline) }()
 	progress := newDevnetProgress(cmd.ErrOrStderr(), fl.deposits, fl.withdrawals)
-
-	// Deposits: users lock ETH for themselves on the execution side.
-	perUser := make([]*big.Int, users)
-	for i := range perUser {
-		perUser[i] = new(big.Int)
-	}
-	for i := 0; i < fl.deposits; i++ {
-		k := i % users
-		amt := depositAmount(i)
-		perUser[k].Add(perUser[k], amt)
-		key := devchain.DevKey(userKeys[k])
-		if _, err := u.Lock(deadline, key, amt, crypto.PubkeyToAddress(key.PublicKey)); err != nil {
-			return err
-		}
-	}
-	if err := waitFor(deadline, relayDone, b, progress, func(s projections.BridgeStats) bool {
-		return s.Deposits[string(domain.StatusMinted)]+s.Deposits[string(domain.StatusFailed)] >= int64(fl.deposits)
-	}); err != nil {
-		return err
-	}
-	// Withdrawals: users burn part of what was minted to them, paid back to
-	// themselves on the lock side.
-	for j := 0; j < fl.withdrawals; j++ {
-		k := j % users
-		key := devchain.DevKey(userKeys[k])
-		share := (fl.withdrawals + users - 1 - k) / users // withdrawals this user makes
-		amt := new(big.Int).Div(perUser[k], big.NewInt(int64(max(share, 1))))
-		if amt.Sign() == 0 {
-			return fmt.Errorf("devnet: user %d has nothing minted to withdraw (more withdrawals than deposits?)", k)
-		}
-		if _, err := u.Burn(deadline, key, amt, crypto.PubkeyToAddress(key.PublicKey)); err != nil {
-			return err
-		}
-	}
-	if err := waitFor(deadline, relayDone, b, progress, func(s projections.BridgeStats) bool {
-		return s.Withdrawals[string(domain.StatusExecuted)]+s.Withdrawals[string(domain.StatusFailed)] >= int64(fl.withdrawals)
-	}); err != nil {
+	err = waitFor(deadline, relayDone, sent, b, progress, func(s projections.BridgeStats) bool {
+		return s.Deposits[string(domain.StatusMinted)]+s.Deposits[string(domain.StatusFailed)] >= int64(fl.deposits) &&
+			s.Withdrawals[string(domain.StatusExecuted)]+s.Withdrawals[string(domain.StatusFailed)] >= int64(fl.withdrawals)
+	})
+	progress.finish()
+	if err != nil {
 		return err
 	}
 	stop()
@@ -192,20 +208,25 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	check, err := checkChain(ctx, u, fl.deposits, fl.withdrawals)
+	audit, err := devchain.ReadAudit(ctx, u)
 	if err != nil {
 		return err
 	}
-	ok := printDevnetSummary(cmd.OutOrStdout(), stats, check, fl.deposits, fl.withdrawals, time.Since(started))
+	ok := printDevnetSummary(cmd.OutOrStdout(), stats, audit, fl.deposits, fl.withdrawals, time.Since(started))
 	if !ok {
 		return &exitError{code: 1, err: errors.New("devnet: not every flow completed (see summary)")}
 	}
 	return nil
 }
 
-func depositAmount(i int) *big.Int {
-	// 0.01 to 0.07 ether, varied so batches carry distinct amounts.
-	return new(big.Int).Mul(big.NewInt(int64(1+i%7)), big.NewInt(1e16))
+// devUserKeys are the wallets of n devnet users: the dev accounts after
+// the claim executors'.
+func devUserKeys(executors, n int) []*ecdsa.PrivateKey {
+	keys := make([]*ecdsa.PrivateKey, n)
+	for i := range keys {
+		keys[i] = devchain.DevKey(devClaim0 + executors + i)
+	}
+	return keys
 }
 
 // quietLogger logs warnings and errors only, unless BRIDGELOG_VERBOSE is set.
@@ -217,22 +238,28 @@ func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
-// waitFor polls the projections until done says so, the relay stops, or
-// the deadline passes.
-func waitFor(ctx context.Context, relayDone <-chan error, b *bridge, p *devnetProgress, done func(projections.BridgeStats) bool) error {
+// waitFor polls the projections until the users have sent everything and
+// done says so, the relay stops, sending fails, or the deadline passes.
+func waitFor(ctx context.Context, relayDone, sent <-chan error, b *bridge, p *devnetProgress, done func(projections.BridgeStats) bool) error {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
+	allSent := false
 	for {
 		s, err := b.reader.Stats(ctx)
 		if err == nil {
 			p.show(s)
-			if done(s) {
+			if allSent && done(s) {
 				return nil
 			}
 		}
 		select {
 		case err := <-relayDone:
 			return fmt.Errorf("devnet: relay stopped: %v", err)
+		case err := <-sent:
+			if err != nil {
+				return fmt.Errorf("devnet: %w", err)
+			}
+			allSent, sent = true, nil // a nil channel is never ready again
 		case <-ctx.Done():
 			return fmt.Errorf("devnet: flows did not complete in time: %w", ctx.Err())
 		case <-t.C:
@@ -240,54 +267,16 @@ func waitFor(ctx context.Context, relayDone <-chan error, b *bridge, p *devnetPr
 	}
 }
 
-// chainCheck is what the chain itself says, independent of projections.
-type chainCheck struct {
-	mintedSupply  *big.Int // token total supply
-	claimedEvents int      // distributor Claimed logs
-	uniqueLeaves  int      // distinct leaves among them
-	lockedLeft    *big.Int
-}
-
-func checkChain(ctx context.Context, u devchain.Users, deposits, withdrawals int) (chainCheck, error) {
-	var c chainCheck
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cl := u.Backend
-	t := contracts.NewBridgeToken()
-	supply, err := bind.Call(t.Instance(cl, u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackTotalSupply(), t.UnpackTotalSupply)
-	if err != nil {
-		return c, err
-	}
-	c.mintedSupply = supply
-	d := contracts.NewBatchDistributor()
-	claimed := d.GetABI().Events["Claimed"].ID
-	logs, err := cl.FilterLogs(ctx, filterAll(u.Bridge.Distributor, claimed))
-	if err != nil {
-		return c, err
-	}
-	leaves := map[common.Hash]bool{}
-	for i := range logs {
-		ev, err := d.UnpackClaimedEvent(&logs[i])
-		if err != nil {
-			return c, err
-		}
-		leaves[ev.Leaf] = true
-	}
-	c.claimedEvents, c.uniqueLeaves = len(logs), len(leaves)
-	if c.lockedLeft, err = u.TotalLocked(ctx); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-func printDevnetSummary(w io.Writer, s projections.BridgeStats, c chainCheck, deposits, withdrawals int, took time.Duration) bool {
+// printDevnetSummary prints what the relay's projections and the chain
+// say, and whether every flow completed once.
+func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit, deposits, withdrawals int, took time.Duration) bool {
 	minted := s.Deposits[string(domain.StatusMinted)]
 	executed := s.Withdrawals[string(domain.StatusExecuted)]
 	failedD, failedW := s.Deposits[string(domain.StatusFailed)], s.Withdrawals[string(domain.StatusFailed)]
 	fmt.Fprintf(w, "\nbridgelog devnet summary (%s)\n", took.Round(time.Millisecond))
 	fmt.Fprintf(w, "  deposits minted        %d / %d   failed %d\n", minted, deposits, failedD)
 	fmt.Fprintf(w, "  withdrawals claimed    %d / %d   failed %d\n", executed, withdrawals, failedW)
-	fmt.Fprintf(w, "  batches                %d anchored (%v)\n", s.Batches["ANCHORED"], s.Batches)
+	fmt.Fprintf(w, "  %-22s %s\n", "batches", strings.TrimPrefix(batchWords(s.Batches), "batches "))
 	claim, anchor, mint := s.Gas["claim"], s.Gas["anchor"], s.Gas["mint"]
 	fmt.Fprintf(w, "  gas per mint           median %d, max %d (%d sent)\n", mint.Median, mint.Max, mint.Count)
 	fmt.Fprintf(w, "  gas per claim          median %d, max %d (%d sent)\n", claim.Median, claim.Max, claim.Count)
@@ -296,10 +285,12 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, c chainCheck, de
 		fmt.Fprintf(w, "  gas per withdrawal     %d (claims and anchors / withdrawals)\n", (claim.Total+anchor.Total)/executed)
 	}
 	fmt.Fprintf(w, "  conflicting events     %d\n", s.Conflicts)
-	fmt.Fprintf(w, "  on chain               %d Claimed events, %d distinct leaves, token supply %s wei, locked left %s wei\n",
-		c.claimedEvents, c.uniqueLeaves, c.mintedSupply, c.lockedLeft)
-	ok := minted == int64(deposits) && executed == int64(withdrawals) && failedD == 0 && failedW == 0 &&
-		c.claimedEvents == c.uniqueLeaves && c.claimedEvents == withdrawals
+	fmt.Fprintf(w, "  on chain               %s\n", a.Summary())
+	problems := a.Problems(deposits, withdrawals)
+	for _, p := range problems {
+		fmt.Fprintf(w, "  chain differs          %s\n", p)
+	}
+	ok := minted == int64(deposits) && executed == int64(withdrawals) && failedD == 0 && failedW == 0 && len(problems) == 0
 	if ok {
 		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once")
 	} else {
@@ -311,25 +302,35 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, c chainCheck, de
 // ErrNotDevnetData: --data holds a log that no devnet wrote.
 var ErrNotDevnetData = errors.New("data directory holds a log that is not a devnet's")
 
+// ErrPreviousDevnet: --data holds a previous devnet's run and --fresh was
+// not given.
+var ErrPreviousDevnet = errors.New("data directory holds a previous devnet run")
+
 // prepareDevnetData makes dir ready for a new dev chain. A previous
-// devnet's log and projections describe a chain that died with its
-// process, so they are removed; a directory with a log but no devnet.json
-// is someone's real data and is refused, untouched.
-func prepareDevnetData(dir string) error {
+// devnet's log and store describe a chain that died with its process:
+// with fresh they are deleted (cleared says so), without it devnet
+// refuses, so that nobody loses a run they meant to inspect. A directory
+// with a log but no devnet.json is someone's real data and is refused,
+// untouched.
+func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 	logDir := filepath.Join(dir, "log")
 	marker := filepath.Join(dir, "devnet.json")
 	_, logErr := os.Stat(logDir)
 	_, markErr := os.Stat(marker)
 	if logErr == nil && markErr != nil {
-		return fmt.Errorf("%w: %s (choose another --data)", ErrNotDevnetData, dir)
+		return false, fmt.Errorf("%w: %s (choose another --data)", ErrNotDevnetData, dir)
+	}
+	if markErr == nil && !fresh {
+		return false, fmt.Errorf("%w: %s (its log, store and devnet.json; pass --fresh to delete them, or choose another --data)",
+			ErrPreviousDevnet, dir)
 	}
 	if markErr == nil {
 		for _, p := range []string{logDir, filepath.Join(dir, "projections.db"), filepath.Join(dir, "projections.db-wal"),
 			filepath.Join(dir, "projections.db-shm"), marker} {
 			if err := os.RemoveAll(p); err != nil {
-				return fmt.Errorf("devnet: clear previous run: %w", err)
+				return false, fmt.Errorf("devnet: clear previous run: %w", err)
 			}
 		}
 	}
-	return os.MkdirAll(dir, 0o755)
+	return markErr == nil, os.MkdirAll(dir, 0o755)
 }

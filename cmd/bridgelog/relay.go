@@ -138,6 +138,10 @@ type bridge struct {
 	client    *evmchain.Client // the lock side
 	exec      *evmchain.Client // the execution side (client itself on one chain)
 	settle    domain.Settlement
+	binding   domain.RelayBound // the chains and contracts of the config
+	app       *handlers.Appender
+	logger    *slog.Logger
+	metrics   handlers.Metrics
 }
 
 type bridgeOptions struct {
@@ -153,6 +157,9 @@ type bridgeOptions struct {
 func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projections.Store, opt bridgeOptions) (*bridge, error) {
 	if opt.logger == nil {
 		opt.logger = slog.Default()
+	}
+	if opt.metrics == nil {
+		opt.metrics = handlers.NopMetrics{}
 	}
 	stuck, err := durationOr(cfg.StuckAfter, 2*time.Minute)
 	if err != nil {
@@ -182,7 +189,9 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 		lockSide.Token, execSide.Token = domain.Address{}, cfg.Token
 	}
 	b := &bridge{reader: projections.BridgeReader{Store: st}, client: cl, exec: exec,
-		settle: domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor}}
+		settle:  domain.Settlement{ChainID: cl.ChainID(), Distributor: cfg.Distributor},
+		binding: domain.RelayBound{ChainID: cl.ChainID(), Distributor: cfg.Distributor, ExecChainID: exec.ChainID(), Token: cfg.Token},
+		logger:  opt.logger, metrics: opt.metrics}
 	if err := b.wire(ctx, cfg, lg, st, opt, lockSide, execSide, stuck, maxWait, poll); err != nil {
 		b.close()
 		return nil, err
@@ -195,6 +204,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	lockSide, execSide evmchain.Contracts, stuck, maxWait, poll time.Duration) error {
 	calls := evmchain.NewCalls(evmchain.Contracts{Distributor: cfg.Distributor, Token: cfg.Token})
 	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	b.app = app
 	policy := domain.SendPolicy{StuckAfter: stuck}
 	newDriver := func(hexKey string, on *evmchain.Client) (*handlers.TxDriver, error) {
 		k, err := parseKey(hexKey)
@@ -315,8 +325,13 @@ func (b *bridge) addExecutors(cfg relayConfig, opt bridgeOptions, lg topics.Log,
 }
 
 // run runs the relay loop and the claim executors until ctx ends or one
-// of them fails.
+// of them fails. A relay loop first checks that the log is this config's.
 func (b *bridge) run(ctx context.Context) error {
+	if b.relay != nil {
+		if err := b.bind(ctx); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, len(b.executors)+1)
@@ -336,6 +351,36 @@ func (b *bridge) run(ctx context.Context) error {
 		}
 	}
 	return first
+}
+
+// bind refuses a log that was used with other chains or contracts than
+// the config names, and records the config's on a log that records none.
+// It reads the bindings from the projections, caught up first.
+func (b *bridge) bind(ctx context.Context) error {
+	if err := b.projector.CatchUp(ctx); err != nil {
+		return err
+	}
+	recorded, err := b.reader.Bindings(ctx)
+	if err != nil {
+		return fmt.Errorf("read the log's bindings: %w", err)
+	}
+	record, err := domain.CheckBinding(recorded, b.binding)
+	var other *domain.BoundElsewhereError
+	if errors.As(err, &other) {
+		b.logger.Error("relay refused: the log was used with other chains or contracts", "recorded", other.Recorded.String(),
+			"configured", other.Configured.String())
+		b.metrics.Count("relay_step_failures_total", map[string]string{"step": "bind"}, 1)
+		return fmt.Errorf("%w (use the data directory or log of this config's chain, or a new one)", err)
+	}
+	if err != nil || !record {
+		return err
+	}
+	if _, err := b.app.Append(ctx, handlers.Cause{}, b.binding); err != nil {
+		return fmt.Errorf("record the log's binding: %w", err)
+	}
+	b.logger.Info("log bound to the relay config's chains and contracts", "chain_id", b.binding.ChainID,
+		"distributor", b.binding.Distributor.Hex(), "exec_chain_id", b.binding.ExecChainID, "token", b.binding.Token.Hex())
+	return b.projector.CatchUp(ctx)
 }
 
 func (b *bridge) close() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,11 +12,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
-	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
@@ -38,49 +34,27 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	if d := os.Getenv("BRIDGELOG_SIGKILL_DATA"); d != "" {
 		data = d // keep the files for a post-mortem
 	}
-	chainLog, _ := os.Create(filepath.Join(data, "chain.log"))
-	chain := exec.Command(bin, "devnet", "--chain-only", "--data", data, "--executors", "2", "--deposits", "3",
-		"--block-interval", "50ms")
-	chain.Stdout, chain.Stderr = chainLog, chainLog
-	if err := chain.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { chain.Process.Kill(); chain.Wait() })
+	cfg, _ := startChainOnly(t, bin, data, "--executors", "2", "--block-interval", "50ms")
 	cfgPath := filepath.Join(data, "devnet.json")
-	var cfg relayConfig
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		var err error
-		if cfg, err = loadRelayConfig(cfgPath); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(chainLog.Name())
-			t.Fatalf("chain process wrote no config: %v\n%s", err, out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	ctx := context.Background()
-	cl, err := ethclient.DialContext(ctx, cfg.RPC)
+	users, closeUsers, err := devchain.Dial(ctx, cfg.RPC, devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	users := devchain.Users{Backend: cl, Bridge: devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)}}
-	user := func(i int) (int, common.Address) {
-		k := devClaim0 + len(cfg.ClaimKeys) + i%3
-		return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
+	defer closeUsers()
+	keys, err := devchain.FundedUsers(ctx, users.Backend, devClaim0+len(cfg.ClaimKeys), 3)
+	if err != nil {
+		t.Fatal(err)
 	}
-	waitMined := func(h common.Hash) {
+	// send sends flows as devnet traffic does, with no relay running.
+	send := func(deposits, withdrawals int) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if r, err := cl.TransactionReceipt(ctx, h); err == nil {
-				if r.Status != 1 {
-					t.Fatalf("user tx %s reverted", h)
-				}
-				return
-			}
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		f := devchain.Flows{Users: users, Keys: keys, Deposits: deposits, Withdrawals: withdrawals, Poll: 50 * time.Millisecond}
+		if err := f.Run(ctx); err != nil {
+			t.Fatal(err)
 		}
-		t.Fatalf("user tx %s not mined", h)
 	}
 
 	relayLog, _ := os.Create(filepath.Join(data, "relay.log"))
@@ -103,26 +77,12 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	}
 
 	// Deposits, with relays dying under them.
-	for i := 0; i < deposits; i++ {
-		k, addr := user(i)
-		tx, err := users.Lock(ctx, devchain.DevKey(k), ether(int64(10+i)), addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		waitMined(tx.Hash())
-	}
+	send(deposits, 0)
 	killRelays(kills / 2)
 	finish(t, cfg, data, func(s projections.BridgeStats) bool { return statusCount(s.Deposits, domain.StatusMinted) == deposits })
 
 	// Withdrawals, the same way.
-	for i := 0; i < withdrawals; i++ {
-		k, addr := user(i)
-		tx, err := users.Burn(ctx, devchain.DevKey(k), ether(5), addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		waitMined(tx.Hash())
-	}
+	send(0, withdrawals)
 	killRelays(kills - kills/2)
 	finish(t, cfg, data, func(s projections.BridgeStats) bool {
 		return statusCount(s.Withdrawals, domain.StatusExecuted) == withdrawals
@@ -132,26 +92,7 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	}
 
 	// The chain is the judge.
-	c, err := checkChain(ctx, users, deposits, withdrawals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.claimedEvents != withdrawals || c.uniqueLeaves != withdrawals {
-		t.Fatalf("on chain: %d Claimed events over %d leaves, want %d each (paid exactly once)", c.claimedEvents, c.uniqueLeaves, withdrawals)
-	}
-	want := new(big.Int)
-	for i := 0; i < deposits; i++ {
-		want.Add(want, ether(int64(10+i)))
-	}
-	want.Sub(want, ether(5*withdrawals))
-	if c.mintedSupply.Cmp(want) != 0 {
-		t.Fatalf("token supply %s, want %s: a deposit was minted more or less than once", c.mintedSupply, want)
-	}
-	tok := contracts.NewBridgeToken()
-	mints, err := cl.FilterLogs(ctx, filterAll(common.Address(cfg.Token), tok.GetABI().Events["DepositMinted"].ID))
-	if err != nil || len(mints) != deposits {
-		t.Fatalf("%d DepositMinted events (%v), want %d", len(mints), err, deposits)
-	}
+	assertChainPaidOnce(t, users, deposits, withdrawals)
 	if out, _ := os.ReadFile(relayLog.Name()); !strings.Contains(string(out), "relay started") {
 		t.Fatalf("relay processes never started:\n%s", out)
 	}

@@ -27,6 +27,8 @@ type Users struct {
 type Backend interface {
 	bind.ContractBackend
 	ChainID(ctx context.Context) (*big.Int, error)
+	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+	BalanceAt(ctx context.Context, account common.Address, block *big.Int) (*big.Int, error)
 }
 
 func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundContract, data []byte, value *big.Int) (*types.Transaction, error) {

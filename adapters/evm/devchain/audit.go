@@ -1,0 +1,224 @@
+package devchain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// Audit is what a dev bridge's chain itself shows of its flows, read
+// without the relay's log or store: every lock and burn its users sent,
+// every mint and claim the relay sent, and the balances they must add up
+// to. [Audit.Problems] judges it.
+type Audit struct {
+	Locks  []Transfer // DepositLocked, keyed by the token's deposit key
+	Mints  []Transfer // DepositMinted, keyed by deposit key
+	Burns  []Transfer // WithdrawalBurned, keyed by the burn's id
+	Claims []Transfer // Claimed, keyed by the burn's id (the leaf's txId)
+	Supply *big.Int   // the token's total supply
+	Locked *big.Int   // the distributor's locked pool
+	// Balances are the token balances of every mint recipient and burner.
+	Balances map[common.Address]*big.Int
+}
+
+// Transfer is one lock, mint, burn or claim. Key pairs a lock with its
+// mint and a burn with its claim.
+type Transfer struct {
+	Key    common.Hash
+	Tx     common.Hash
+	From   common.Address // the depositor or burner; zero for mints and claims
+	To     common.Address
+	Amount *big.Int
+}
+
+// ReadAudit reads every bridge log of u's contracts and the balances.
+func ReadAudit(ctx context.Context, u Users) (Audit, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var a Audit
+	id, err := u.Backend.ChainID(ctx)
+	if err != nil {
+		return a, fmt.Errorf("chain id: %w", err)
+	}
+	d, t := contracts.NewBatchDistributor(), contracts.NewBridgeToken()
+	type source struct {
+		contract common.Address
+		event    abi.Event
+		into     *[]Transfer
+		decode   func(*types.Log) (Transfer, error)
+	}
+	for _, s := range []source{
+		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorDepositLockedEventName], &a.Locks, func(l *types.Log) (Transfer, error) {
+			ev, err := d.UnpackDepositLockedEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			ref := domain.LogRef{ChainID: id.Uint64(), TxHash: domain.Hash32(l.TxHash), LogIndex: uint32(l.Index)}
+			return Transfer{Key: evmchain.DepositKey(ref), From: ev.Depositor, To: ev.Recipient, Amount: ev.Amount}, nil
+		}},
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenDepositMintedEventName], &a.Mints, func(l *types.Log) (Transfer, error) {
+			ev, err := t.UnpackDepositMintedEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			return Transfer{Key: ev.DepositKey, To: ev.To, Amount: ev.Amount}, nil
+		}},
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenWithdrawalBurnedEventName], &a.Burns, func(l *types.Log) (Transfer, error) {
+			ev, err := t.UnpackWithdrawalBurnedEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, To: ev.Recipient, Amount: ev.Amount}, nil
+		}},
+		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorClaimedEventName], &a.Claims, func(l *types.Log) (Transfer, error) {
+			ev, err := d.UnpackClaimedEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			return Transfer{Key: common.BigToHash(ev.TxId), To: ev.Recipient, Amount: ev.Amount}, nil
+		}},
+	} {
+		logs, err := u.Backend.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(0), Addresses: []common.Address{s.contract},
+			Topics: [][]common.Hash{{s.event.ID}}})
+		if err != nil {
+			return a, fmt.Errorf("%s logs: %w", s.event.Name, err)
+		}
+		for i := range logs {
+			tr, err := s.decode(&logs[i])
+			if err != nil {
+				return a, fmt.Errorf("%s log in tx %s: %w", s.event.Name, logs[i].TxHash, err)
+			}
+			tr.Tx = logs[i].TxHash
+			*s.into = append(*s.into, tr)
+		}
+	}
+	if a.Supply, err = bind.Call(t.Instance(u.Backend, u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackTotalSupply(),
+		t.UnpackTotalSupply); err != nil {
+		return a, fmt.Errorf("token supply: %w", err)
+	}
+	if a.Locked, err = u.TotalLocked(ctx); err != nil {
+		return a, fmt.Errorf("locked pool: %w", err)
+	}
+	a.Balances = map[common.Address]*big.Int{}
+	for _, tr := range append(append([]Transfer(nil), a.Mints...), a.Burns...) {
+		holder := tr.To
+		if tr.From != (common.Address{}) {
+			holder = tr.From
+		}
+		if _, ok := a.Balances[holder]; ok {
+			continue
+		}
+		if a.Balances[holder], err = u.TokenBalance(ctx, holder); err != nil {
+			return a, fmt.Errorf("token balance of %s: %w", holder, err)
+		}
+	}
+	return a, nil
+}
+
+// Problems lists every way the chain differs from what was sent, none
+// when every deposit was minted once and every withdrawal paid once, to
+// the right account and amount, and the supply, the locked pool and each
+// holder's balance add up. deposits and withdrawals, where not negative,
+// are how many locks and burns were sent.
+func (a Audit) Problems(deposits, withdrawals int) []string {
+	var out []string
+	if deposits >= 0 && len(a.Locks) != deposits {
+		out = append(out, fmt.Sprintf("%d deposits locked on chain, %d sent", len(a.Locks), deposits))
+	}
+	if withdrawals >= 0 && len(a.Burns) != withdrawals {
+		out = append(out, fmt.Sprintf("%d withdrawals burned on chain, %d sent", len(a.Burns), withdrawals))
+	}
+	out = append(out, paidOnce("deposit", "minted", a.Locks, a.Mints)...)
+	out = append(out, paidOnce("withdrawal", "claimed", a.Burns, a.Claims)...)
+	if want := new(big.Int).Sub(total(a.Mints), total(a.Burns)); a.Supply.Cmp(want) != 0 {
+		out = append(out, fmt.Sprintf("token supply %s, want %s (minted less burned)", a.Supply, want))
+	}
+	if want := new(big.Int).Sub(total(a.Locks), total(a.Claims)); a.Locked.Cmp(want) != 0 {
+		out = append(out, fmt.Sprintf("locked pool %s, want %s (locked less claimed)", a.Locked, want))
+	}
+	want := map[common.Address]*big.Int{}
+	for _, m := range a.Mints {
+		add(want, m.To, m.Amount)
+	}
+	for _, b := range a.Burns {
+		add(want, b.From, new(big.Int).Neg(b.Amount))
+	}
+	holders := make([]common.Address, 0, len(want))
+	for h := range want {
+		holders = append(holders, h)
+	}
+	sort.Slice(holders, func(i, j int) bool { return holders[i].Cmp(holders[j]) < 0 })
+	for _, h := range holders {
+		if got := a.Balances[h]; got == nil || got.Cmp(want[h]) != 0 {
+			out = append(out, fmt.Sprintf("token balance of %s is %v, want %s (minted to it less burned by it)", h, got, want[h]))
+		}
+	}
+	return out
+}
+
+// Summary is one line of what the chain shows.
+func (a Audit) Summary() string {
+	return fmt.Sprintf("%d deposits locked, %d mints; %d withdrawals burned, %d claims; token supply %s wei, locked %s wei",
+		len(a.Locks), len(a.Mints), len(a.Burns), len(a.Claims), a.Supply, a.Locked)
+}
+
+// paidOnce checks that each request (lock, burn) has exactly one payment
+// (mint, claim) of its amount to its recipient, and no payment is for
+// something never requested.
+func paidOnce(what, paid string, requests, payments []Transfer) []string {
+	byKey := map[common.Hash][]Transfer{}
+	for _, p := range payments {
+		byKey[p.Key] = append(byKey[p.Key], p)
+	}
+	var out []string
+	for _, r := range requests {
+		ps := byKey[r.Key]
+		delete(byKey, r.Key)
+		switch {
+		case len(ps) != 1:
+			out = append(out, fmt.Sprintf("%s in tx %s %s %d times, want once", what, r.Tx, paid, len(ps)))
+		case ps[0].To != r.To || ps[0].Amount.Cmp(r.Amount) != 0:
+			out = append(out, fmt.Sprintf("%s in tx %s of %s to %s %s as %s to %s", what, r.Tx, r.Amount, r.To, paid,
+				ps[0].Amount, ps[0].To))
+		}
+	}
+	var strays []string
+	for _, ps := range byKey {
+		for _, p := range ps {
+			strays = append(strays, p.Tx.Hex())
+		}
+	}
+	if len(strays) > 0 {
+		sort.Strings(strays)
+		out = append(out, fmt.Sprintf("%s for no %s sent: in tx %s", paid, what, strings.Join(strays, ", ")))
+	}
+	return out
+}
+
+func total(ts []Transfer) *big.Int {
+	n := new(big.Int)
+	for _, t := range ts {
+		n.Add(n, t.Amount)
+	}
+	return n
+}
+
+func add(m map[common.Address]*big.Int, a common.Address, v *big.Int) {
+	if m[a] == nil {
+		m[a] = new(big.Int)
+	}
+	m[a].Add(m[a], v)
+}
