@@ -1,0 +1,284 @@
+package twophase
+
+import "time"
+
+// Apply folds one fact of the signer's log into the state. Replay calls it
+// for every fact in log order; decisions call it for the facts they
+// decide, so the state after a crash and replay is the state before.
+// Apply never fails: a fact the state cannot place (of an event it has
+// garbage-collected) is ignored.
+func (s *State) Apply(f Fact) {
+	switch f.(type) {
+	case *VoteAccepted, VoteAccepted, *RoundStarted, RoundStarted:
+	default:
+		s.activeOK = false // which event holds the pool may change
+	}
+	switch f := f.(type) {
+	case *SignerStarted:
+		s.applyStarted(*f)
+	case SignerStarted:
+		s.applyStarted(f)
+	case *EventRequested:
+		s.applyRequested(f.Event, f.Via)
+	case EventRequested:
+		s.applyRequested(f.Event, f.Via)
+	case *RoundStarted:
+		s.applyRoundStarted(*f)
+	case RoundStarted:
+		s.applyRoundStarted(f)
+	case *VoteAccepted:
+		s.applyVote(*f)
+	case VoteAccepted:
+		s.applyVote(f)
+	case *Committed:
+		s.applyCommitted(*f)
+	case Committed:
+		s.applyCommitted(f)
+	case *TemplateSigned:
+		s.applySigned(*f)
+	case TemplateSigned:
+		s.applySigned(f)
+	case *RoundFailed:
+		s.applyRoundFailed(*f)
+	case RoundFailed:
+		s.applyRoundFailed(f)
+	case *PayoutSubmitted:
+		s.applySubmitted(*f)
+	case PayoutSubmitted:
+		s.applySubmitted(f)
+	case *Completed:
+		s.applyCompleted(*f)
+	case Completed:
+		s.applyCompleted(f)
+	case *Abandoned:
+		s.applyAbandoned(*f)
+	case Abandoned:
+		s.applyAbandoned(f)
+	case *AdminReset:
+		s.applyReset(*f)
+	case AdminReset:
+		s.applyReset(f)
+	}
+	// EventRefused, VoteRejected, Equivocation, CommitConflict,
+	// PayoutOutcome, MessageRejected and AdminReinjected (followed by its
+	// EventRequested) are records for people and metrics; they change
+	// nothing the protocol decides on.
+}
+
+func (s *State) applyStarted(f SignerStarted) {
+	if f.Signer == s.cfg.Self && f.Session > s.session {
+		s.session = f.Session
+		s.seq = 0
+	}
+}
+
+func (s *State) stream(name string) *streamState {
+	st, ok := s.streams[name]
+	if !ok {
+		st = &streamState{next: s.cfg.FirstNonce, pending: map[uint64]Hash{}}
+		s.streams[name] = st
+	}
+	return st
+}
+
+func (s *State) applyRequested(ev SigningEvent, via string) {
+	id := ev.ID()
+	if _, ok := s.events[id]; ok {
+		return
+	}
+	st := s.stream(ev.Stream)
+	if ev.Nonce < st.next {
+		return // completed and collected
+	}
+	if other, ok := st.pending[ev.Nonce]; ok && other != id {
+		return // the nonce belongs to another event; refused when decided
+	}
+	st.pending[ev.Nonce] = id
+	s.events[id] = &EventState{ID: id, Event: ev, Via: via, votes: map[uint32]map[PeerID]*ballot{},
+		templates: map[Hash]*knownTemplate{}, sigs: map[PeerID][]byte{}, syncAsked: map[PeerID]time.Time{}}
+}
+
+func (s *State) applyRoundStarted(f RoundStarted) {
+	e := s.events[f.EventID]
+	if e == nil || f.Epoch != e.Epoch {
+		return
+	}
+	at := fromNs(f.AtNs)
+	if f.Trigger == TriggerRetry {
+		e.RetryCount++
+	}
+	if e.FirstRoundAt.IsZero() {
+		e.FirstRoundAt = at
+	}
+	e.Phase, e.Round, e.PhaseSince, e.RetryAt = PhaseProposing, f.Round, at, time.Time{}
+	// Proposals of rounds before this one stay as knowledge of those rounds
+	// (see LockFor); only their templates are kept, not their quorum.
+}
+
+func (s *State) applyVote(f VoteAccepted) {
+	e := s.events[f.EventID]
+	if e == nil || f.Epoch != e.Epoch {
+		return
+	}
+	m := e.votes[f.Round]
+	if m == nil {
+		m = map[PeerID]*ballot{}
+		e.votes[f.Round] = m
+	}
+	if _, ok := m[f.Voter]; ok {
+		return // first vote of a member in a round stands
+	}
+	m[f.Voter] = &ballot{hash: f.Hash, none: f.NoVote, reason: f.Reason, envelope: f.Envelope}
+	if _, known := e.templates[f.Hash]; !f.NoVote && !known {
+		s.learnTemplate(e, f.Envelope)
+	}
+}
+
+// learnTemplate keeps the template a stored proposal carries. The
+// envelope comes from the signer's own log or was verified before it was
+// stored, so it is parsed, not verified again.
+func (s *State) learnTemplate(e *EventState, envelope []byte) {
+	env, err := parseEnvelope(envelope)
+	if err != nil || env.Kind != KindProposal {
+		return
+	}
+	p, err := DecodeProposal(env.Payload, s.cfg.Params)
+	if err != nil {
+		return
+	}
+	if _, ok := e.templates[p.TemplateHash]; ok {
+		return
+	}
+	kt := &knownTemplate{encoded: p.Template}
+	if t, err := s.validator.Validate(p, env.Sender); err == nil && p.EventID() == e.ID {
+		kt.template, kt.valid = t, true
+		kt.txID = s.cfg.Rules.TxID(t)
+	} else if t, err := DecodeTemplate(p.Template, s.cfg.Params.MaxUTXOsPerProposal, s.cfg.Params.MaxOutputsPerProposal); err == nil {
+		kt.template = t
+		kt.txID = s.cfg.Rules.TxID(t)
+	}
+	for _, m := range p.Inputs {
+		kt.created = append(kt.created, m.DAAScore)
+	}
+	e.templates[p.TemplateHash] = kt
+}
+
+func (s *State) applyCommitted(f Committed) {
+	e := s.events[f.EventID]
+	if e == nil || f.Epoch != e.Epoch || e.Phase == PhaseCommitted || e.Phase.Terminal() {
+		return
+	}
+	for _, raw := range f.Evidence {
+		s.learnTemplate(e, raw)
+	}
+	e.Phase, e.PhaseSince = PhaseCommitted, fromNs(f.AtNs)
+	e.Canonical, e.CommitRound = f.Hash, f.Round
+	if f.Round > e.Round {
+		e.Round = f.Round
+	}
+	e.Evidence = f.Evidence
+	if len(e.Evidence) == 0 {
+		e.Evidence = e.evidenceFor(f.Round, f.Hash)
+	}
+	if e.FirstRoundAt.IsZero() {
+		e.FirstRoundAt = fromNs(f.AtNs)
+	}
+	if e.Signed != nil && e.Signed.Hash != f.Hash {
+		return
+	}
+	for k := range e.sigs {
+		delete(e.sigs, k)
+	}
+	if e.Signed != nil {
+		e.sigs[s.cfg.Self] = e.Signed.Signature
+	}
+}
+
+// evidenceFor collects the stored envelopes voting hash in round.
+func (e *EventState) evidenceFor(round uint32, hash Hash) [][]byte {
+	var out [][]byte
+	for _, b := range e.ballots(round) {
+		if !b.None && b.Hash == hash {
+			out = append(out, e.votes[round][b.Voter].envelope)
+		}
+	}
+	return out
+}
+
+func (s *State) applySigned(f TemplateSigned) {
+	e := s.events[f.EventID]
+	if e == nil || e.Signed != nil {
+		return
+	}
+	sig := f
+	e.Signed = &sig
+	if e.Canonical == f.Hash {
+		e.sigs[s.cfg.Self] = f.Signature
+	}
+}
+
+func (s *State) applyRoundFailed(f RoundFailed) {
+	e := s.events[f.EventID]
+	if e == nil || f.Epoch != e.Epoch || e.Phase.Terminal() {
+		return
+	}
+	e.Phase, e.PhaseSince, e.RetryAt = PhaseFailed, fromNs(f.AtNs), fromNs(f.RetryAtNs)
+	if f.Round > e.Round {
+		e.Round = f.Round
+	}
+	if f.Reason == ReasonRevalidationFailed || f.Reason == ReasonPayoutRejected {
+		// The commit is given up at this signer: a later round may commit
+		// again (the same template if it is still good, see LockFor).
+		e.Canonical, e.Evidence = Hash{}, nil
+	}
+}
+
+func (s *State) applySubmitted(f PayoutSubmitted) {
+	e := s.events[f.EventID]
+	if e == nil {
+		return
+	}
+	e.Submitted = max(e.Submitted, f.Attempt)
+	e.lastSub = fromNs(f.AtNs)
+	e.PayoutTx = f.TxID
+}
+
+func (s *State) applyCompleted(f Completed) {
+	e := s.events[f.EventID]
+	if e == nil || e.Phase == PhaseCompleted {
+		return
+	}
+	e.Phase, e.PhaseSince, e.DoneAt = PhaseCompleted, fromNs(f.AtNs), fromNs(f.AtNs)
+	e.Canonical, e.PayoutTx = f.Hash, f.TxID
+	st := s.stream(e.Event.Stream)
+	if st.pending[e.Event.Nonce] == e.ID {
+		delete(st.pending, e.Event.Nonce)
+	}
+	if e.Event.Nonce >= st.next {
+		st.next = e.Event.Nonce + 1
+	}
+}
+
+func (s *State) applyAbandoned(f Abandoned) {
+	e := s.events[f.EventID]
+	if e == nil || e.Phase.Terminal() {
+		return
+	}
+	e.Phase, e.PhaseSince, e.DoneAt = PhaseAbandoned, fromNs(f.AtNs), fromNs(f.AtNs)
+}
+
+func (s *State) applyReset(f AdminReset) {
+	e := s.events[f.EventID]
+	if e == nil || e.Phase == PhaseCompleted || f.Epoch <= e.Epoch {
+		return
+	}
+	e.Epoch = f.Epoch
+	e.Phase, e.Round, e.RetryCount = PhaseUnknown, 0, 0
+	e.PhaseSince, e.RetryAt, e.FirstRoundAt, e.DoneAt = fromNs(f.AtNs), time.Time{}, time.Time{}, time.Time{}
+	e.votes = map[uint32]map[PeerID]*ballot{}
+	e.Canonical, e.CommitRound, e.Evidence = Hash{}, 0, nil
+	for k := range e.sigs {
+		delete(e.sigs, k)
+	}
+	// e.Signed stays: a signer signs one template per event, ever.
+}

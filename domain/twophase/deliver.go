@@ -1,0 +1,214 @@
+package twophase
+
+// Deliver handles one envelope from the network. Its signature is checked
+// against the sender's configured key before anything else of it is
+// trusted; then replays are dropped and the sender's rate is limited (on
+// the verified sender); then the message is handled by kind. Refusals are
+// recorded (see [MessageRejected], [VoteRejected]) and counted.
+func (s *State) Deliver(raw []byte, en Env) Step {
+	env, err := s.opener.Open(raw)
+	if err != nil {
+		s.rejectMessage(claimedSender(raw), "envelope", err, en.Now)
+		return s.take()
+	}
+	p := s.peer(env.Sender)
+	if !p.fresh(env.Session, env.Seq) {
+		s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonReplayed, "session %d seq %d seen before", env.Session, env.Seq), en.Now)
+		return s.take()
+	}
+	prm := s.cfg.Params
+	if !allow(&p.tokens, &p.refilledAt, en.Now, float64(prm.MessagesPerSecondPerPeer), float64(prm.MessageBurstPerPeer)) {
+		s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonRateLimited, "over %d messages/s", prm.MessagesPerSecondPerPeer), en.Now)
+		return s.take()
+	}
+	p.LastContact = en.Now
+	s.handle(env, false, en)
+	s.progress(en)
+	return s.take()
+}
+
+// claimedSender reads the sender an envelope claims, for the record of a
+// refusal; "" when it cannot be read.
+func claimedSender(raw []byte) PeerID {
+	if e, err := parseEnvelope(raw); err == nil {
+		return e.Sender
+	}
+	return ""
+}
+
+// handle dispatches a verified envelope; relayed ones came inside a sync
+// response and are votes only.
+func (s *State) handle(env Envelope, relayed bool, en Env) {
+	switch env.Kind {
+	case KindProposal:
+		p, err := DecodeProposal(env.Payload, s.cfg.Params)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onVote(voteIn{env: env, eventID: p.EventID(), epoch: p.Epoch, round: p.Round, voter: p.Proposer,
+			hash: p.TemplateHash, proposal: &p}, relayed, en)
+	case KindNoVote:
+		nv, err := DecodeNoVote(env.Payload)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onVote(voteIn{env: env, eventID: nv.EventID, epoch: nv.Epoch, round: nv.Round, voter: nv.Voter,
+			none: true, reason: nv.Reason}, relayed, en)
+	case KindCommit:
+		if relayed {
+			return
+		}
+		c, err := DecodeCommit(env.Payload)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onCommit(env, c, en)
+	case KindSyncRequest:
+		if relayed {
+			return
+		}
+		req, err := DecodeSyncRequest(env.Payload)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onSyncRequest(env.Sender, req, en)
+	case KindSyncResponse:
+		if relayed {
+			return
+		}
+		resp, err := DecodeSyncResponse(env.Payload)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onSyncResponse(env, resp, en)
+	default:
+		s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonMalformed, "unknown message kind %d", env.Kind), en.Now)
+	}
+}
+
+// voteIn is a proposal or a no-vote as received.
+type voteIn struct {
+	env      Envelope
+	eventID  Hash
+	epoch    uint32
+	round    uint32
+	voter    PeerID
+	hash     Hash
+	none     bool
+	reason   Reason
+	proposal *Proposal
+}
+
+// onVote stores a vote when the round rules allow it (section 5.1): a
+// vote of the current round after full validation, one of an earlier
+// round as knowledge of that round, one of the next round as a hint to
+// sync, anything later counted and dropped. The first vote of a member
+// in a round stands; a different second one is equivocation.
+func (s *State) onVote(v voteIn, relayed bool, en Env) {
+	e := s.events[v.eventID]
+	if e == nil {
+		if v.proposal != nil {
+			if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
+				return // an event completed here; the proposal is late
+			}
+		}
+		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
+		return
+	}
+	if v.voter != v.env.Sender {
+		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonProposerMismatch, "vote of %q signed by %q", v.voter, v.env.Sender), en)
+		return
+	}
+	if e.Phase.Terminal() || v.epoch != e.Epoch || e.Phase == PhaseCommitted {
+		return // too late, or of another epoch: nothing to decide with it
+	}
+	if v.round >= s.cfg.Params.MaxRounds() {
+		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)
+		return
+	}
+	if b := e.votes[v.round][v.voter]; b != nil {
+		if b.hash == v.hash && b.none == v.none {
+			s.observe(MetricDuplicateVotes, "", 1)
+			return
+		}
+		s.emit(Equivocation{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, FirstHash: b.hash,
+			SecondHash: v.hash, Envelope: v.env.Raw, AtNs: ns(en.Now)})
+		s.observe(MetricEquivocations, "", 1)
+		return
+	}
+	if v.round > e.Round {
+		if e.Phase != PhaseUnknown {
+			s.futureRound(e, v, en)
+			return
+		}
+		s.startRound(e, v.round, TriggerProposal, en)
+	} else if e.Phase == PhaseUnknown {
+		s.startRound(e, e.Round, TriggerProposal, en)
+	}
+	if v.proposal != nil {
+		t, err := s.validator.Validate(*v.proposal, v.env.Sender)
+		if err != nil {
+			s.rejectVote(e.ID, v.round, v.env, v.hash, err, en)
+			return
+		}
+		s.rememberTemplate(e, *v.proposal, t)
+	}
+	s.emit(VoteAccepted{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, Hash: v.hash, NoVote: v.none,
+		Reason: v.reason, Envelope: v.env.Raw, AtNs: ns(en.Now)})
+	s.tryCommit(e, en)
+}
+
+// rejectVote records a refused vote or commit and counts it.
+func (s *State) rejectVote(id Hash, round uint32, env Envelope, hash Hash, err error, en Env) {
+	r := ReasonOf(err)
+	s.observe(MetricValidationFailures, string(r), 1)
+	s.emit(VoteRejected{EventID: id, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: err.Error(),
+		Digest: taggedHash("bridgelog/twophase/rejected/v1", env.Raw), AtNs: ns(en.Now)})
+}
+
+// futureRound answers a vote of a round ahead: a member one round ahead
+// means this signer missed something, so it asks that member for the
+// event's state, at most once per STATE_SYNC_COOLDOWN_MS for the pair and
+// within the member's sync budget; a member further ahead is ignored (a
+// cheap lever for a flood otherwise).
+func (s *State) futureRound(e *EventState, v voteIn, en Env) {
+	if v.round != e.Round+1 {
+		s.observe(MetricFutureRoundIgnored, "", 1)
+		return
+	}
+	if last, ok := e.syncAsked[v.voter]; ok && en.Now.Sub(last) < s.cfg.Params.StateSyncCooldown {
+		s.observe(MetricStateSyncThrottled, "", 1)
+		return
+	}
+	p := s.peer(v.voter)
+	rate := float64(s.cfg.Params.SyncRequestsPerPeerPerMinute)
+	if !allow(&p.syncTokens, &p.syncRefilledAt, en.Now, rate/60, rate) {
+		s.observe(MetricStateSyncThrottled, "", 1)
+		return
+	}
+	e.syncAsked[v.voter] = en.Now
+	req := SyncRequest{Wants: []SyncWant{s.want(e)}}
+	s.sendTo(v.voter, KindSyncRequest, s.seal(KindSyncRequest, req.Encode()))
+}
+
+// want describes what this signer holds of an event, for a sync request.
+func (s *State) want(e *EventState) SyncWant {
+	w := SyncWant{EventID: e.ID, Epoch: e.Epoch, Round: e.Round}
+	for r := uint32(0); r <= e.Round; r++ {
+		bs := e.ballots(r)
+		if len(bs) == 0 {
+			continue
+		}
+		rv := RoundVoters{Round: r}
+		for _, b := range bs {
+			rv.Voters = append(rv.Voters, b.Voter)
+		}
+		w.Have = append(w.Have, rv)
+	}
+	return w
+}

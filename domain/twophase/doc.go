@@ -1,0 +1,32 @@
+// Package twophase is the leaderless two-phase signing protocol of seed 001
+// (Profile A): signers propose a payout template for a signing event, a
+// proposal is a vote, and a signer commits to a template only when it holds
+// a quorum (M > N/2) of identical votes for it in one round. Everything here
+// is pure: time, ledger views and keys are given by the caller.
+//
+// What a signer keeps is a fold of the facts on its own log ([State.Apply]);
+// every decision ([State.Deliver], [State.Tick], …) both returns the new
+// facts and applies them, so a signer restarted by replaying its log is the
+// signer that crashed. The caller appends the facts durably before it sends
+// the messages a decision produced: an honest signer never votes or signs
+// twice, even across a crash.
+//
+// Safety, beyond the seed:
+//   - A signer signs at most one template per event, ever (the write-once
+//     signed template). With M > N/2 at most one template of an event can
+//     gather M signatures, so an event is never paid twice.
+//   - Across rounds the seed's per-round quorum argument is not enough: a
+//     hash can reach quorum in round r at one signer while others time out
+//     and form another quorum in round r+1. Here a signer that moves to a
+//     later round votes only for a hash that could have been committed
+//     earlier, when exactly one could ([Knowledge.Lock]); with several
+//     candidates, or too many unknown votes, it abstains and asks its peers.
+//     At most one hash of an event ever reaches quorum, unless an earlier
+//     one is dead (an input spent elsewhere or reorganised away), which no
+//     signer can pay anyway.
+//   - A commit travels with its evidence: the quorum's signed proposals. A
+//     signer fast-forwards only on evidence it verified, never on a peer's
+//     word.
+//   - A proposal must pay exactly the event's destination and amount; every
+//     other output returns change to the group.
+package twophase

@@ -1,0 +1,89 @@
+package twophase
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Reason is a stable code for a rejected message or a failed round: it is
+// what events record and metrics label, so never rename one.
+type Reason string
+
+// Rejections of a message or a proposal.
+const (
+	ReasonOversized         Reason = "oversized"
+	ReasonMalformed         Reason = "malformed"
+	ReasonBadSignature      Reason = "bad_signature"
+	ReasonUnknownSender     Reason = "unknown_sender"
+	ReasonWrongGroup        Reason = "wrong_group"
+	ReasonWrongVersion      Reason = "wrong_version"
+	ReasonReplayed          Reason = "replayed"
+	ReasonRateLimited       Reason = "rate_limited"
+	ReasonStructure         Reason = "structure"
+	ReasonHashMismatch      Reason = "hash_mismatch"
+	ReasonUnknownProposer   Reason = "unknown_proposer"
+	ReasonProposerMismatch  Reason = "proposer_mismatch"
+	ReasonWrongPayout       Reason = "wrong_payout"
+	ReasonForeignOutput     Reason = "foreign_output"
+	ReasonForeignInput      Reason = "foreign_input"
+	ReasonDuplicateInput    Reason = "duplicate_input"
+	ReasonFeeOutOfBounds    Reason = "fee_out_of_bounds"
+	ReasonNonStandard       Reason = "nonstandard"
+	ReasonPolicy            Reason = "policy"
+	ReasonUnknownEvent      Reason = "unknown_event"
+	ReasonEventMismatch     Reason = "event_mismatch"
+	ReasonRoundMismatch     Reason = "round_mismatch"
+	ReasonFutureRound       Reason = "future_round"
+	ReasonPhaseTooLate      Reason = "phase_too_late"
+	ReasonEquivocation      Reason = "equivocation"
+	ReasonBadEvidence       Reason = "bad_evidence"
+	ReasonConflictingCommit Reason = "conflicting_commit"
+)
+
+// Reasons a round fails.
+const (
+	ReasonTimeoutNoQuorum      Reason = "timeout_no_quorum"
+	ReasonNoDeepUTXOs          Reason = "insufficient_deep_utxos"
+	ReasonRevalidationFailed   Reason = "revalidation_failed"
+	ReasonBuildFailed          Reason = "build_failed"
+	ReasonPayoutRejected       Reason = "payout_rejected"
+	ReasonCompletionTimeout    Reason = "completion_timeout"
+	ReasonMaxRounds            Reason = "max_rounds"
+	ReasonAmbiguousEarlierVote Reason = "ambiguous_earlier_votes"
+)
+
+// ValidationError is a rejection with its reason code and a detail for
+// people.
+type ValidationError struct {
+	Reason Reason
+	Detail string
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Reason, e.Detail)
+}
+
+// Is makes errors.Is(err, ErrRejected) true for every ValidationError.
+func (e *ValidationError) Is(target error) bool { return target == ErrRejected }
+
+// ErrRejected matches every [ValidationError].
+var ErrRejected = errors.New("rejected")
+
+// ReasonOf returns the reason of a ValidationError in err's chain, or "".
+func ReasonOf(err error) Reason {
+	var v *ValidationError
+	if errors.As(err, &v) {
+		return v.Reason
+	}
+	return ""
+}
+
+func reject(r Reason, format string, a ...any) error {
+	return &ValidationError{Reason: r, Detail: fmt.Sprintf(format, a...)}
+}
+
+// Typed errors of the state machine.
+var (
+	ErrInvalidTransition = errors.New("invalid phase transition")
+	ErrUnknownEventID    = errors.New("unknown signing event")
+)

@@ -1,0 +1,334 @@
+package twophase
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// PayoutSigner signs a template with this signer's payout key.
+type PayoutSigner interface {
+	SignPayout(t Template) ([]byte, error)
+}
+
+// PayoutScheme checks members' payout signatures and assembles the signed
+// payout; both are the ledger's.
+type PayoutScheme interface {
+	// VerifySignature checks signer's signature of t.
+	VerifySignature(t Template, signer Member, sig []byte) error
+	// Assemble builds the signed transaction from at least a quorum of
+	// signatures (in the group's member order).
+	Assemble(t Template, group Group, sigs []MemberSignature) ([]byte, error)
+}
+
+// Config is a signer's fixed configuration.
+type Config struct {
+	Self     PeerID
+	Group    Group
+	Params   Params
+	Policy   Policy
+	Rules    LedgerRules
+	Scheme   PayoutScheme
+	Payout   PayoutSigner
+	Identity ed25519.PrivateKey
+	// FirstNonce is the nonce every stream starts at.
+	FirstNonce uint64
+	// Verify verifies envelope signatures (nil: ed25519.Verify).
+	Verify VerifyFunc
+}
+
+// Env is what one decision may consult besides the state: the time, the
+// ledger view and a payout's status. View is called at most when needed
+// and its answer should be fetched at most once per decision.
+type Env struct {
+	Now    time.Time
+	View   func() (LedgerView, error)
+	Payout func(txID Hash) (PayoutStatus, error)
+}
+
+// PayoutStatus is what the ledger says of a payout transaction.
+type PayoutStatus struct {
+	Accepted bool
+	// DAAScore of the block that accepted it, and the virtual DAA score
+	// now: their difference is its depth.
+	DAAScore        uint64
+	VirtualDAAScore uint64
+}
+
+// Outbound is a sealed envelope to send: to one member, or to all others
+// when To is empty.
+type Outbound struct {
+	To   PeerID
+	Kind Kind
+	Raw  []byte
+}
+
+// Submission asks the caller to submit a signed payout, after appending
+// the step's facts, and to report the ledger's answer with
+// [State.SubmitResult].
+type Submission struct {
+	EventID Hash
+	TxID    Hash
+	Attempt int
+	Tx      []byte
+}
+
+// Step is what one decision produced: facts already applied to the state,
+// to append durably first; then the envelopes to send and the payouts to
+// submit; and what happened that is counted but not recorded.
+type Step struct {
+	Facts   []Fact
+	Out     []Outbound
+	Submit  []Submission
+	Metrics []Observation
+}
+
+// Observation is a metric sample a decision reports (see metrics.go).
+type Observation struct {
+	Name  string
+	Label string // the one label of the metric, when it has one
+	Value float64
+}
+
+// ballot is a vote the signer holds: the member's signed envelope and
+// what it says.
+type ballot struct {
+	hash     Hash
+	none     bool
+	reason   Reason
+	envelope []byte
+}
+
+// knownTemplate is a template some vote proposed, decoded once.
+type knownTemplate struct {
+	encoded  []byte
+	template Template
+	txID     Hash
+	created  []uint64 // each input's DAA score as its proposer saw it
+	valid    bool     // passed this signer's validation
+}
+
+// EventState is one signing event at this signer.
+type EventState struct {
+	ID    Hash
+	Event SigningEvent
+	Via   string
+
+	Phase      Phase
+	Epoch      uint32
+	Round      uint32
+	PhaseSince time.Time
+	RetryCount uint32
+	RetryAt    time.Time
+	// FirstRoundAt starts the clock of [Params.MaxTimeToAbandon].
+	FirstRoundAt time.Time
+
+	votes     map[uint32]map[PeerID]*ballot // of the current epoch
+	templates map[Hash]*knownTemplate
+
+	Canonical   Hash
+	CommitRound uint32
+	Evidence    [][]byte // the quorum's envelopes
+	commitSent  time.Time
+
+	Signed    *TemplateSigned
+	sigs      map[PeerID][]byte // valid payout signatures of Canonical
+	Submitted int               // submission attempts
+	lastSub   time.Time
+	PayoutTx  Hash
+	DoneAt    time.Time
+
+	syncAsked map[PeerID]time.Time // targeted syncs, for STATE_SYNC_COOLDOWN_MS
+}
+
+// Known reports whether the event came from the signer's own source.
+func (e *EventState) started() bool { return e.Phase != PhaseUnknown }
+
+// streamState orders one stream's events by nonce (section 1.5).
+type streamState struct {
+	next         uint64
+	pending      map[uint64]Hash
+	blockedSince time.Time // when the stream last found its next nonce missing
+}
+
+// State is a signer's protocol state: the fold of its log plus what it
+// keeps only in memory (replay windows, rate limits, cooldowns).
+type State struct {
+	cfg       Config
+	validator Validator
+	opener    *Opener
+	members   []PeerID // sorted
+
+	events  map[Hash]*EventState
+	streams map[string]*streamState
+	session uint64
+	seq     uint64
+	peers   map[PeerID]*peerState
+	rejects map[rejectKey]*rejectWindow
+	tickN   uint64
+	started bool
+
+	activeEv *EventState // see active; recomputed when activeOK is false
+	activeOK bool
+
+	step Step
+}
+
+// ErrConfig: a configuration the signer must not start with.
+var ErrConfig = errors.New("invalid signer configuration")
+
+// NewState validates cfg and returns an empty state; replay the log into
+// it with [State.Apply], then call [State.Start].
+func NewState(cfg Config) (*State, error) {
+	cfg.Group = cfg.Group.Sorted()
+	cfg.Params = cfg.Params.WithDefaults()
+	if err := cfg.Group.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if _, ok := cfg.Group.Member(cfg.Self); !ok {
+		return nil, fmt.Errorf("%w: %q is not a member of the group", ErrConfig, cfg.Self)
+	}
+	if m, _ := cfg.Group.Member(cfg.Self); len(cfg.Identity) != ed25519.PrivateKeySize ||
+		!m.IdentityKey.Equal(cfg.Identity.Public()) {
+		return nil, fmt.Errorf("%w: the identity key does not match %s's key in the group", ErrConfig, cfg.Self)
+	}
+	if cfg.Rules == nil || cfg.Scheme == nil || cfg.Payout == nil {
+		return nil, fmt.Errorf("%w: ledger rules, payout scheme and payout signer are required", ErrConfig)
+	}
+	s := &State{
+		cfg:       cfg,
+		validator: Validator{Group: cfg.Group, Params: cfg.Params, Policy: cfg.Policy, Rules: cfg.Rules},
+		opener:    NewOpener(cfg.Group, cfg.Verify),
+		members:   cfg.Group.IDs(),
+		events:    map[Hash]*EventState{},
+		streams:   map[string]*streamState{},
+		peers:     map[PeerID]*peerState{},
+		rejects:   map[rejectKey]*rejectWindow{},
+	}
+	return s, nil
+}
+
+// Config returns the signer's configuration (with defaults filled in).
+func (s *State) Config() Config { return s.cfg }
+
+// Opener is the envelope checker of this signer's group.
+func (s *State) Opener() *Opener { return s.opener }
+
+// Session is the current session number.
+func (s *State) Session() uint64 { return s.session }
+
+// Event returns a copy of an event's state.
+func (s *State) Event(id Hash) (EventState, bool) {
+	e, ok := s.events[id]
+	if !ok {
+		return EventState{}, false
+	}
+	return *e, true
+}
+
+// Events lists the events held in memory in the order they are served.
+func (s *State) Events() []*EventState {
+	out := make([]*EventState, 0, len(s.events))
+	for _, e := range s.events {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *EventState) int {
+		switch {
+		case a.Event.Before(b.Event):
+			return -1
+		case b.Event.Before(a.Event):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// StreamStatus is one stream's ordering state.
+type StreamStatus struct {
+	Stream       string
+	Next         uint64
+	Pending      int
+	Blocked      bool // later nonces wait for a missing one
+	BlockedSince time.Time
+}
+
+// Streams reports every stream, by name.
+func (s *State) Streams() []StreamStatus {
+	out := make([]StreamStatus, 0, len(s.streams))
+	for name, st := range s.streams {
+		_, head := st.pending[st.next]
+		out = append(out, StreamStatus{Stream: name, Next: st.next, Pending: len(st.pending),
+			Blocked: !head && len(st.pending) > 0, BlockedSince: st.blockedSince})
+	}
+	slices.SortFunc(out, func(a, b StreamStatus) int {
+		switch {
+		case a.Stream < b.Stream:
+			return -1
+		case a.Stream > b.Stream:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Votes returns the signer's ballots of one round of an event: voter ->
+// hash, no-votes as the zero hash with none set.
+func (s *State) Votes(id Hash, round uint32) []Ballot {
+	e, ok := s.events[id]
+	if !ok {
+		return nil
+	}
+	return e.ballots(round)
+}
+
+func (e *EventState) ballots(round uint32) []Ballot {
+	m := e.votes[round]
+	out := make([]Ballot, 0, len(m))
+	for v, b := range m {
+		out = append(out, Ballot{Voter: v, Hash: b.hash, None: b.none})
+	}
+	slices.SortFunc(out, func(a, b Ballot) int {
+		switch {
+		case a.Voter < b.Voter:
+			return -1
+		case a.Voter > b.Voter:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func (e *EventState) roundBallots() map[uint32][]Ballot {
+	out := make(map[uint32][]Ballot, len(e.votes))
+	for r := range e.votes {
+		out[r] = e.ballots(r)
+	}
+	return out
+}
+
+// emit applies a fact decided now and queues it for the log.
+func (s *State) emit(f Fact) {
+	s.Apply(f)
+	s.step.Facts = append(s.step.Facts, f)
+}
+
+// take returns the step built so far and starts a new one.
+func (s *State) take() Step {
+	st := s.step
+	s.step = Step{}
+	return st
+}
+
+func (s *State) observe(name, label string, v float64) {
+	s.step.Metrics = append(s.step.Metrics, Observation{Name: name, Label: label, Value: v})
+}
+
+func (s *State) quorum() int { return s.cfg.Group.Quorum }
