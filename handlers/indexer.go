@@ -122,9 +122,8 @@ type ScanResult struct {
 // indexer has caught up.
 func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 	cfg := ix.Config.withDefaults()
-	m := metricsOr(ix.Metrics)
+	m, labels := metricsOr(ix.Metrics), ix.labels()
 	chainID := ix.Chain.ChainID()
-	labels := map[string]string{"chain_id": fmt.Sprint(chainID)}
 	cur, err := ix.Cursors.Cursor(ctx, chainID)
 	if err != nil {
 		return ScanResult{}, fmt.Errorf("indexer cursor of chain %d: %w", chainID, err)
@@ -167,6 +166,11 @@ func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 		return ScanResult{From: from, To: tip, Tip: tip}, nil
 	}
 	return ix.scan(ctx, cfg, rng)
+}
+
+// labels are the indexer's metric labels.
+func (ix *Indexer) labels() map[string]string {
+	return map[string]string{"chain_id": fmt.Sprint(ix.Chain.ChainID())}
 }
 
 // scanRange is the range of blocks one poll scans, and the hashes it read
@@ -218,7 +222,7 @@ func (ix *Indexer) traceReorg(ctx context.Context, cfg IndexerConfig, cur domain
 			}
 			canonical[b.Number] = h
 		}
-		if h == b.Hash {
+		if !h.IsZero() && h == b.Hash {
 			break // every kept block below is canonical too
 		}
 	}
@@ -226,8 +230,7 @@ func (ix *Indexer) traceReorg(ctx context.Context, cfg IndexerConfig, cur domain
 	if fork.Verdict == domain.ForkBeyondWindow {
 		return ix.stopBeyondWindow(ctx, cfg, cur, now, fork, tip)
 	}
-	m, log := metricsOr(ix.Metrics), loggerOr(ix.Logger)
-	labels := map[string]string{"chain_id": fmt.Sprint(chainID)}
+	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
 	ev := domain.ChainReorged{ChainID: chainID, Block: cur.ScannedTo, OldHash: cur.ToHash, NewHash: now,
 		RewindTo: fork.RewindTo, RewindHash: fork.RewindHash}
 	if _, err := ix.Appender.Append(ctx, Cause{}, ev); err != nil {
@@ -249,9 +252,8 @@ func (ix *Indexer) traceReorg(ctx context.Context, cfg IndexerConfig, cur domain
 // rescan from below the fork (chain.rescan_requested).
 func (ix *Indexer) stopBeyondWindow(ctx context.Context, cfg IndexerConfig, cur domain.Cursor, now domain.Hash32,
 	fork domain.ForkPoint, tip uint64) (ScanResult, error) {
-	m, log := metricsOr(ix.Metrics), loggerOr(ix.Logger)
+	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
 	chainID := ix.Chain.ChainID()
-	labels := map[string]string{"chain_id": fmt.Sprint(chainID)}
 	ev := domain.ChainReorgBeyondWindow{ChainID: chainID, Block: cur.ScannedTo, OldHash: cur.ToHash, NewHash: now,
 		OldestKept: fork.OldestKept, Window: cfg.ReorgWindow}
 	if _, err := ix.Appender.Append(ctx, Cause{}, ev); err != nil {
@@ -274,9 +276,8 @@ func errBeyondWindow(e *domain.ChainReorgBeyondWindow) error {
 // scan reads the range's logs, appends their events, then the scan
 // itself, which moves the cursor.
 func (ix *Indexer) scan(ctx context.Context, cfg IndexerConfig, rng scanRange) (ScanResult, error) {
-	m, log := metricsOr(ix.Metrics), loggerOr(ix.Logger)
+	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
 	chainID := ix.Chain.ChainID()
-	labels := map[string]string{"chain_id": fmt.Sprint(chainID)}
 	logs, err := ix.Chain.Logs(ctx, rng.from, rng.to, cfg.Watched)
 	if err != nil {
 		m.Count("indexer_rpc_errors_total", labels, 1)

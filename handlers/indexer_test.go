@@ -26,6 +26,7 @@ type forkedChain struct {
 	mu        sync.Mutex
 	blocks    []forkedBlock // by number
 	hashReads int
+	tipAhead  uint64 // the tip it reports is that far ahead of its blocks
 }
 
 type forkedBlock struct {
@@ -87,8 +88,12 @@ func (c *forkedChain) reads() int {
 	return c.hashReads
 }
 
-func (c *forkedChain) ChainID() uint64                     { return testChainID }
-func (c *forkedChain) Tip(context.Context) (uint64, error) { return c.tipNumber(), nil }
+func (c *forkedChain) ChainID() uint64 { return testChainID }
+func (c *forkedChain) Tip(context.Context) (uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return uint64(len(c.blocks)-1) + c.tipAhead, nil
+}
 func (c *forkedChain) BlockTime(context.Context, uint64) (time.Time, error) {
 	return time.Unix(1_700_000_000, 0), nil
 }
@@ -392,5 +397,30 @@ func TestIndexerStopsOnAReorgBeyondTheWindow(t *testing.T) {
 	}
 	if n := len(r.events(topics.TopicChain, domain.TypeChainReorgBeyondWindow)); n != 2 || r.metrics.n["reorgs_beyond_window_total"] != 2 {
 		t.Fatalf("%d events, counter %d: want one per reorg beyond the window", n, r.metrics.n["reorgs_beyond_window_total"])
+	}
+}
+
+// TestIndexerChainShorterThanItsTip: a block of the range vanishes
+// between the tip read and its hash (a node that went back to a shorter
+// chain): the poll fails with ErrChainMoved and records nothing; the next
+// one scans what the chain holds.
+func TestIndexerChainShorterThanItsTip(t *testing.T) {
+	chain := &forkedChain{}
+	chain.mine(20, 1)
+	r := newIndexerRig(t, chain, IndexerConfig{ReorgWindow: 12})
+	r.follow()
+	chain.mine(2, 1)
+	chain.tipAhead = 1
+	if _, err := r.poll(); !errors.Is(err, ErrChainMoved) {
+		t.Fatalf("poll: %v, want ErrChainMoved", err)
+	}
+	r.catchUp()
+	if c := r.cursor(); c.ScannedTo != 19 {
+		t.Fatalf("cursor moved to %d", c.ScannedTo)
+	}
+	chain.tipAhead = 0
+	r.follow()
+	if c := r.cursor(); c.ScannedTo != 21 || c.ToHash != chain.hashOf(21) {
+		t.Fatalf("cursor %+v, want block 21", c)
 	}
 }
