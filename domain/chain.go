@@ -154,10 +154,10 @@ const (
 	TypeRelayStepRecovered = "relay.step_recovered"
 )
 
-// RelayStepFailed: a relay step (index, confirm, mint, batch, anchor)
-// started failing, e.g. its RPC endpoint is down or times out. Nothing was
-// sent for the failed attempt; the step is retried every round. Appended
-// once per failure streak, not per retry.
+// RelayStepFailed: a relay step (index:<chain id>, confirm:<chain id>,
+// mint, batch, anchor) started failing, e.g. its RPC endpoint is down or
+// times out. Nothing was sent for the failed attempt; the step is retried
+// every round. Appended once per failure streak, not per retry.
 type RelayStepFailed struct {
 	Step   string `msgpack:"step" json:"step"`
 	Reason string `msgpack:"reason" json:"reason"`
