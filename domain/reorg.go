@@ -39,11 +39,16 @@ func ScanHashesFrom(from, to, tip, window uint64) uint64 {
 }
 
 // Blocks are the blocks whose hashes the scan recorded, oldest first:
-// PriorHashes, then To.
+// PriorHashes, then To. Prior hashes that would number below block 0 (a
+// malformed scan) are left out.
 func (e ChainScanned) Blocks() []ScannedBlock {
-	first := e.To - uint64(len(e.PriorHashes))
-	out := make([]ScannedBlock, 0, len(e.PriorHashes)+1)
-	for i, h := range e.PriorHashes {
+	prior := e.PriorHashes
+	if uint64(len(prior)) > e.To {
+		prior = prior[uint64(len(prior))-e.To:]
+	}
+	first := e.To - uint64(len(prior))
+	out := make([]ScannedBlock, 0, len(prior)+1)
+	for i, h := range prior {
 		out = append(out, ScannedBlock{Number: first + uint64(i), Hash: h})
 	}
 	return append(out, ScannedBlock{Number: e.To, Hash: e.ToHash})

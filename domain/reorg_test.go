@@ -102,6 +102,10 @@ func TestChainScannedBlocks(t *testing.T) {
 	if got := old.Blocks(); !slices.Equal(got, []ScannedBlock{{100, Hash32{1}}}) || old.KeepFrom() != 90 {
 		t.Fatalf("old scan: blocks %v keep from %d", got, old.KeepFrom())
 	}
+	malformed := ChainScanned{To: 1, ToHash: Hash32{1}, PriorHashes: []Hash32{{7}, {8}, {9}}}
+	if got := malformed.Blocks(); !slices.Equal(got, []ScannedBlock{{0, Hash32{9}}, {1, Hash32{1}}}) {
+		t.Fatalf("more prior hashes than blocks below: %v", got)
+	}
 	if got := (ChainScanned{To: 3, Window: 12}).KeepFrom(); got != 0 {
 		t.Fatalf("keep from %d below block 12", got)
 	}
