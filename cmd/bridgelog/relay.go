@@ -275,7 +275,8 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Appender: app,
 	}
 	if b.exec != b.client {
-		b.relay.Indexers = append(b.relay.Indexers, b.indexer(b.exec, execSide, cfg.Execution.StartBlock, cfg.Execution.Confirmations, app, opt))
+		b.relay.Indexers = append(b.relay.Indexers,
+			b.indexer(b.exec, execSide, cfg.Execution.StartBlock, cfg.Execution.Confirmations, app, opt))
 		b.relay.Confirmer = append(b.relay.Confirmer, b.confirmer(b.exec, cfg.Execution.Confirmations, app, opt))
 	}
 	return nil
