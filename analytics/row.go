@@ -79,6 +79,8 @@ var failureTypes = map[string]bool{
 	domain.TypeBatchFailed:      true,
 	domain.TypeChainLogRejected: true,
 	domain.TypeRelayStepFailed:  true,
+	// a reorg past the confirmation depth stops a chain's indexer
+	domain.TypeChainReorgBeyondWindow: true,
 }
 
 // facts are the payload fields the analytics columns come from, decoded

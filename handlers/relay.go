@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -100,8 +101,10 @@ func (r *Relay) Round(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	// Each chain's steps have their own name: one chain's failure streak
+	// is not ended by another chain's success.
 	for _, ix := range r.Indexers {
-		step("index", func() error {
+		step(chainStep("index", ix.Chain), func() error {
 			for {
 				res, err := ix.Poll(ctx)
 				if err != nil || res.To >= res.Tip || ctx.Err() != nil {
@@ -114,7 +117,7 @@ func (r *Relay) Round(ctx context.Context) error {
 		})
 	}
 	for _, c := range r.Confirmer {
-		step("confirm", func() error { _, err := c.Poll(ctx); return err })
+		step(chainStep("confirm", c.Chain), func() error { _, err := c.Poll(ctx); return err })
 	}
 	if r.Minter != nil {
 		step("mint", func() error { _, err := r.Minter.Poll(ctx); return err })
@@ -127,6 +130,9 @@ func (r *Relay) Round(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// chainStep names a step of one chain, e.g. "index:1337".
+func chainStep(step string, c ChainSource) string { return fmt.Sprintf("%s:%d", step, c.ChainID()) }
 
 // Run runs rounds until ctx ends. Step errors are logged and retried on
 // the next round: the cause (an RPC outage, say) may go away, and every

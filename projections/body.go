@@ -40,6 +40,8 @@ func newBody(typ string) domain.Event {
 		return new(domain.ChainScanned)
 	case domain.TypeChainReorged:
 		return new(domain.ChainReorged)
+	case domain.TypeChainReorgBeyondWindow:
+		return new(domain.ChainReorgBeyondWindow)
 	case domain.TypeChainLogRejected:
 		return new(domain.ChainLogRejected)
 	case domain.TypeChainRescanRequested:

@@ -17,12 +17,13 @@ func RelayProjections() []Projection {
 
 // ChainCursors is each chain indexer's cursor: the last scanned block,
 // its hash, the tip seen then (lag = tip - scanned_to) and how many reorgs
-// moved it back. All its events share the chain's partition, so plain log
-// order applies.
+// moved it back; and the hashes of the scanned blocks within the reorg
+// window below it (chain_blocks), which a reorg is traced back through.
+// All its events share the chain's partition, so plain log order applies.
 type ChainCursors struct{}
 
 func (ChainCursors) Name() string           { return "chain_cursors" }
-func (ChainCursors) Version() int           { return 1 }
+func (ChainCursors) Version() int           { return 2 }
 func (ChainCursors) Topics() []string       { return []string{topics.TopicChain} }
 func (ChainCursors) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 func (p ChainCursors) Tables() []Table {
@@ -34,6 +35,13 @@ func (p ChainCursors) Tables() []Table {
 			{Name: "updated_at", Type: Text, Nullable: true},
 		},
 		PrimaryKey: []string{"chain_id"},
+	}, {
+		// Only the window below each cursor: rows older than a scan's
+		// KeepFrom, and rows above a rewound cursor, are deleted as the
+		// events are folded, so a replay keeps the same rows.
+		Name:       Versioned("chain_blocks", p.Version()),
+		Columns:    []Column{{Name: "chain_id", Type: Integer}, {Name: "block", Type: Integer}, {Name: "hash", Type: Text}},
+		PrimaryKey: []string{"chain_id", "block"},
 	}}
 }
 
@@ -41,32 +49,57 @@ func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	at := FormatTime(ev.Envelope.RecordedAt)
 	switch e := ev.Body.(type) {
 	case *domain.ChainScanned:
-		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
 			VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
 			to_hash = excluded.to_hash, tip = excluded.tip, updated_at = excluded.updated_at`,
-			int64(e.ChainID), int64(e.To), e.ToHash.Hex(), int64(e.Tip), at)
+			int64(e.ChainID), int64(e.To), e.ToHash.Hex(), int64(e.Tip), at); err != nil {
+			return err
+		}
+		for _, b := range e.Blocks() {
+			if _, err := tx.Exec(ctx, `INSERT INTO chain_blocks_v2 (chain_id, block, hash) VALUES (?, ?, ?)
+				ON CONFLICT (chain_id, block) DO UPDATE SET hash = excluded.hash`, int64(e.ChainID), int64(b.Number), b.Hash.Hex()); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM chain_blocks_v2 WHERE chain_id = ? AND (block < ? OR block > ?)`,
+			int64(e.ChainID), int64(e.KeepFrom()), int64(e.To))
 		return err
 	case *domain.ChainReorged:
-		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
-			VALUES (?, ?, '', 0, 1, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
-			to_hash = '', reorgs = chain_cursors_v1.reorgs + 1, updated_at = excluded.updated_at`,
-			int64(e.ChainID), int64(e.RewindTo), at)
-		return err
-	case *domain.ChainRescanRequested:
-		rewind := int64(0)
-		if e.From > 0 {
-			rewind = int64(e.From - 1)
+		hash := ""
+		if !e.RewindHash.IsZero() {
+			hash = e.RewindHash.Hex()
 		}
-		_, err := tx.Exec(ctx, `UPDATE chain_cursors_v1 SET scanned_to = ?, to_hash = '', updated_at = ? WHERE chain_id = ? AND scanned_to > ?`,
-			rewind, at, int64(e.ChainID), rewind)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+			VALUES (?, ?, ?, 0, 1, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
+			to_hash = excluded.to_hash, reorgs = chain_cursors_v2.reorgs + 1, updated_at = excluded.updated_at`,
+			int64(e.ChainID), int64(e.RewindTo), hash, at); err != nil {
+			return err
+		}
+		return p.forgetAbove(ctx, tx, e.ChainID, e.RewindTo)
+	case *domain.ChainRescanRequested:
+		rewind := uint64(0)
+		if e.From > 0 {
+			rewind = e.From - 1
+		}
+		if _, err := tx.Exec(ctx, `UPDATE chain_cursors_v2 SET scanned_to = ?, to_hash = '', updated_at = ? WHERE chain_id = ? AND scanned_to > ?`,
+			int64(rewind), at, int64(e.ChainID), int64(rewind)); err != nil {
+			return err
+		}
+		return p.forgetAbove(ctx, tx, e.ChainID, rewind)
 	case *domain.ChainLogRejected:
-		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v1 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
-			VALUES (?, 0, '', 0, 0, 1, ?) ON CONFLICT (chain_id) DO UPDATE SET rejected_logs = chain_cursors_v1.rejected_logs + 1`,
+		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
+			VALUES (?, 0, '', 0, 0, 1, ?) ON CONFLICT (chain_id) DO UPDATE SET rejected_logs = chain_cursors_v2.rejected_logs + 1`,
 			int64(e.Ref.ChainID), at)
 		return err
 	}
 	return nil
+}
+
+// forgetAbove drops the kept hashes above a rewound cursor: those blocks
+// are scanned again.
+func (ChainCursors) forgetAbove(ctx context.Context, tx Tx, chainID, block uint64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM chain_blocks_v2 WHERE chain_id = ? AND block > ?`, int64(chainID), int64(block))
+	return err
 }
 
 // Batches is seed 000's batches and batch_leaves tables for every

@@ -71,6 +71,33 @@ func (r BridgeReader) Cursor(ctx context.Context, chainID uint64) (domain.Cursor
 	return c, err
 }
 
+// ScannedBlocks reads the hashes chain chainID's indexer kept of the
+// blocks it scanned within its reorg window, newest first.
+func (r BridgeReader) ScannedBlocks(ctx context.Context, chainID uint64) ([]domain.ScannedBlock, error) {
+	var out []domain.ScannedBlock
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, ChainCursors{}.Name(), "chain_blocks")
+		if err != nil || t == "" {
+			return err
+		}
+		return queryEach(ctx, tx, `SELECT block, hash FROM `+t+` WHERE chain_id = ? ORDER BY block DESC`, []any{int64(chainID)},
+			func(rows RowScanner) error {
+				var n int64
+				var hash string
+				if err := rows.Scan(&n, &hash); err != nil {
+					return err
+				}
+				h, err := domain.ParseHash32(hash)
+				if err != nil {
+					return fmt.Errorf("chain_blocks %d/%d: %w", chainID, n, err)
+				}
+				out = append(out, domain.ScannedBlock{Number: uint64(n), Hash: h})
+				return nil
+			})
+	})
+	return out, err
+}
+
 // Sequence reads a settlement's last batch and whether it is anchored.
 func (r BridgeReader) Sequence(ctx context.Context, s domain.Settlement) (domain.SequenceState, error) {
 	var st domain.SequenceState

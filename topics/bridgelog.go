@@ -24,6 +24,7 @@ var bridgelogTypes = []EventType{
 	{domain.TypeWithdrawalReorged, TopicBridge, 1},
 	{domain.TypeChainScanned, TopicChain, 1},
 	{domain.TypeChainReorged, TopicChain, 1},
+	{domain.TypeChainReorgBeyondWindow, TopicChain, 1},
 	{domain.TypeChainLogRejected, TopicChain, 1},
 	{domain.TypeChainRescanRequested, TopicChain, 1},
 	{domain.TypeRelayStepFailed, TopicChain, 1},

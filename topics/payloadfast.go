@@ -233,6 +233,10 @@ func chainScannedField(r *reader, e *domain.ChainScanned, k string) bool {
 		return r.uint64(&e.Tip)
 	case "logs":
 		return r.nonNegInt(&e.Logs)
+	case "prior_hashes":
+		return r.hashes(&e.PriorHashes)
+	case "window":
+		return r.uint64(&e.Window)
 	}
 	return false
 }

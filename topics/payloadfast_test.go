@@ -45,6 +45,8 @@ func lifecycleSamples(t testing.TB) []any {
 			Status: domain.TxSucceeded, GasUsed: 70059, BlockNumber: 1 << 20, Reason: "ok"},
 		&domain.TxOutcome{Purpose: domain.PurposeMint, Status: domain.TxReverted},
 		&domain.ChainScanned{ChainID: 1, From: 100, To: 1 << 35, ToHash: domain.Hash32{10}, Tip: 1<<35 + 12, Logs: 255},
+		&domain.ChainScanned{ChainID: 1, From: 90, To: 100, ToHash: domain.Hash32{10}, Tip: 101, Logs: 2,
+			PriorHashes: []domain.Hash32{{8}, {9, 31: 1}}, Window: 12},
 		&domain.WithdrawalBatched{Ref: ref, SequenceID: settlement.SequenceID(), BatchID: 9, LeafIndex: 1<<32 - 1,
 			Leaf: domain.Hash32{11}, MerkleProof: []domain.Hash32{{12}, {13}, {14}}},
 		&domain.BatchCreated{Settlement: settlement, BatchID: 10, Root: domain.Hash32{15}, TotalAmount: large,

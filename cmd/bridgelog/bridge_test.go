@@ -449,7 +449,7 @@ func TestReorgBeforeConfirmation(t *testing.T) {
 	if statusCount(s.Deposits, domain.StatusDetected) != 1 {
 		t.Fatalf("deposits %v, want 1 detected", s.Deposits)
 	}
-	if err := tb.chain.Reorg(ctx, 2); err != nil { // Reorg seals one block first: 2 replaces the deposit's
+	if err := tb.chain.Reorg(ctx, 2); err != nil { // the deposit's block and the one before
 		t.Fatal(err)
 	}
 	for i := 0; i < 4; i++ {

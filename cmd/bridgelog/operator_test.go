@@ -550,7 +550,7 @@ func TestRelayLogVerify(t *testing.T) {
 	o.run(0, "project")
 	for _, when := range []string{"after project", "after replay"} {
 		out, _ = o.run(0, "verify")
-		for _, w := range []string{"ok        tx_intents@v2", "ok        chain_cursors@v1", "ok        batches@v1", "ok        deposits@v1"} {
+		for _, w := range []string{"ok        tx_intents@v2", "ok        chain_cursors@v2", "ok        batches@v1", "ok        deposits@v1"} {
 			if !strings.Contains(out, w) || strings.Contains(out, "MISMATCH") {
 				t.Fatalf("verify %s: no %q in\n%s", when, w, out)
 			}

@@ -271,7 +271,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	anchors := evmchain.Anchors{Client: b.client, Calls: calls}
 	b.relay = &handlers.Relay{
 		Projector: b.projector,
-		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, app, opt)},
+		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, cfg.Confirmations, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
 		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Metrics: opt.metrics,
 			Logger: opt.logger},
@@ -285,16 +285,21 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Appender: app,
 	}
 	if b.exec != b.client {
-		b.relay.Indexers = append(b.relay.Indexers, b.indexer(b.exec, execSide, cfg.Execution.StartBlock, app, opt))
+		b.relay.Indexers = append(b.relay.Indexers,
+			b.indexer(b.exec, execSide, cfg.Execution.StartBlock, cfg.Execution.Confirmations, app, opt))
 		b.relay.Confirmer = append(b.relay.Confirmer, b.confirmer(b.exec, cfg.Execution.Confirmations, app, opt))
 	}
 	return nil
 }
 
-// indexer follows one chain's watched contracts.
-func (b *bridge) indexer(c *evmchain.Client, w evmchain.Contracts, start uint64, app *handlers.Appender, opt bridgeOptions) *handlers.Indexer {
+// indexer follows one chain's watched contracts. Its reorg window is the
+// chain's confirmation depth: a reorg up to that deep is traced to its
+// fork point; a deeper one replaced blocks the relay held final.
+func (b *bridge) indexer(c *evmchain.Client, w evmchain.Contracts, start, confirmations uint64, app *handlers.Appender,
+	opt bridgeOptions) *handlers.Indexer {
 	return &handlers.Indexer{Chain: c, Decoder: evmchain.NewDecoder(c.ChainID(), w), Cursors: b.reader, Appender: app,
-		Metrics: opt.metrics, Logger: opt.logger, Config: handlers.IndexerConfig{StartBlock: start, Watched: w.Addresses()}}
+		Metrics: opt.metrics, Logger: opt.logger,
+		Config: handlers.IndexerConfig{StartBlock: start, ReorgWindow: confirmations, Watched: w.Addresses()}}
 }
 
 // confirmer applies one chain's confirmation depth.

@@ -178,11 +178,31 @@ func (c *Chain) Commit() common.Hash {
 // ErrReorgTooDeep: the chain is not that long.
 var ErrReorgTooDeep = errors.New("reorg deeper than the chain")
 
+// ReorgOptions shape a reorg.
+type ReorgOptions struct {
+	// Depth is how many blocks at the tip are replaced (after the pending
+	// transactions, if any, were sealed into one more block).
+	Depth uint64
+	// Delay is how many of the new blocks stay empty before the replaced
+	// blocks' transactions are mined again: they move from their blocks
+	// to block tip-Depth+1+Delay. 0: they are mined again at once.
+	Delay uint64
+}
+
 // Reorg replaces the last depth blocks with depth+1 new ones built on the
 // block before them. Transactions of the dropped blocks return to the pool
-// and are mined again in the new blocks, so their logs reappear in blocks
-// with other hashes (or vanish, if they no longer apply).
+// and are mined again in the first new block, so their logs reappear in a
+// block with another hash, and another number unless they were in the
+// first replaced block (or vanish, if they no longer apply).
 func (c *Chain) Reorg(ctx context.Context, depth uint64) error {
+	return c.ReorgWith(ctx, ReorgOptions{Depth: depth})
+}
+
+// ReorgWith replaces the last o.Depth blocks with max(o.Depth, o.Delay)+1
+// new ones built on the block before them, the dropped blocks'
+// transactions mined again in the new block o.Delay+1. Transactions sent
+// while it runs may be dropped.
+func (c *Chain) ReorgWith(ctx context.Context, o ReorgOptions) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -190,25 +210,52 @@ func (c *Chain) Reorg(ctx context.Context, depth uint64) error {
 	}
 	cl := c.sim.Client()
 	// Fork refuses a dirty pending block: seal what is pending first.
-	c.sim.Commit()
+	pending, err := cl.PendingTransactionCount(ctx)
+	if err != nil {
+		return err
+	}
+	if pending > 0 {
+		c.sim.Commit()
+	}
 	tip, err := cl.BlockNumber(ctx)
 	if err != nil {
 		return err
 	}
-	if depth >= tip {
-		return fmt.Errorf("%w: depth %d, tip %d", ErrReorgTooDeep, depth, tip)
+	if o.Depth >= tip {
+		return fmt.Errorf("%w: depth %d, tip %d", ErrReorgTooDeep, o.Depth, tip)
 	}
-	ancestor, err := cl.HeaderByNumber(ctx, new(big.Int).SetUint64(tip-depth))
+	var moved []*types.Transaction
+	for n := tip - o.Depth + 1; o.Delay > 0 && n <= tip; n++ {
+		b, err := cl.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			return err
+		}
+		moved = append(moved, b.Transactions()...)
+	}
+	ancestor, err := cl.HeaderByNumber(ctx, new(big.Int).SetUint64(tip-o.Depth))
 	if err != nil {
 		return err
 	}
 	if err := c.sim.Fork(ancestor.Hash()); err != nil {
-		return fmt.Errorf("devchain fork at %d: %w", tip-depth, err)
+		return fmt.Errorf("devchain fork at %d: %w", tip-o.Depth, err)
 	}
-	for i := uint64(0); i <= depth; i++ {
+	if o.Delay > 0 {
+		// The pool took the dropped transactions back: hold them out for
+		// Delay blocks, then send them again in their order.
+		c.sim.Rollback()
+		for range o.Delay {
+			c.sim.Commit()
+		}
+		for _, tx := range moved {
+			if err := cl.SendTransaction(ctx, tx); err != nil {
+				return fmt.Errorf("devchain: send %s again after the reorg: %w", tx.Hash(), err)
+			}
+		}
+	}
+	for range max(o.Depth, o.Delay) + 1 - o.Delay {
 		c.sim.Commit()
 	}
-	c.cfg.Logger.Warn("devchain reorg injected", "depth", depth, "fork_block", tip-depth)
+	c.cfg.Logger.Warn("devchain reorg injected", "depth", o.Depth, "fork_block", tip-o.Depth, "delay", o.Delay)
 	return nil
 }
 
