@@ -253,7 +253,7 @@ func (rp *readPart) damaged(l *Log, s *scanSeg, pos int64, cause error) (again b
 	if !errors.Is(err, errBadFrame) && !errors.Is(err, errShortFrame) {
 		return false, err
 	}
-	return false, rp.p.corruptAt(s, pos, fmt.Errorf("%v (data follows it)", cause))
+	return false, rp.p.corruptAt(s, pos, fmt.Errorf("%v, inside written data (record offset %d; valid data follows)", cause, s.next))
 }
 
 // laterData says whether anything was written after byte pos of segment
