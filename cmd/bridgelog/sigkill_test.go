@@ -38,50 +38,10 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 	if d := os.Getenv("BRIDGELOG_SIGKILL_DATA"); d != "" {
 		data = d // keep the files for a post-mortem
 	}
-	chainLog, _ := os.Create(filepath.Join(data, "chain.log"))
-	chain := exec.Command(bin, "devnet", "--chain-only", "--data", data, "--executors", "2", "--deposits", "3",
-		"--block-interval", "50ms")
-	chain.Stdout, chain.Stderr = chainLog, chainLog
-	if err := chain.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { chain.Process.Kill(); chain.Wait() })
-	cfgPath := filepath.Join(data, "devnet.json")
-	var cfg relayConfig
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		var err error
-		if cfg, err = loadRelayConfig(cfgPath); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(chainLog.Name())
-			t.Fatalf("chain process wrote no config: %v\n%s", err, out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	dc := startDevChain(t, bin, data)
 	ctx := context.Background()
-	cl, err := ethclient.DialContext(ctx, cfg.RPC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	users := devchain.Users{Backend: cl, Bridge: devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)}}
-	user := func(i int) (int, common.Address) {
-		k := devClaim0 + len(cfg.ClaimKeys) + i%3
-		return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
-	}
-	waitMined := func(h common.Hash) {
-		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if r, err := cl.TransactionReceipt(ctx, h); err == nil {
-				if r.Status != 1 {
-					t.Fatalf("user tx %s reverted", h)
-				}
-				return
-			}
-		}
-		t.Fatalf("user tx %s not mined", h)
-	}
+	cfg, cfgPath, users, cl := dc.cfg, dc.cfgPath, dc.users, dc.cl
+	user, waitMined := dc.user, dc.waitMined
 
 	relayLog, _ := os.Create(filepath.Join(data, "relay.log"))
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -212,6 +172,70 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("%s on the relay's backup: %v\n%s", args[0], err, v)
 		}
 	}
+}
+
+// devChain is a chain in a process of its own (devnet --chain-only), as
+// relays in other processes reach it, with the bridge's users.
+type devChain struct {
+	t       *testing.T
+	cfg     relayConfig
+	cfgPath string
+	cl      *ethclient.Client
+	users   devchain.Users
+}
+
+// startDevChain starts the chain process with data as its --data; it
+// ends with the test.
+func startDevChain(t *testing.T, bin, data string) *devChain {
+	t.Helper()
+	chainLog, _ := os.Create(filepath.Join(data, "chain.log"))
+	chain := exec.Command(bin, "devnet", "--chain-only", "--data", data, "--executors", "2", "--deposits", "3",
+		"--block-interval", "50ms")
+	chain.Stdout, chain.Stderr = chainLog, chainLog
+	if err := chain.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Process.Kill(); chain.Wait() })
+	dc := &devChain{t: t, cfgPath: filepath.Join(data, "devnet.json")}
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		var err error
+		if dc.cfg, err = loadRelayConfig(dc.cfgPath); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(chainLog.Name())
+			t.Fatalf("chain process wrote no config: %v\n%s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var err error
+	if dc.cl, err = ethclient.DialContext(context.Background(), dc.cfg.RPC); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dc.cl.Close)
+	dc.users = devchain.Users{Backend: dc.cl, Bridge: devchain.Bridge{Distributor: common.Address(dc.cfg.Distributor), Token: common.Address(dc.cfg.Token)}}
+	return dc
+}
+
+// user is the key and address of user i (three users take turns).
+func (dc *devChain) user(i int) (int, common.Address) {
+	k := devClaim0 + len(dc.cfg.ClaimKeys) + i%3
+	return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
+}
+
+// waitMined waits for a user's transaction and fails the test if it
+// reverted or was not mined in 20 s.
+func (dc *devChain) waitMined(h common.Hash) {
+	dc.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r, err := dc.cl.TransactionReceipt(context.Background(), h); err == nil {
+			if r.Status != 1 {
+				dc.t.Fatalf("user tx %s reverted", h)
+			}
+			return
+		}
+	}
+	dc.t.Fatalf("user tx %s not mined", h)
 }
 
 // finish runs the relay in this process over the killed relays' data until
