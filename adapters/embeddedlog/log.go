@@ -1,5 +1,6 @@
 // Package embeddedlog is the embedded default engine of [topics.Log]:
-// durable segment files on local disk, used by one process.
+// durable segment files on local disk, written by one process; readers
+// ([OpenReadOnly], reader.go) in any process read beside it.
 //
 // Layout: DIR/LOCK (flock, one writer per directory), DIR/<topic>/<n>/
 // holding segment files named by their first offset, and

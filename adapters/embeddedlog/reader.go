@@ -164,8 +164,10 @@ func (l *Log) openTopicReader(spec topics.TopicSpec) (*topicLog, error) {
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return t, err
+	for _, err := range errs {
+		if err != nil {
+			return t, err // the first in partition order, as Open says it
+		}
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
