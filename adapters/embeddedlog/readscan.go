@@ -159,6 +159,7 @@ func (rp *readPart) scan(l *Log, keepLast bool) error {
 // stopped to byte size. wait says it stopped at a frame not (yet) whole.
 func (rp *readPart) scanFrames(l *Log, s *scanSeg, size int64, keepLast bool) (wait bool, err error) {
 	sc := &segScanner{f: s.f, path: s.path, size: size}
+	retried := int64(-1)
 	for pos := s.end; pos < size; {
 		f, n, err := sc.frameAt(pos)
 		if err == nil {
@@ -168,6 +169,9 @@ func (rp *readPart) scanFrames(l *Log, s *scanSeg, size int64, keepLast bool) (w
 			if !errors.Is(err, errBadFrame) && !errors.Is(err, errShortFrame) {
 				return false, err // an I/O error, not damage
 			}
+			if retried == pos {
+				return true, nil // the next refresh looks again
+			}
 			again, err := rp.damaged(l, s, pos, err)
 			if err != nil || !again {
 				return true, err
@@ -176,6 +180,7 @@ func (rp *readPart) scanFrames(l *Log, s *scanSeg, size int64, keepLast bool) (w
 				return false, err
 			}
 			sc = &segScanner{f: s.f, path: s.path, size: size} // read afresh
+			retried = pos
 			continue
 		}
 		rp.add(f, s, pos, n, keepLast, l.cfg.indexEvery)
