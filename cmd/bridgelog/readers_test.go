@@ -32,7 +32,8 @@ func readOnlyCommands(t *testing.T) [][]string {
 // the log, pointed at a --data directory that does not exist, exit 1
 // saying so and what to run, and leave it missing; pointed at a log
 // without a store, status and verify say to build the store and build
-// none; at an empty directory, log inspect says it holds no log and
+// none; status counts what the projections have not folded, and folds
+// nothing; at an empty directory, log inspect says it holds no log and
 // leaves it empty.
 func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 	bin := testBinary(t)
@@ -59,6 +60,19 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		if matches, _ := filepath.Glob(store + "*"); len(matches) > 0 {
 			t.Fatalf("%s on a log without a store created %v", cmd, matches)
 		}
+	}
+
+	// status reports what is not folded yet, and folds nothing itself.
+	logOnly.run(0, "project")
+	logOnly.run(0, "log", "generate", "--events", "100", "--seed", "4")
+	for range 2 {
+		var st struct{ Unfolded int64 }
+		if out, _ := logOnly.run(0, "status", "--json"); json.Unmarshal([]byte(out), &st) != nil || st.Unfolded != 100 {
+			t.Fatalf("status --json after 100 more events: %s", out)
+		}
+	}
+	if out, _ := logOnly.run(0, "status"); !strings.Contains(out, "unfolded     100 log records not in the projections yet") {
+		t.Fatalf("status after 100 more events:\n%s", out)
 	}
 
 	empty := operator{t: t, bin: bin, data: t.TempDir()}
