@@ -47,6 +47,10 @@ type cutFile struct {
 // just before the cut, so a group resumes at or before where it was.
 func (l *Log) Backup(ctx context.Context, dir string) (BackupStats, error) {
 	var st BackupStats
+	if l.readOnly {
+		// A reader has no instant at which every topic is one cut.
+		return st, fmt.Errorf("embeddedlog: backup %s: %w", dir, ErrReadOnly)
+	}
 	if err := l.enter(); err != nil {
 		return st, err
 	}

@@ -8,8 +8,22 @@ import (
 // Errors of the embedded engine, besides the shared ones in topics
 // ([topics.ErrClosed], [topics.ErrCorrupt], [topics.ErrValueTooLarge], …).
 var (
-	// ErrLocked: another Log (in this or another process) has the directory open.
+	// ErrLocked: another writer (a Log opened with [Open], in this or
+	// another process) has the directory open. Readers ([OpenReadOnly])
+	// take no lock, so the holder is always a writer.
 	ErrLocked = errors.New("log directory locked by another writer")
+	// ErrNoLog: [OpenReadOnly] was given a directory that does not exist.
+	// A reader creates nothing, so it cannot start a log there.
+	ErrNoLog = errors.New("no log directory")
+	// ErrReadOnly: an Append, Subscribe or Backup on a Log opened with
+	// [OpenReadOnly].
+	ErrReadOnly = errors.New("log opened read-only")
+	// ErrChangedUnderReader: records a reader had already returned are no
+	// longer in the files (the writer rolled back an append whose fsync
+	// failed, or the directory was replaced, by a restore for example).
+	// The reader stops rather than go on from records that are gone; open
+	// the log again.
+	ErrChangedUnderReader = errors.New("log changed under the reader")
 	// ErrFormatTooNew: a file was written by a newer binary.
 	ErrFormatTooNew = errors.New("log file format newer than this binary")
 	// ErrLayout: the directory does not match the topic catalog (for

@@ -73,6 +73,10 @@ type groupFile struct {
 // Subscribe joins group on topic. It returns with the member's partitions
 // assigned; a new group starts at offset 0.
 func (l *Log) Subscribe(ctx context.Context, topic, groupName string) (topics.Subscription, error) {
+	if l.readOnly {
+		// A group's offsets are written on every Commit.
+		return nil, fmt.Errorf("embeddedlog: subscribe to %s: %w", topic, ErrReadOnly)
+	}
 	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err

@@ -1,5 +1,6 @@
 // Package embeddedlog is the embedded default engine of [topics.Log]:
-// durable segment files on local disk, used by one process.
+// durable segment files on local disk, written by one process; readers
+// ([OpenReadOnly], reader.go) in any process read beside it.
 //
 // Layout: DIR/LOCK (flock, one writer per directory), DIR/<topic>/<n>/
 // holding segment files named by their first offset, and
@@ -20,6 +21,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,10 +34,11 @@ import (
 
 // Log is the embedded engine. It is safe for concurrent use.
 type Log struct {
-	dir    string
-	cfg    config
-	lock   *os.File
-	topics map[string]*topicLog
+	dir      string
+	cfg      config
+	lock     *os.File
+	readOnly bool // opened by OpenReadOnly (reader.go)
+	topics   map[string]*topicLog
 
 	// mu is held shared by every operation that touches files and
 	// exclusively by Close, so Close never pulls a file from under a reader.
@@ -67,6 +70,8 @@ type topicLog struct {
 	// pub is held while a group is published to its partitions, and
 	// shared by a backup's cut, which so sees every group whole or not.
 	pub sync.RWMutex
+
+	rd *readTopic // a reader's scan of the topic; nil in a writer
 }
 
 // pending is one Append waiting in the group-commit queue.
@@ -114,15 +119,8 @@ func (l *Log) openTopic(spec topics.TopicSpec) (*topicLog, error) {
 	if err := mkdirDurable(tdir); err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(tdir)
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", tdir, err)
-	}
-	for _, e := range entries {
-		if n, err := strconv.Atoi(e.Name()); err == nil && (n < 0 || n >= int(spec.Partitions)) {
-			return nil, &FileError{File: filepath.Join(tdir, e.Name()), Offset: -1,
-				Err: fmt.Errorf("%w: topic %s has %d partitions", ErrLayout, spec.Name, spec.Partitions)}
-		}
+	if err := checkPartitionDirs(tdir, spec); err != nil {
+		return nil, err
 	}
 	for i := range spec.Partitions {
 		p := &partition{topic: spec.Name, id: i, dir: filepath.Join(tdir, strconv.Itoa(int(i))), metrics: l.cfg.metrics}
@@ -158,6 +156,25 @@ func (l *Log) openTopic(spec topics.TopicSpec) (*topicLog, error) {
 	return t, err
 }
 
+// checkPartitionDirs refuses a topic directory holding a partition the
+// topic does not have. A missing directory holds none.
+func checkPartitionDirs(tdir string, spec topics.TopicSpec) error {
+	entries, err := os.ReadDir(tdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s: %w", tdir, err)
+	}
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && (n < 0 || n >= int(spec.Partitions)) {
+			return &FileError{File: filepath.Join(tdir, e.Name()), Offset: -1,
+				Err: fmt.Errorf("%w: topic %s has %d partitions", ErrLayout, spec.Name, spec.Partitions)}
+		}
+	}
+	return nil
+}
+
 // mkdirDurable creates dir if missing and makes its entry durable.
 func mkdirDurable(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
@@ -172,6 +189,10 @@ func mkdirDurable(dir string) error {
 func (l *Log) closeFiles() error {
 	var errs []error
 	for _, t := range l.topics {
+		if t.rd != nil {
+			errs = append(errs, t.rd.closeFiles()) // the partitions' files among them
+			continue
+		}
 		for _, p := range t.parts {
 			errs = append(errs, p.closeFiles())
 		}
@@ -230,6 +251,9 @@ func (t *topicLog) partition(id int32) (*partition, error) {
 // Append writes msgs to topic; it returns after they are fsynced. All of
 // msgs become durable or (after a crash or an error) none of them.
 func (l *Log) Append(ctx context.Context, topic string, msgs ...topics.Message) ([]topics.Position, error) {
+	if l.readOnly {
+		return nil, fmt.Errorf("embeddedlog: append to %s: %w", topic, ErrReadOnly)
+	}
 	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
@@ -494,7 +518,9 @@ func (t *topicLog) waitChan() <-chan struct{} {
 }
 
 // Read returns up to max records of one partition from offset from. The
-// records alias a buffer owned by this call's result.
+// records alias a buffer owned by this call's result. A reader
+// ([OpenReadOnly]) asked for records from the end of what it shows looks
+// at the files again first.
 func (l *Log) Read(ctx context.Context, topic string, partition int32, from int64, max int) ([]topics.Record, error) {
 	return l.ReadInto(ctx, topic, partition, from, max, nil)
 }
@@ -514,16 +540,27 @@ func (l *Log) ReadInto(ctx context.Context, topic string, partition int32, from 
 	if err != nil {
 		return nil, err
 	}
+	if t.rd != nil && from >= p.end() {
+		if err := t.rd.refresh(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return p.read(from, max, alloc)
 }
 
 // EndOffsets returns, per partition, the offset the next append gets.
+// A reader ([OpenReadOnly]) looks at the files again first.
 func (l *Log) EndOffsets(ctx context.Context, topic string) ([]int64, error) {
 	t, err := l.enterTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
 	defer l.leave()
+	if t.rd != nil {
+		if err := t.rd.refresh(ctx); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]int64, len(t.parts))
 	for i, p := range t.parts {
 		out[i] = p.end()

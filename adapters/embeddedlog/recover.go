@@ -119,23 +119,10 @@ func (s *segScanner) fill(pos, need int64) error {
 
 // loadPartition opens and scans the segments of one partition directory.
 func (l *Log) loadPartition(p *partition) (*tail, error) {
-	entries, err := os.ReadDir(p.dir)
+	bases, err := segmentBases(p.dir)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", p.dir, err)
+		return nil, err
 	}
-	var bases []int64
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".seg") {
-			continue
-		}
-		base, err := strconv.ParseInt(strings.TrimSuffix(name, ".seg"), 10, 64)
-		if err != nil || segmentName(base) != name {
-			return nil, &FileError{File: filepath.Join(p.dir, name), Offset: -1, Err: fmt.Errorf("%w: not a segment name", ErrLayout)}
-		}
-		bases = append(bases, base)
-	}
-	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
 	t := &tail{p: p}
 	for i, base := range bases {
 		if l.cfg.ctx != nil {
@@ -189,6 +176,32 @@ func (l *Log) loadPartition(p *partition) (*tail, error) {
 	return t, nil
 }
 
+// segmentBases lists the base offsets of the segment files in dir,
+// ascending. A missing dir has none.
+func segmentBases(dir string) ([]int64, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	var bases []int64
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".seg") {
+			continue
+		}
+		base, err := strconv.ParseInt(strings.TrimSuffix(name, ".seg"), 10, 64)
+		if err != nil || segmentName(base) != name {
+			return nil, &FileError{File: filepath.Join(dir, name), Offset: -1, Err: fmt.Errorf("%w: not a segment name", ErrLayout)}
+		}
+		bases = append(bases, base)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	return bases, nil
+}
+
 // laterSegments remembers segment files after a damaged sealed one, so a
 // truncation can remove them.
 func (t *tail) laterSegments(bases []int64) {
@@ -210,16 +223,9 @@ func (l *Log) openSegment(p *partition, base int64, last bool) (*segment, error)
 		f.Close()
 		return nil, fmt.Errorf("stat segment: %w", err)
 	}
-	h := make([]byte, segmentHeaderSize)
-	n, _ := f.ReadAt(h, 0)
-	hbase, herr := parseSegmentHeader(h[:n])
+	torn, err := checkSegmentHeader(f, path, base, st.Size())
 	switch {
-	case errors.Is(herr, ErrFormatTooNew):
-		f.Close()
-		return nil, &FileError{File: path, Offset: 0, Err: herr}
-	case herr != nil && last && st.Size() <= segmentHeaderSize:
-		// Created but its header never became durable: nothing was
-		// written to it (a group is written only after the header's fsync).
+	case torn && last:
 		f.Close()
 		l.cfg.logger.Warn("embeddedlog: removing segment with torn header", "file", path, "bytes", st.Size())
 		l.cfg.metrics.TailTruncated(p.topic, p.id, st.Size())
@@ -227,17 +233,36 @@ func (l *Log) openSegment(p *partition, base int64, last bool) (*segment, error)
 			return nil, fmt.Errorf("remove torn segment: %w", err)
 		}
 		return nil, syncDir(p.dir)
-	case herr != nil:
+	case err != nil:
 		f.Close()
-		l.cfg.metrics.CorruptionFound(p.topic, p.id)
-		return nil, &FileError{File: path, Offset: 0, Err: fmt.Errorf("%w: %v", topics.ErrCorrupt, herr)}
-	case hbase != base:
-		f.Close()
-		l.cfg.metrics.CorruptionFound(p.topic, p.id)
-		return nil, &FileError{File: path, Offset: 0, Err: fmt.Errorf("%w: header base offset %d, file name says %d", topics.ErrCorrupt, hbase, base)}
+		if errors.Is(err, topics.ErrCorrupt) {
+			l.cfg.metrics.CorruptionFound(p.topic, p.id)
+		}
+		return nil, err
 	}
 	return &segment{path: path, f: f, base: base, next: base, size: st.Size(),
 		index: []indexEntry{{base, segmentHeaderSize}}, indexedAt: segmentHeaderSize}, nil
+}
+
+// checkSegmentHeader checks the header of segment file f (size bytes),
+// named for offset base. torn says the header is not valid but the file
+// is no longer than a header: its creation never finished, and nothing
+// was written to it (a group is written only after the header's fsync).
+// That is corruption only in a segment others follow, which err then
+// says; a writer removes such a last segment, a reader waits for it.
+func checkSegmentHeader(f *os.File, path string, base, size int64) (torn bool, err error) {
+	h := make([]byte, segmentHeaderSize)
+	n, _ := f.ReadAt(h, 0)
+	hbase, herr := parseSegmentHeader(h[:n])
+	switch {
+	case errors.Is(herr, ErrFormatTooNew):
+		return false, &FileError{File: path, Offset: 0, Err: herr}
+	case herr != nil:
+		return size <= segmentHeaderSize, &FileError{File: path, Offset: 0, Err: fmt.Errorf("%w: %v", topics.ErrCorrupt, herr)}
+	case hbase != base:
+		return false, &FileError{File: path, Offset: 0, Err: fmt.Errorf("%w: header base offset %d, file name says %d", topics.ErrCorrupt, hbase, base)}
+	}
+	return false, nil
 }
 
 // useSealed takes sealed segment p.segs[si] from its sidecar instead of
@@ -330,21 +355,7 @@ func (l *Log) findLater(t *tail) error {
 	if _, err := s.f.ReadAt(rest, t.bad.pos); err != nil && !errors.Is(err, io.EOF) {
 		return &FileError{File: s.path, Offset: t.bad.pos, Err: fmt.Errorf("read: %w", err)}
 	}
-	maxOff := t.expect + int64(len(rest))/frameHeaderSize + 1
-	for q := 1; q+frameHeaderSize <= len(rest); q++ {
-		// Cheap filters first: almost every position fails on these.
-		body := binary.LittleEndian.Uint32(rest[q:])
-		if body < frameFixedBody || body > maxBodyBytes || q+8+int(body) > len(rest) {
-			continue
-		}
-		off := int64(binary.LittleEndian.Uint64(rest[q+8:]))
-		if off < t.expect || off > maxOff {
-			continue
-		}
-		f, n, err := parseFrame(rest[q:])
-		if err != nil || f.gseq < t.gseq {
-			continue
-		}
+	resync(rest, t.expect, t.gseq, func(f frame) {
 		b := t.bad
 		if !b.later || f.gseq < b.laterMin {
 			b.laterMin = f.gseq
@@ -353,9 +364,33 @@ func (l *Log) findLater(t *tail) error {
 			b.laterMax, b.laterGparts = f.gseq, f.gparts
 		}
 		b.later = true
+	})
+	return nil
+}
+
+// resync calls found for each valid frame in rest, the bytes from a bad
+// frame on, found byte by byte after its first byte (lengths after damage
+// cannot be trusted): frames with offsets from expect on and groups from
+// gseq on.
+func resync(rest []byte, expect int64, gseq uint64, found func(frame)) {
+	maxOff := expect + int64(len(rest))/frameHeaderSize + 1
+	for q := 1; q+frameHeaderSize <= len(rest); q++ {
+		// Cheap filters first: almost every position fails on these.
+		body := binary.LittleEndian.Uint32(rest[q:])
+		if body < frameFixedBody || body > maxBodyBytes || q+8+int(body) > len(rest) {
+			continue
+		}
+		off := int64(binary.LittleEndian.Uint64(rest[q+8:]))
+		if off < expect || off > maxOff {
+			continue
+		}
+		f, n, err := parseFrame(rest[q:])
+		if err != nil || f.gseq < gseq {
+			continue
+		}
+		found(f)
 		q += n - 1
 	}
-	return nil
 }
 
 // settle applies the topic-wide rules above to the scanned partitions of

@@ -30,6 +30,9 @@ func (l *Log) Scan(ctx context.Context, topic string, part int32, from int64, fn
 	if err == nil {
 		p, err = t.partition(part)
 	}
+	if err == nil && t.rd != nil && from >= p.end() {
+		err = t.rd.refresh(ctx)
+	}
 	end := int64(0)
 	if err == nil {
 		end = p.end()

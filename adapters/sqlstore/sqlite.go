@@ -3,7 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -83,15 +85,7 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 			return nil, err
 		}
 	}
-	// First a plain connection that only reads: a store of a newer format
-	// must be refused before any pragma or DDL touches it.
-	probe, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
-	}
-	_, err = checkFormat(ctx, probe, projections.SQLite, path)
-	probe.Close()
-	if err != nil {
+	if err := probeFormat(ctx, path); err != nil {
 		return nil, err
 	}
 
@@ -138,6 +132,54 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 		return b, nil
 	}
 	return s, nil
+}
+
+// probeFormat reads the store's format on a plain connection that only
+// reads: a store of a newer format must be refused before any pragma or
+// DDL touches it.
+func probeFormat(ctx context.Context, path string) error {
+	probe, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	defer probe.Close()
+	_, err = checkFormat(ctx, probe, projections.SQLite, path)
+	return err
+}
+
+// OpenSQLiteReadOnly opens the SQLite store at path for reading, beside
+// its writers (a relay) or none: it creates, migrates and changes nothing
+// ([ErrNoStore] when there is no file at path), and its connections refuse
+// to write (query_only). Like every open it holds the store's lock shared,
+// so an offline replay does not replace the file under it. Its
+// transactions start no write lock: in WAL mode each one reads the
+// snapshot of its first statement to its end, while writers go on (a
+// long one keeps the WAL from being checkpointed past that snapshot).
+func OpenSQLiteReadOnly(ctx context.Context, path string) (projections.Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store %s: %w", path, ErrNoStore)
+		}
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	lock, err := lockStore(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := probeFormat(ctx, path); err != nil {
+		lock.release()
+		return nil, err
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?"+q.Encode())
+	if err != nil {
+		lock.release()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	return &store{db: db, dialect: projections.SQLite, where: path, lock: lock, rebound: map[string]string{}}, nil
 }
 
 // createWithPageSize writes a new, empty store file with the given page

@@ -10,6 +10,9 @@ import (
 // or (for the replay) another process has it open.
 var ErrStoreInUse = errors.New("store is in use")
 
+// ErrNoStore: a read-only open found no store; it creates none.
+var ErrNoStore = errors.New("no projection store")
+
 // storeLock is a lock on the file beside a SQLite store (path + ".lock").
 // Every open of the store holds it shared; replacing the store file
 // holds it exclusively, so no process writes to a file that is about to

@@ -64,7 +64,7 @@ var analyticsSinkCmd = &cobra.Command{
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
-		lg, err := openLog(ctx)
+		lg, err := openLogReader(ctx) // beside a relay, which appends
 		if err != nil {
 			return err
 		}

@@ -40,6 +40,12 @@ it open. A running relay backs its log up with --backup-every and
 		if engineFlags.log != "embedded" {
 			return fmt.Errorf("backup copies the embedded log; --log %s keeps its own replicas", engineFlags.log)
 		}
+		if err := requireData(); err != nil {
+			return err
+		}
+		if _, err := os.Stat(logDir()); errors.Is(err, os.ErrNotExist) {
+			return noLogError(logDir(), err) // rather than back up a log made empty here
+		}
 		lg, err := openLog(cmd.Context())
 		if errors.Is(err, embeddedlog.ErrLocked) {
 			return fmt.Errorf("%w (a relay backs its log up with --backup-every and --backup-dir)", err)
@@ -182,7 +188,7 @@ ClickHouse database: the old one holds records the restored log lacks.`,
 			return fmt.Errorf("restore puts back the embedded log; --log %s keeps its own replicas", engineFlags.log)
 		}
 		ctx, out := cmd.Context(), cmd.OutOrStdout()
-		dir := filepath.Join(engineFlags.data, "log")
+		dir := logDir()
 		aside, st, err := embeddedlog.Restore(ctx, args[0], dir, time.Now().UTC().Format(backupNameLayout),
 			embeddedlog.WithLogger(slog.Default()))
 		if errors.Is(err, embeddedlog.ErrLocked) {

@@ -398,6 +398,19 @@ func TestIdempotentIngestionAndMinting(t *testing.T) {
 	}
 }
 
+// catchUpShared catches r up with the log on a store that other runners
+// (claim workers) may be writing: losing a commit to one of them
+// (ErrCheckpointMoved) reloads the checkpoints, and the catch-up is tried
+// again, up to 5 times.
+func catchUpShared(ctx context.Context, r *projections.Runner) error {
+	for attempt := 1; ; attempt++ {
+		_, err := r.CatchUp(ctx)
+		if err == nil || !errors.Is(err, projections.ErrCheckpointMoved) || attempt == 5 {
+			return err
+		}
+	}
+}
+
 // countEnvelopes counts the envelopes of one type on a topic.
 func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
 	t.Helper()

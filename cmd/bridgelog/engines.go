@@ -82,7 +82,7 @@ func openEngines(ctx context.Context, opts ...embeddedlog.Option) (*engines, err
 func openLog(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error) {
 	switch engineFlags.log {
 	case "embedded":
-		dir := filepath.Join(engineFlags.data, "log")
+		dir := logDir()
 		if engineMetrics != nil {
 			opts = append(opts, embeddedlog.WithMetrics(engineMetrics.EmbeddedLog()))
 		}
@@ -110,19 +110,131 @@ func openLog(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error
 	return nil, fmt.Errorf("--log %q: want embedded or kafka", engineFlags.log)
 }
 
+// openReaders opens the log and the store the flags name for a command
+// that only reads them: it creates, locks against writers and changes
+// nothing (embeddedlog.OpenReadOnly, the stores' read-only opens), so it
+// runs beside a relay, and where --data holds no data it says so and
+// leaves --data as it was. opts apply to an embedded log.
+func openReaders(ctx context.Context, opts ...embeddedlog.Option) (*engines, error) {
+	lg, err := openLogReader(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStoreReader(ctx)
+	if err != nil {
+		lg.Close()
+		return nil, err
+	}
+	return &engines{Log: lg, Store: st}, nil
+}
+
+// openLogReader opens the log the flags name for reading only (see
+// openReaders). A Kafka client only reads unless it appends.
+func openLogReader(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error) {
+	if engineFlags.log != "embedded" {
+		return openLog(ctx, opts...)
+	}
+	if err := requireData(); err != nil {
+		return nil, err
+	}
+	dir := logDir()
+	lg, err := embeddedlog.OpenReadOnly(dir, append(opts, embeddedlog.WithContext(ctx))...)
+	if errors.Is(err, embeddedlog.ErrNoLog) {
+		return nil, noLogError(dir, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open embedded log %s: %w", dir, err)
+	}
+	return lg, nil
+}
+
+// openStoreReader opens the projection store the flags name for reading
+// only (see openReaders).
+func openStoreReader(ctx context.Context) (projections.Store, error) {
+	switch engineFlags.store {
+	case "sqlite":
+		if err := requireData(); err != nil {
+			return nil, err
+		}
+		st, err := sqlstore.OpenSQLiteReadOnly(ctx, sqlitePath())
+		if errors.Is(err, sqlstore.ErrNoStore) {
+			return nil, noStoreError(sqlitePath(), err)
+		}
+		return st, err
+	case "postgres":
+		dsn, err := pgDSN()
+		if err != nil {
+			return nil, err
+		}
+		return sqlstore.OpenPostgresReadOnly(ctx, dsn)
+	}
+	return nil, fmt.Errorf("--store %q: want sqlite or postgres", engineFlags.store)
+}
+
+// noDataError: a command found nothing where it expected bridgelog's data
+// (a mistyped --data, a store never built), and created nothing there.
+type noDataError struct {
+	what, path string
+	run        string // the command that makes it
+	err        error
+}
+
+func (e *noDataError) Error() string {
+	return fmt.Sprintf("no %s %s: run %s first", e.what, e.path, e.run)
+}
+
+func (e *noDataError) Unwrap() error { return e.err }
+
+func noLogError(dir string, err error) error {
+	return &noDataError{what: "bridgelog data in", path: dir, run: "bridgelog devnet or relay", err: err}
+}
+
+func noStoreError(path string, err error) error {
+	return &noDataError{what: "projection store at", path: path, run: "bridgelog project (or relay)", err: err}
+}
+
+// requireData refuses a --data directory that does not exist, where the
+// flags keep data there (the embedded log, the SQLite store), for the
+// commands that must not create one: every command but those that append
+// to the log or build a store.
+func requireData() error {
+	if engineFlags.log != "embedded" && engineFlags.store != "sqlite" {
+		return nil
+	}
+	_, err := os.Stat(engineFlags.data)
+	if errors.Is(err, os.ErrNotExist) {
+		return noLogError(engineFlags.data, err)
+	}
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", engineFlags.data, err)
+	}
+	return nil
+}
+
 // openStore opens the projection store the flags name.
 func openStore(ctx context.Context) (projections.Store, error) {
 	switch engineFlags.store {
 	case "sqlite":
 		return sqlstore.OpenSQLite(ctx, sqlitePath())
 	case "postgres":
-		if engineFlags.pgDSN == "" {
-			return nil, errors.New("--store postgres needs --pg-dsn (or $BRIDGELOG_PG_DSN)")
+		dsn, err := pgDSN()
+		if err != nil {
+			return nil, err
 		}
-		return sqlstore.OpenPostgres(ctx, engineFlags.pgDSN)
+		return sqlstore.OpenPostgres(ctx, dsn)
 	}
 	return nil, fmt.Errorf("--store %q: want sqlite or postgres", engineFlags.store)
 }
+
+func pgDSN() (string, error) {
+	if engineFlags.pgDSN == "" {
+		return "", errors.New("--store postgres needs --pg-dsn (or $BRIDGELOG_PG_DSN)")
+	}
+	return engineFlags.pgDSN, nil
+}
+
+// logDir is the embedded log's directory in --data.
+func logDir() string { return filepath.Join(engineFlags.data, "log") }
 
 // sqlitePath is the SQLite store's file in --data.
 func sqlitePath() string { return filepath.Join(engineFlags.data, "projections.db") }

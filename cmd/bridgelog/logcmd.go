@@ -34,10 +34,11 @@ var logInspectCmd = &cobra.Command{
 only), partition after partition, each from offset --from: position, type,
 source key, aggregate, times and the payload decoded to JSON. With --json
 each event is one JSON object per line. Records that do not decode are
-printed as errors with their position; inspect goes on.`,
+printed as errors with their position; inspect goes on. It only reads
+(beside a running relay too).`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		lg, err := openLog(cmd.Context())
+		lg, err := openLogReader(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -91,11 +92,12 @@ var logTailCmd = &cobra.Command{
 	Long: `tail prints the last -n events of each partition of the topics (default:
 every data topic), then with --follow keeps printing new events as they are
 appended, until interrupted. Events of different partitions interleave in the
-order they are read.`,
+order they are read. It only reads: beside a running relay it shows each batch
+of appends once it is whole in every partition.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		lg, err := openLog(ctx)
+		lg, err := openLogReader(ctx)
 		if err != nil {
 			return err
 		}

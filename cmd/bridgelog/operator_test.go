@@ -623,8 +623,8 @@ func TestAnotherLogIsRefused(t *testing.T) {
 	}
 }
 
-// TestMissingStoreIsBuiltInBulk: project (and status) where the SQLite
-// store is missing builds it in bulk first when the log holds at least
+// TestMissingStoreIsBuiltInBulk: project where the SQLite store is
+// missing builds it in bulk first when the log holds at least
 // --bulk-build-min records, into the same rows as folding through SQLite's
 // engine gives; a smaller log or a store that exists is folded through the
 // engine.
@@ -668,16 +668,6 @@ func TestMissingStoreIsBuiltInBulk(t *testing.T) {
 	}
 	if _, stderr := engine.run(1, "project", "--bulk-build-min", "-1"); !strings.Contains(stderr, "--bulk-build-min -1") {
 		t.Fatalf("a negative bound: %s", stderr)
-	}
-	// status catches up too, and builds a missing store the same way.
-	if err := os.Remove(filepath.Join(bulk.data, "projections.db")); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr := bulk.run(0, "status", "--bulk-build-min", "1"); !strings.Contains(stderr, built) {
-		t.Fatalf("status on a missing store:\n%s", stderr)
-	}
-	if out, _ := bulk.run(0, "verify"); strings.Count(okLines(out), "ok ") < 3 || strings.Contains(okLines(out), "MISMATCH") {
-		t.Fatalf("verify after status built the store:\n%s", out)
 	}
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,11 +27,22 @@ version: an older process would still be writing the retired tables.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		eng, err := openEngines(ctx)
+		if err := requireData(); err != nil {
+			return err
+		}
+		if _, err := os.Stat(sqlitePath()); engineFlags.store == "sqlite" && errors.Is(err, os.ErrNotExist) {
+			return noStoreError(sqlitePath(), err) // nothing to prune, and none to make
+		}
+		// Prune changes the store only: it reads the log beside the relay.
+		lg, err := openLogReader(ctx)
 		if err != nil {
 			return err
 		}
+		eng := &engines{Log: lg}
 		defer eng.Close()
+		if eng.Store, err = openStore(ctx); err != nil {
+			return err
+		}
 		r, err := newProjector(ctx, eng, nil, 0)
 		if err != nil {
 			return err

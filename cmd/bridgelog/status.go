@@ -10,38 +10,34 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 var statusFlags struct {
-	json    bool
-	bulkMin int64
+	json bool
 }
 
 var statusCmd = &cobra.Command{
 	Use:   "status [--json]",
 	Short: "Show the bridge's state: indexer lag per chain, flows by status, batches, gas, conflicts",
-	Long: `status catches the projections up with the log and prints what an operator
-checks first: how far each chain's indexer is behind the tip it last saw, the
-deposits and withdrawals by status, the batches, the gas the relay's
-transactions used, and how many events were recorded as conflicts. A missing
-SQLite store is built first as project builds it (--bulk-build-min).`,
+	Long: `status prints what an operator checks first, from the projections as they
+are: how far each chain's indexer is behind the tip it last saw, the deposits
+and withdrawals by status, the batches, the gas the relay's transactions
+used, how many events were recorded as conflicts, and how many log records
+the projections have not folded yet (a running relay folds them as they come;
+without one, bridgelog project does).
+
+status only reads: it runs beside a running relay, takes no lock a writer
+needs, and changes and creates nothing; where --data holds no data it says
+so and exits with status 1.`,
+	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		if _, err := buildMissingStore(ctx, cmd.ErrOrStderr(), statusFlags.bulkMin); err != nil {
-			return err
-		}
-		eng, err := openEngines(ctx)
+		eng, err := openReaders(ctx)
 		if err != nil {
 			return err
 		}
 		defer eng.Close()
-		r, err := projections.NewRunner(ctx, eng.Log, eng.Store, projectionSet(), runnerOptions()...)
-		if err != nil {
-			return err
-		}
-		if err := catchUpShared(ctx, r); err != nil {
-			return err
-		}
 		rd := projections.BridgeReader{Store: eng.Store}
 		cursors, err := rd.Cursors(ctx)
 		if err != nil {
@@ -51,9 +47,13 @@ SQLite store is built first as project builds it (--bulk-build-min).`,
 		if err != nil {
 			return err
 		}
+		unfolded, err := unfoldedRecords(ctx, eng.Log, eng.Store)
+		if err != nil {
+			return err
+		}
 		out := cmd.OutOrStdout()
 		if statusFlags.json {
-			return json.NewEncoder(out).Encode(map[string]any{"chains": cursors, "stats": stats})
+			return json.NewEncoder(out).Encode(map[string]any{"chains": cursors, "stats": stats, "unfolded": unfolded})
 		}
 		for _, c := range cursors {
 			fmt.Fprintf(out, "chain %d: scanned to block %d, tip %d (%d behind), %d reorgs, %d rejected logs\n",
@@ -71,8 +71,60 @@ SQLite store is built first as project builds it (--bulk-build-min).`,
 			}
 		}
 		fmt.Fprintf(out, "conflicts    %d\n", stats.Conflicts)
+		if unfolded == 0 {
+			fmt.Fprintf(out, "unfolded     none: the projections are caught up with the log\n")
+		} else {
+			fmt.Fprintf(out, "unfolded     %d log records not in the projections yet\n", unfolded)
+		}
 		return nil
 	},
+}
+
+// unfoldedRecords counts the log records the projections have not folded
+// yet: for the projection furthest behind, from its checkpoints (read
+// first, in one transaction) to the log's end offsets (read after).
+func unfoldedRecords(ctx context.Context, lg topics.Log, st projections.Store) (int64, error) {
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	checkpoints := map[string]map[string][]int64{}
+	for _, p := range projectionSet() {
+		v, err := projections.LiveVersion(ctx, tx, p.Name())
+		switch {
+		case errors.Is(err, projections.ErrNoLiveVersion):
+			checkpoints[p.Name()] = nil // never built: the whole log is ahead
+			continue
+		case err != nil:
+			return 0, err
+		}
+		if checkpoints[p.Name()], err = projections.StoredCheckpoint(ctx, tx, p.Name(), v); err != nil {
+			return 0, err
+		}
+	}
+	ends := map[string][]int64{}
+	var most int64
+	for _, p := range projectionSet() {
+		cp := checkpoints[p.Name()]
+		var n int64
+		for _, t := range p.Topics() {
+			if _, ok := ends[t]; !ok {
+				if ends[t], err = lg.EndOffsets(ctx, t); err != nil {
+					return 0, fmt.Errorf("end offsets of %s: %w", t, err)
+				}
+			}
+			for part, end := range ends[t] {
+				folded := int64(0)
+				if part < len(cp[t]) {
+					folded = cp[t][part]
+				}
+				n += max(0, end-folded)
+			}
+		}
+		most = max(most, n)
+	}
+	return most, nil
 }
 
 func sortedCounts(m map[string]int64) string {
@@ -93,19 +145,8 @@ func sortedCounts(m map[string]int64) string {
 
 func init() {
 	statusCmd.Flags().BoolVar(&statusFlags.json, "json", false, "print JSON")
-	addBulkBuildFlag(statusCmd, &statusFlags.bulkMin)
+	// Kept so that scripts passing it still run.
+	statusCmd.Flags().Int64("bulk-build-min", 0, "")
+	_ = statusCmd.Flags().MarkDeprecated("bulk-build-min", "status only reads; bridgelog project (or relay) builds a missing store")
 	rootCmd.AddCommand(statusCmd)
-}
-
-// catchUpShared catches r up with the log on a store that other runners
-// (a relay, claim workers) may be writing: losing a commit to one of them
-// (ErrCheckpointMoved) reloads the checkpoints, and the catch-up is tried
-// again, up to 5 times.
-func catchUpShared(ctx context.Context, r *projections.Runner) error {
-	for attempt := 1; ; attempt++ {
-		_, err := r.CatchUp(ctx)
-		if err == nil || !errors.Is(err, projections.ErrCheckpointMoved) || attempt == 5 {
-			return err
-		}
-	}
 }

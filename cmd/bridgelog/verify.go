@@ -33,10 +33,14 @@ SQLite: slower, and independent of the bulk writer.
 An embedded log is opened with a full scan: every frame of every segment is
 checked, including sealed segments that other commands open from their index
 files, so damage anywhere in the log stops verify (exit status 1) with the
-file and byte offset.`,
+file and byte offset.
+
+verify only reads, so it runs beside a running relay: the live store is read
+in one snapshot (its checkpoints and its rows), and the rebuild stops at
+exactly those checkpoints, however far the relay has appended since.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		eng, err := openEngines(cmd.Context(), embeddedlog.WithFullScan(true))
+		eng, err := openReaders(cmd.Context(), embeddedlog.WithFullScan(true))
 		if err != nil {
 			return err
 		}
