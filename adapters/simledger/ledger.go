@@ -312,3 +312,20 @@ func decodeTx(b []byte) (twophase.Template, []twophase.MemberSignature, error) {
 	}
 	return t, sigs, nil
 }
+
+// Dead reports whether t can never be accepted: an input was taken away
+// by a reorg or spent by another transaction. The simulator's invariants
+// use it to tell a template given up for cause from a split commit.
+func (l *Ledger) Dead(t twophase.Template) bool {
+	id := l.cfg.Rules.TxID(t)
+	if _, ok := l.accepted[id]; ok {
+		return false
+	}
+	for _, in := range t.Inputs {
+		o, ok := l.outs[in.Outpoint]
+		if !ok || o.gone || (o.spentDAA != 0 && o.spentBy != id) {
+			return true
+		}
+	}
+	return false
+}

@@ -75,7 +75,7 @@ func (s *State) applyStarted(f SignerStarted) {
 func (s *State) stream(name string) *streamState {
 	st, ok := s.streams[name]
 	if !ok {
-		st = &streamState{next: s.cfg.FirstNonce, pending: map[uint64]Hash{}}
+		st = &streamState{next: s.cfg.FirstNonce, pending: map[uint64]Hash{}, done: map[uint64]bool{}}
 		s.streams[name] = st
 	}
 	return st
@@ -111,6 +111,7 @@ func (s *State) applyRoundStarted(f RoundStarted) {
 		e.FirstRoundAt = at
 	}
 	e.Phase, e.Round, e.PhaseSince, e.RetryAt = PhaseProposing, f.Round, at, time.Time{}
+	e.unusable = Hash{}
 	// Proposals of rounds before this one stay as knowledge of those rounds
 	// (see LockFor); only their templates are kept, not their quorum.
 }
@@ -229,6 +230,7 @@ func (s *State) applyRoundFailed(f RoundFailed) {
 	if f.Reason == ReasonRevalidationFailed || f.Reason == ReasonPayoutRejected {
 		// The commit is given up at this signer: a later round may commit
 		// again (the same template if it is still good, see LockFor).
+		e.unusable = e.Canonical
 		e.Canonical, e.Evidence = Hash{}, nil
 	}
 }
@@ -250,12 +252,17 @@ func (s *State) applyCompleted(f Completed) {
 	}
 	e.Phase, e.PhaseSince, e.DoneAt = PhaseCompleted, fromNs(f.AtNs), fromNs(f.AtNs)
 	e.Canonical, e.PayoutTx = f.Hash, f.TxID
+	// The stream moves past every nonce completed without a gap; a payout
+	// observed out of order (a lagging signer seeing its peers' payments)
+	// waits for the nonces before it.
 	st := s.stream(e.Event.Stream)
-	if st.pending[e.Event.Nonce] == e.ID {
-		delete(st.pending, e.Event.Nonce)
+	if st.pending[e.Event.Nonce] == e.ID && e.Event.Nonce >= st.next {
+		st.done[e.Event.Nonce] = true
 	}
-	if e.Event.Nonce >= st.next {
-		st.next = e.Event.Nonce + 1
+	for st.done[st.next] {
+		delete(st.done, st.next)
+		delete(st.pending, st.next)
+		st.next++
 	}
 }
 

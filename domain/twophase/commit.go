@@ -16,7 +16,7 @@ func (s *State) tryCommit(e *EventState, env Env) {
 	}
 	for r := uint32(0); r <= e.Round; r++ {
 		h, ok := QuorumHash(e.ballots(r), s.quorum())
-		if !ok {
+		if !ok || h == e.unusable {
 			continue
 		}
 		kt := e.templates[h]
@@ -66,6 +66,15 @@ func (s *State) signCommitted(e *EventState, env Env) {
 	kt := e.templates[e.Canonical]
 	if kt == nil || !kt.valid {
 		return
+	}
+	if env.Payout != nil {
+		if st, err := env.Payout(kt.txID); err == nil && st.Accepted {
+			// Paid with the others' signatures: nothing to sign.
+			if st.VirtualDAAScore >= st.DAAScore+s.cfg.Params.PayoutDepth {
+				s.complete(e, e.Canonical, kt.txID, st.DAAScore, env)
+			}
+			return
+		}
 	}
 	view, err := env.View()
 	if err != nil {

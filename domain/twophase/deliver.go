@@ -124,12 +124,8 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonProposerMismatch, "vote of %q signed by %q", v.voter, v.env.Sender), en)
 		return
 	}
-	if e.Phase.Terminal() || v.epoch != e.Epoch || e.Phase == PhaseCommitted {
+	if e.Phase.Terminal() || v.epoch != e.Epoch {
 		return // too late, or of another epoch: nothing to decide with it
-	}
-	if v.round >= s.cfg.Params.MaxRounds() {
-		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)
-		return
 	}
 	if b := e.votes[v.round][v.voter]; b != nil {
 		if b.hash == v.hash && b.none == v.none {
@@ -139,6 +135,13 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		s.emit(Equivocation{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, FirstHash: b.hash,
 			SecondHash: v.hash, Envelope: v.env.Raw, AtNs: ns(en.Now)})
 		s.observe(MetricEquivocations, "", 1)
+		return
+	}
+	if e.Phase == PhaseCommitted {
+		return // decided: votes change nothing
+	}
+	if v.round >= s.cfg.Params.MaxRounds() {
+		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)
 		return
 	}
 	if v.round > e.Round {

@@ -130,6 +130,9 @@ type EventState struct {
 
 	Canonical   Hash
 	CommitRound uint32
+	// unusable is a committed hash that failed revalidation in this
+	// round: not committed again before the next round.
+	unusable Hash
 	Evidence    [][]byte // the quorum's envelopes
 	commitSent  time.Time
 
@@ -149,7 +152,8 @@ func (e *EventState) started() bool { return e.Phase != PhaseUnknown }
 // streamState orders one stream's events by nonce (section 1.5).
 type streamState struct {
 	next         uint64
-	pending      map[uint64]Hash
+	pending      map[uint64]Hash // known events by nonce, until the stream moves past them
+	done         map[uint64]bool // completed nonces above next
 	blockedSince time.Time // when the stream last found its next nonce missing
 }
 
