@@ -132,9 +132,9 @@ type EventState struct {
 	CommitRound uint32
 	// unusable is a committed hash that failed revalidation in this
 	// round: not committed again before the next round.
-	unusable Hash
-	Evidence    [][]byte // the quorum's envelopes
-	commitSent  time.Time
+	unusable   Hash
+	Evidence   [][]byte // the quorum's envelopes
+	commitSent time.Time
 
 	Signed    *TemplateSigned
 	sigs      map[PeerID][]byte // valid payout signatures of Canonical
@@ -154,7 +154,7 @@ type streamState struct {
 	next         uint64
 	pending      map[uint64]Hash // known events by nonce, until the stream moves past them
 	done         map[uint64]bool // completed nonces above next
-	blockedSince time.Time // when the stream last found its next nonce missing
+	blockedSince time.Time       // when the stream last found its next nonce missing
 }
 
 // State is a signer's protocol state: the fold of its log plus what it
