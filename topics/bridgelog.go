@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 // bridgelogTypes declares every event type this binary writes or reads.
@@ -42,9 +43,19 @@ var bridgelogTypes = []EventType{
 	{domain.TypeClaimOutcome, TopicClaims, 1},
 }
 
+// signingTypes are the facts of a signer's log (domain/twophase), all on
+// the signing topic, partitioned by signing event.
+func signingTypes() []EventType {
+	out := make([]EventType, len(twophase.FactTypes))
+	for i, t := range twophase.FactTypes {
+		out[i] = EventType{t, TopicSigning, 1}
+	}
+	return out
+}
+
 // DefaultCatalog returns the catalog of every bridgelog event type.
 func DefaultCatalog() *Catalog {
-	c, err := NewCatalog(bridgelogTypes...)
+	c, err := NewCatalog(append(append([]EventType(nil), bridgelogTypes...), signingTypes()...)...)
 	if err != nil {
 		// The declarations above are constants; a duplicate is a
 		// programming error caught by the package's tests.

@@ -1,0 +1,53 @@
+package twophase
+
+// FactTypes lists every fact type of the signer's log, in a stable order.
+var FactTypes = []string{
+	TypeSignerStarted, TypeEventRequested, TypeEventRefused, TypeRoundStarted, TypeVoteAccepted,
+	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
+	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
+	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected,
+}
+
+// NewFact returns a zero fact of a type (a pointer, to decode into), or
+// nil for a type that is not the signer's.
+func NewFact(typ string) Fact {
+	switch typ {
+	case TypeSignerStarted:
+		return new(SignerStarted)
+	case TypeEventRequested:
+		return new(EventRequested)
+	case TypeEventRefused:
+		return new(EventRefused)
+	case TypeRoundStarted:
+		return new(RoundStarted)
+	case TypeVoteAccepted:
+		return new(VoteAccepted)
+	case TypeVoteRejected:
+		return new(VoteRejected)
+	case TypeEquivocation:
+		return new(Equivocation)
+	case TypeCommitted:
+		return new(Committed)
+	case TypeTemplateSigned:
+		return new(TemplateSigned)
+	case TypeRoundFailed:
+		return new(RoundFailed)
+	case TypeCommitConflict:
+		return new(CommitConflict)
+	case TypePayoutSubmitted:
+		return new(PayoutSubmitted)
+	case TypePayoutOutcome:
+		return new(PayoutOutcome)
+	case TypeCompleted:
+		return new(Completed)
+	case TypeAbandoned:
+		return new(Abandoned)
+	case TypeMessageRejected:
+		return new(MessageRejected)
+	case TypeAdminReset:
+		return new(AdminReset)
+	case TypeAdminReinjected:
+		return new(AdminReinjected)
+	}
+	return nil
+}
