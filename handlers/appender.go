@@ -19,6 +19,7 @@ type Appender struct {
 	Catalog *topics.Catalog
 	Limits  topics.Limits
 	Now     func() time.Time // recorded-at clock; nil means time.Now
+	NewID   func() string    // envelope ids; nil means topics.NewID (random)
 }
 
 // Cause links appended events to what caused them.
@@ -40,8 +41,11 @@ func (a *Appender) Append(ctx context.Context, c Cause, evs ...domain.Event) ([]
 	byTopic := map[string][]topics.Message{}
 	var order []string
 	for _, ev := range evs {
-		env, topic, err := a.Catalog.Wrap(ev, topics.Meta{CausationID: c.CausationID, CorrelationID: c.CorrelationID,
-			OccurredAt: c.OccurredAt, RecordedAt: rec})
+		m := topics.Meta{CausationID: c.CausationID, CorrelationID: c.CorrelationID, OccurredAt: c.OccurredAt, RecordedAt: rec}
+		if a.NewID != nil {
+			m.ID = a.NewID()
+		}
+		env, topic, err := a.Catalog.Wrap(ev, m)
 		if err != nil {
 			return nil, err
 		}

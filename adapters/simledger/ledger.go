@@ -21,6 +21,9 @@ type Config struct {
 	// Keys check payout signatures.
 	Keys  *Keys
 	Rules Rules
+	// CoinbaseMaturity: a coinbase output is spendable once its DAA score
+	// plus this is below the virtual DAA score (default 100, simnet's).
+	CoinbaseMaturity uint64
 }
 
 // ErrRefused wraps every refusal of a submitted payout.
@@ -68,6 +71,9 @@ func New(cfg Config, start time.Time) *Ledger {
 	if cfg.DAAPerSecond == 0 {
 		cfg.DAAPerSecond = 10
 	}
+	if cfg.CoinbaseMaturity == 0 {
+		cfg.CoinbaseMaturity = 100
+	}
 	return &Ledger{cfg: cfg, start: start, daa: cfg.StartDAA, outs: map[twophase.Outpoint]*output{},
 		accepted: map[twophase.Hash]Accepted{}, views: map[uint64]twophase.LedgerView{}}
 }
@@ -84,13 +90,16 @@ func (l *Ledger) DAA() uint64 { return l.daa }
 
 // AdvanceTo moves time to now: the DAA score grows, and each new score is
 // a block that accepts every pending payout whose inputs are still
-// unspent (a payout whose input went elsewhere is dropped).
-func (l *Ledger) AdvanceTo(now time.Time) {
+// unspent (a payout whose input went elsewhere is dropped). It returns
+// how many payouts were accepted.
+func (l *Ledger) AdvanceTo(now time.Time) int {
+	before := len(l.log)
 	target := l.cfg.StartDAA + uint64(now.Sub(l.start).Seconds()*float64(l.cfg.DAAPerSecond))
 	for l.daa < target {
 		l.daa++
 		l.mine()
 	}
+	return len(l.log) - before
 }
 
 func (l *Ledger) mine() {
@@ -174,7 +183,7 @@ func (l *Ledger) check(t twophase.Template, id twophase.Hash, sigs []twophase.Me
 			return fmt.Errorf("input %s already spent", in.Outpoint)
 		case o.u.Amount != in.Amount || !o.u.Script.Equal(in.Script):
 			return fmt.Errorf("input %s differs from its output", in.Outpoint)
-		case o.u.Coinbase && o.u.DAAScore+100 >= l.daa:
+		case o.u.Coinbase && o.u.DAAScore+l.cfg.CoinbaseMaturity >= l.daa:
 			return fmt.Errorf("input %s is an immature coinbase output", in.Outpoint)
 		}
 		for _, p := range l.mempool {

@@ -95,13 +95,16 @@ func (s *State) active() *EventState {
 }
 
 func (s *State) findActive() *EventState {
-	var best *EventState
+	var best, held *EventState
 	for _, e := range s.events {
 		if e.Phase.Terminal() {
 			continue
 		}
 		if e.Signed != nil && e.Signed.Hash == e.Canonical && e.Phase == PhaseCommitted {
-			return e
+			if held == nil || e.Event.Before(held.Event) {
+				held = e
+			}
+			continue
 		}
 		st := s.streams[e.Event.Stream]
 		if st.pending[st.next] != e.ID {
@@ -110,6 +113,9 @@ func (s *State) findActive() *EventState {
 		if best == nil || e.Event.Before(best.Event) {
 			best = e
 		}
+	}
+	if held != nil {
+		return held
 	}
 	return best
 }

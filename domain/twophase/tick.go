@@ -62,6 +62,19 @@ func (s *State) Tick(en Env) Step {
 	return s.take()
 }
 
+// LedgerChanged checks committed events' payouts at once when the
+// ledger moved (a new block, a UTXO notification), instead of waiting for
+// the next tick, so the next event starts as soon as one completes.
+func (s *State) LedgerChanged(en Env) Step {
+	for _, e := range s.Events() {
+		if e.Phase == PhaseCommitted {
+			s.checkPayout(e, en)
+		}
+	}
+	s.progress(en)
+	return s.take()
+}
+
 // antiEntropy asks a few members, in turn, for the state of every event
 // that has been open for more than a tick (section 7.4), at most
 // MaxSyncEventsPerTick of them.

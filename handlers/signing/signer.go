@@ -1,0 +1,282 @@
+// Package signing runs one member of the M-of-N signing group: the
+// protocol of domain/twophase wired to the signer's own log, its
+// transport to the other members and its view of the ledger.
+//
+// Every decision is recorded before it is acted on: a step's facts are
+// appended to the log durably, then its messages are sent and its payouts
+// submitted. A signer that crashes anywhere in between is rebuilt by
+// replaying its log ([Open]) and sends again what it had recorded, never
+// anything different: an honest signer never votes twice in a round nor
+// signs two templates of an event. Methods are safe for concurrent use;
+// one decision runs at a time.
+package signing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Transport carries sealed envelopes to the other members. Delivery is
+// best effort: anti-entropy recovers what is lost.
+type Transport interface {
+	// Send delivers raw to member to, or to every other member when to is
+	// empty.
+	Send(ctx context.Context, to twophase.PeerID, raw []byte) error
+}
+
+// Ledger is the signer's own view of the payout ledger (its node).
+type Ledger interface {
+	// View returns the group's spendable outputs, the virtual DAA score
+	// and the outpoints pending transactions spend.
+	View(ctx context.Context) (twophase.LedgerView, error)
+	// PayoutStatus says whether a payout was accepted, and how deep.
+	PayoutStatus(ctx context.Context, txID twophase.Hash) (twophase.PayoutStatus, error)
+	// Submit hands a signed payout to the node; nil when it took it or
+	// already knew it.
+	Submit(ctx context.Context, tx []byte) error
+}
+
+// Metrics receives the protocol's observations (twophase.Metric*).
+type Metrics interface {
+	Observe(name, label string, value float64)
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) Observe(string, string, float64) {}
+
+// Config wires a signer.
+type Config struct {
+	Protocol  twophase.Config
+	Log       topics.Log // the signer's own log, never shared
+	Transport Transport
+	Ledger    Ledger
+	Clock     func() time.Time // nil: time.Now
+	Metrics   Metrics
+	Logger    *slog.Logger
+	Limits    topics.Limits
+	// NewID makes envelope ids (nil: random); a simulation makes them
+	// deterministic.
+	NewID func() string
+	// Observe, when set, sees every fact once it is on the log, in order
+	// (the simulator checks its invariants there).
+	Observe func(self twophase.PeerID, facts []twophase.Fact)
+	// Crash, when set, is asked after each append whether the process dies
+	// there, before it sends anything (tests of "record, then speak").
+	Crash func() bool
+	// LedgerTimeout bounds each call to the ledger (default 10 s).
+	LedgerTimeout time.Duration
+}
+
+// ErrCrashed: the Crash hook stopped the signer; it must be reopened.
+var ErrCrashed = errors.New("signer crashed (test hook)")
+
+// Signer is one running member.
+type Signer struct {
+	mu      sync.Mutex
+	cfg     Config
+	state   *twophase.State
+	app     *handlers.Appender
+	log     *slog.Logger
+	metrics Metrics
+	dead    error // set once the signer must not decide any more
+}
+
+// Open replays the signer's log into a fresh protocol state and starts a
+// new session: what the signer had recorded but maybe not sent is sent
+// again.
+func Open(ctx context.Context, cfg Config) (*Signer, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.LedgerTimeout == 0 {
+		cfg.LedgerTimeout = 10 * time.Second
+	}
+	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.metrics == nil {
+		s.metrics = nopMetrics{}
+	}
+	s.app = &handlers.Appender{Log: cfg.Log, Catalog: topics.DefaultCatalog(), Limits: cfg.Limits, Now: cfg.Clock, NewID: cfg.NewID}
+	if err := s.load(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.commit(ctx, s.state.Start(s.env(ctx))); err != nil {
+		return nil, err
+	}
+	s.log.Info("signer started", "signer", cfg.Protocol.Self, "session", s.state.Session(), "events", len(s.state.Events()))
+	return s, nil
+}
+
+// load builds the state from the log.
+func (s *Signer) load(ctx context.Context) error {
+	st, err := twophase.NewState(s.cfg.Protocol)
+	if err != nil {
+		return err
+	}
+	n, err := Replay(ctx, s.cfg.Log, st.Apply)
+	if err != nil {
+		return fmt.Errorf("replay the signer's log: %w", err)
+	}
+	s.log.Debug("signer log replayed", "signer", s.cfg.Protocol.Self, "facts", n)
+	s.state = st
+	return nil
+}
+
+// env is what one decision may consult: the clock now, the ledger view
+// (fetched at most once), payout statuses.
+func (s *Signer) env(ctx context.Context) twophase.Env {
+	var view *twophase.LedgerView
+	var viewErr error
+	return twophase.Env{
+		Now: s.cfg.Clock(),
+		View: func() (twophase.LedgerView, error) {
+			if view == nil && viewErr == nil {
+				c, cancel := context.WithTimeout(ctx, s.cfg.LedgerTimeout)
+				v, err := s.cfg.Ledger.View(c)
+				cancel()
+				view, viewErr = &v, err
+			}
+			return *view, viewErr
+		},
+		Payout: func(tx twophase.Hash) (twophase.PayoutStatus, error) {
+			c, cancel := context.WithTimeout(ctx, s.cfg.LedgerTimeout)
+			defer cancel()
+			return s.cfg.Ledger.PayoutStatus(c, tx)
+		},
+	}
+}
+
+// commit records a step, then acts on it: facts to the log (durably),
+// then messages, then payout submissions, whose answers are recorded the
+// same way. If the append fails, the state (which already holds the
+// facts) is rebuilt from the log and nothing is sent.
+func (s *Signer) commit(ctx context.Context, st twophase.Step) error {
+	if len(st.Facts) > 0 {
+		evs := make([]domain.Event, len(st.Facts))
+		for i, f := range st.Facts {
+			evs[i] = f
+		}
+		if _, err := s.app.Append(ctx, handlers.Cause{OccurredAt: s.cfg.Clock()}, evs...); err != nil {
+			s.log.Error("signer could not record its decision; rebuilding its state from the log", "signer", s.cfg.Protocol.Self, "err", err)
+			if lerr := s.load(ctx); lerr != nil {
+				s.dead = fmt.Errorf("append failed (%v) and the log cannot be replayed: %w", err, lerr)
+			}
+			return fmt.Errorf("record %d facts: %w", len(evs), err)
+		}
+		if s.cfg.Observe != nil {
+			s.cfg.Observe(s.cfg.Protocol.Self, st.Facts)
+		}
+		s.logFacts(st.Facts)
+		if s.cfg.Crash != nil && s.cfg.Crash() {
+			s.dead = ErrCrashed
+			return ErrCrashed
+		}
+	}
+	for _, o := range st.Metrics {
+		s.metrics.Observe(o.Name, o.Label, o.Value)
+	}
+	for _, o := range st.Out {
+		if err := s.cfg.Transport.Send(ctx, o.To, o.Raw); err != nil {
+			s.log.Debug("send failed", "signer", s.cfg.Protocol.Self, "to", o.To, "kind", o.Kind, "err", err)
+		}
+	}
+	for _, sub := range st.Submit {
+		c, cancel := context.WithTimeout(ctx, s.cfg.LedgerTimeout)
+		err := s.cfg.Ledger.Submit(c, sub.Tx)
+		cancel()
+		if err := s.commit(ctx, s.state.SubmitResult(sub, err, s.env(ctx))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// do runs one decision under the lock.
+func (s *Signer) do(ctx context.Context, decide func(twophase.Env) twophase.Step) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead != nil {
+		return s.dead
+	}
+	return s.commit(ctx, decide(s.env(ctx)))
+}
+
+// Deliver handles an envelope from another member.
+func (s *Signer) Deliver(ctx context.Context, raw []byte) error {
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Deliver(raw, en) })
+}
+
+// Request hands the signer an event its own source confirmed; via names
+// the source ("source", "rpc").
+func (s *Signer) Request(ctx context.Context, ev twophase.SigningEvent, via string) error {
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Request(ev, via, en) })
+}
+
+// Tick runs the protocol's timers; call it every Params.Tick.
+func (s *Signer) Tick(ctx context.Context) error {
+	return s.do(ctx, s.state.Tick)
+}
+
+// LedgerChanged tells the signer its ledger moved, so committed payouts
+// are checked now rather than at the next tick.
+func (s *Signer) LedgerChanged(ctx context.Context) error {
+	return s.do(ctx, s.state.LedgerChanged)
+}
+
+// AdminReset restarts an event at round 0 of a new epoch (an operator's
+// action, recorded with the operator and the reason).
+func (s *Signer) AdminReset(ctx context.Context, id twophase.Hash, operator, reason string) error {
+	var aerr error
+	err := s.do(ctx, func(en twophase.Env) twophase.Step {
+		st, err := s.state.AdminReset(id, operator, reason, en)
+		aerr = err
+		return st
+	})
+	return errors.Join(aerr, err)
+}
+
+// AdminReinject submits an event by hand (recorded with the operator and
+// the reason); idempotent by the event's id.
+func (s *Signer) AdminReinject(ctx context.Context, ev twophase.SigningEvent, operator, reason string) error {
+	var aerr error
+	err := s.do(ctx, func(en twophase.Env) twophase.Step {
+		st, err := s.state.AdminReinject(ev, operator, reason, en)
+		aerr = err
+		return st
+	})
+	return errors.Join(aerr, err)
+}
+
+// Status is a snapshot of what `signer status` shows.
+type Status struct {
+	Self    twophase.PeerID
+	Session uint64
+	Events  []twophase.EventState
+	Streams []twophase.StreamStatus
+	Peers   []twophase.PeerStatus
+}
+
+// Status returns a snapshot of the signer's events, streams and peers.
+func (s *Signer) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Self: s.cfg.Protocol.Self, Session: s.state.Session(), Streams: s.state.Streams(), Peers: s.state.Peers()}
+	for _, e := range s.state.Events() {
+		st.Events = append(st.Events, *e)
+	}
+	return st
+}
