@@ -186,12 +186,10 @@ func (r *Registry) Signer(id string) *SignerMetrics {
 	return v
 }
 
-var errEmptySignerID = errors.New("empty signer id")
-
 func checkSignerID(id string) error {
 	switch {
 	case id == "":
-		return errEmptySignerID // the label would vanish and merge signers
+		return errors.New("empty signer id") // the label would vanish and merge signers
 	case !utf8.ValidString(id):
 		return fmt.Errorf("signer id %q is not valid UTF-8", id)
 	}

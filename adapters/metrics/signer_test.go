@@ -32,36 +32,43 @@ func declaredSignerMetrics(t *testing.T) map[string]declared {
 		t.Fatal(err)
 	}
 	out := map[string]declared{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		v, ok := n.(*ast.ValueSpec)
-		if !ok || v.Comment == nil {
-			return true
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
 		}
-		for i, id := range v.Names {
-			if !strings.HasPrefix(id.Name, "Metric") {
-				continue
-			}
-			name, err := strconv.Unquote(v.Values[i].(*ast.BasicLit).Value)
-			if err != nil {
-				t.Fatalf("%s: %v", id.Name, err)
-			}
-			comment := strings.TrimSpace(v.Comment.Text())
-			end := strings.IndexAny(comment, ":, ")
-			if end < 0 {
-				end = len(comment)
-			}
-			d := declared{kind: comment[:end]}
-			if strings.HasPrefix(comment[end:], ":") {
-				d.label, _, _ = strings.Cut(strings.TrimSpace(comment[end+1:]), " ")
-			}
-			out[name] = d
+		for _, spec := range g.Specs {
+			addDeclared(t, out, spec.(*ast.ValueSpec))
 		}
-		return true
-	})
+	}
 	if len(out) != len(twophase.MetricNames) {
 		t.Fatalf("parsed %d metric constants, twophase.MetricNames has %d", len(out), len(twophase.MetricNames))
 	}
 	return out
+}
+
+// addDeclared adds the Metric constants of one const spec to out.
+func addDeclared(t *testing.T, out map[string]declared, v *ast.ValueSpec) {
+	t.Helper()
+	for i, id := range v.Names {
+		if !strings.HasPrefix(id.Name, "Metric") {
+			continue
+		}
+		name, err := strconv.Unquote(v.Values[i].(*ast.BasicLit).Value)
+		if err != nil {
+			t.Fatalf("%s: %v", id.Name, err)
+		}
+		comment := strings.TrimSpace(v.Comment.Text())
+		end := strings.IndexAny(comment, ":, ")
+		if end < 0 {
+			end = len(comment)
+		}
+		d := declared{kind: comment[:end]}
+		if strings.HasPrefix(comment[end:], ":") {
+			d.label, _, _ = strings.Cut(strings.TrimSpace(comment[end+1:]), " ")
+		}
+		out[name] = d
+	}
 }
 
 var promKinds = map[string]dto.MetricType{
