@@ -28,11 +28,15 @@ type kind uint8
 const (
 	counterKind kind = iota + 1
 	gaugeKind
+	histogramKind // signer metrics only; handlers have counters and gauges
 )
 
 func (k kind) String() string {
-	if k == counterKind {
+	switch k {
+	case counterKind:
 		return "counter"
+	case histogramKind:
+		return "histogram"
 	}
 	return "gauge"
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/analytics"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
 )
@@ -268,6 +270,32 @@ func TestBadInputIsCountedNotPanics(t *testing.T) {
 		{"clash with a fixed vector", ReasonRegister, func(r *Registry) {
 			r.Handlers().Gauge("kafkalog_rejected_total", map[string]string{"topic": "a", "reason": "b"}, 1)
 		}},
+		{"unknown signer metric", ReasonUnknownMetric, func(r *Registry) { r.Signer("s1").Observe("nope", "", 1) }},
+		{"signer label on a metric without one", ReasonLabelMismatch, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricCommits, "quorum", 1)
+		}},
+		{"signer metric without its label", ReasonLabelMismatch, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricMessagesRejected, "", 1)
+		}},
+		{"negative signer count", ReasonNegativeCount, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricCommits, "", -1)
+		}},
+		{"negative signer duration", ReasonNegativeCount, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricProposalPhaseDuration, "", -3)
+		}},
+		{"NaN signer gauge", ReasonInvalidValue, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricStreamHoleBlockedMs, "a", math.NaN())
+		}},
+		{"infinite signer count", ReasonInvalidValue, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricCommits, "", math.Inf(1))
+		}},
+		{"invalid UTF-8 signer label", ReasonLabelValue, func(r *Registry) {
+			r.Signer("s1").Observe(twophase.MetricValidationFailures, "\xff", 1)
+		}},
+		{"empty signer id", ReasonLabelValue, func(r *Registry) { r.Signer("").Observe(twophase.MetricCommits, "", 1) }},
+		{"invalid UTF-8 signer id", ReasonLabelValue, func(r *Registry) {
+			r.Signer("\xfe").Observe(twophase.MetricCommits, "", 1)
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,6 +304,7 @@ func TestBadInputIsCountedNotPanics(t *testing.T) {
 			r.Handlers().Count("gas_used_total", map[string]string{"purpose": "mint"}, 10)
 			r.Projections().Duplicate(1)
 			r.EmbeddedLog().TailTruncated("t", 0, 10)
+			r.Signer("s1").Observe(twophase.MetricCommits, "", 1)
 
 			tc.call(r)
 			tc.call(r) // twice: counted twice, logged once
@@ -287,6 +316,7 @@ func TestBadInputIsCountedNotPanics(t *testing.T) {
 				{"bridgelog_events_duplicate_total", nil, 1},
 				{"bridgelog_embeddedlog_tail_truncated_bytes_total", map[string]string{"topic": "t", "partition": "0"}, 10},
 				{"bridgelog_events_conflict_total", nil, 0},
+				{"bridgelog_signer_commits_total", map[string]string{"signer": "s1"}, 1},
 			})
 			var total float64
 			for _, m := range fams["bridgelog_metrics_errors_total"].GetMetric() {
@@ -325,6 +355,9 @@ func TestConcurrentUse(t *testing.T) {
 				p.Applied("deposits", 1)
 				p.Conflict(1)
 				e.GroupCommitted("events", 2)
+				sig := r.Signer(fmt.Sprint("s", w%2)) // first use races
+				sig.Observe(twophase.MetricCommits, "", 1)
+				sig.Observe(twophase.MetricProposalPhaseDuration, "", 100)
 				if i%100 == 0 {
 					scrape(t, r.Handler()) // gathering concurrently with updates
 				}
@@ -343,7 +376,12 @@ func TestConcurrentUse(t *testing.T) {
 		{"bridgelog_projection_events_applied_total", map[string]string{"projection": "deposits"}, n},
 		{"bridgelog_events_conflict_total", nil, n},
 		{"bridgelog_metrics_errors_total", map[string]string{"reason": ReasonLabelMismatch}, n},
+		{"bridgelog_signer_commits_total", map[string]string{"signer": "s0"}, n / 2},
+		{"bridgelog_signer_commits_total", map[string]string{"signer": "s1"}, n / 2},
 	})
+	if h := histogram(fams, "bridgelog_signer_proposal_phase_duration_ms", map[string]string{"signer": "s1"}); h.GetSampleCount() != uint64(n/2) {
+		t.Errorf("s1 phase durations %d, want %v", h.GetSampleCount(), n/2)
+	}
 	if got := fams["bridgelog_embeddedlog_group_commit_records"].GetMetric()[0].GetHistogram().GetSampleSum(); got != 2*n {
 		t.Errorf("group commit records %v, want %v", got, 2*n)
 	}

@@ -1,12 +1,14 @@
-// Package metrics exposes bridgelog's counters and gauges to Prometheus.
-// It implements the consumer-side metric interfaces of handlers,
-// projections and the log engines on one private [prometheus.Registry],
-// so nothing here touches prometheus' global default registry.
+// Package metrics exposes bridgelog's counters, gauges and histograms to
+// Prometheus. It implements the consumer-side metric interfaces of
+// handlers, projections, the log engines and the two-phase signer on one
+// private [prometheus.Registry], so nothing here touches prometheus'
+// global default registry.
 //
 // A metric call never panics: input Prometheus would refuse (a negative
-// count, an invalid name, a name reused with another label set or kind) is
-// dropped, counted in bridgelog_metrics_errors_total{reason} and logged once
-// per metric and reason.
+// count, an invalid name, a name reused with another label set or kind)
+// or that means nothing (a signer metric name twophase does not declare)
+// is dropped, counted in bridgelog_metrics_errors_total{reason} and logged
+// once per metric and reason.
 package metrics
 
 import (
@@ -27,12 +29,14 @@ const Prefix = "bridgelog_"
 
 // Reasons counted by bridgelog_metrics_errors_total.
 const (
-	ReasonNegativeCount = "negative_count" // Count or a counter method got n < 0
+	ReasonNegativeCount = "negative_count" // Count, a counter method or a signer observation got n < 0
 	ReasonInvalidName   = "invalid_name"   // metric or label name Prometheus refuses
-	ReasonLabelMismatch = "label_mismatch" // name seen before with other label keys
+	ReasonLabelMismatch = "label_mismatch" // name seen before with other label keys, or a signer label that does not fit its metric
 	ReasonKindMismatch  = "kind_mismatch"  // name seen before as counter, now gauge, or back
-	ReasonLabelValue    = "label_value"    // label value Prometheus refuses (invalid UTF-8)
+	ReasonLabelValue    = "label_value"    // label value Prometheus refuses (invalid UTF-8), or an empty signer id
 	ReasonRegister      = "register"       // the registry refused the collector (name clash)
+	ReasonUnknownMetric = "unknown_metric" // a signer observation whose name is not in twophase.MetricNames
+	ReasonInvalidValue  = "invalid_value"  // a signer observation of NaN or ±Inf
 )
 
 // scrapeTimeout bounds one /metrics gathering so a stuck collector cannot
@@ -55,6 +59,7 @@ type Registry struct {
 	kafka       *KafkaLogMetrics
 	watermill   *WatermillMetrics
 	analytics   *AnalyticsMetrics
+	signers     *signerFamilies
 }
 
 // Option configures [New].
@@ -91,7 +96,7 @@ func New(opts ...Option) *Registry {
 		r.errs,
 	)
 	for _, reason := range []string{ReasonNegativeCount, ReasonInvalidName, ReasonLabelMismatch,
-		ReasonKindMismatch, ReasonLabelValue, ReasonRegister} {
+		ReasonKindMismatch, ReasonLabelValue, ReasonRegister, ReasonUnknownMetric, ReasonInvalidValue} {
 		r.errs.WithLabelValues(reason) // present at 0, so increase() sees the first error
 	}
 	r.handlers = newHandlerMetrics(r)
@@ -100,6 +105,7 @@ func New(opts ...Option) *Registry {
 	r.kafka = newKafkaLogMetrics(r)
 	r.watermill = newWatermillMetrics(r)
 	r.analytics = newAnalyticsMetrics(r)
+	r.signers = newSignerFamilies(r)
 	return r
 }
 

@@ -4,10 +4,19 @@ package alerts
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 // TestAlertRules checks the rules and runs their unit tests
@@ -27,6 +36,44 @@ func TestAlertRules(t *testing.T) {
 		cancel()
 		if err != nil || !strings.Contains(string(out), "SUCCESS") {
 			t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// The signer's rules must name series adapters/metrics exports: a typo
+// there would be an alert that never fires.
+func TestSignerRulesNameExportedSeries(t *testing.T) {
+	rules, err := os.ReadFile("bridgelog-rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := metrics.New(metrics.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s := r.Signer("s1")
+	for _, name := range twophase.MetricNames {
+		// Labelled vectors show only the series they hold; the call with
+		// the wrong label shape is dropped.
+		s.Observe(name, "", 0)
+		s.Observe(name, "x", 0)
+	}
+	fams, err := r.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]bool{}
+	for _, f := range fams {
+		name := f.GetName()
+		exported[name] = true
+		if f.GetType() == dto.MetricType_HISTOGRAM {
+			exported[name+"_bucket"], exported[name+"_count"], exported[name+"_sum"] = true, true, true
+		}
+	}
+	used := regexp.MustCompile(`bridgelog_signer_[a-z0-9_]+`).FindAllString(string(rules), -1)
+	if len(used) == 0 {
+		t.Fatal("no bridgelog_signer_ series in the rules")
+	}
+	for _, name := range used {
+		if !exported[name] {
+			t.Errorf("the rules use %s, which adapters/metrics does not export", name)
 		}
 	}
 }

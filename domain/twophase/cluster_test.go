@@ -43,9 +43,10 @@ type cluster struct {
 }
 
 type node struct {
-	st   *twophase.State
-	log  []twophase.Fact
-	down bool
+	st      *twophase.State
+	log     []twophase.Fact
+	metrics []twophase.Observation
+	down    bool
 }
 
 type msg struct {
@@ -123,10 +124,11 @@ func (c *cluster) env(id twophase.PeerID) twophase.Env {
 		Payout: func(tx twophase.Hash) (twophase.PayoutStatus, error) { return c.ledger.Status(tx, lag), nil }}
 }
 
-// take appends a step's facts to the node's log, then sends and submits.
+// take appends a step's facts and metrics to the node, then sends and submits.
 func (c *cluster) take(id twophase.PeerID, st twophase.Step) {
 	nd := c.nodes[id]
 	nd.log = append(nd.log, st.Facts...)
+	nd.metrics = append(nd.metrics, st.Metrics...)
 	for _, o := range st.Out {
 		for _, to := range c.ids {
 			if to == id || (o.To != "" && o.To != to) {
@@ -201,6 +203,17 @@ func (c *cluster) facts(id twophase.PeerID, typ string) []twophase.Fact {
 	for _, f := range c.nodes[id].log {
 		if f.EventType() == typ {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// observed returns the node's observations of one metric, oldest first.
+func (c *cluster) observed(id twophase.PeerID, name string) []twophase.Observation {
+	var out []twophase.Observation
+	for _, o := range c.nodes[id].metrics {
+		if o.Name == name {
+			out = append(out, o)
 		}
 	}
 	return out

@@ -70,11 +70,23 @@ func TestStreamHoles(t *testing.T) {
 	if len(st) != 1 || !st[0].Blocked || st[0].Next != 0 {
 		t.Fatalf("streams %+v, want one blocked at 0", st)
 	}
+	blocked := c.observed("s1", twophase.MetricStreamHoleBlockedMs)
+	if len(blocked) == 0 || blocked[len(blocked)-1].Value <= 0 || blocked[0].Label != st[0].Stream {
+		t.Fatalf("blocked duration %+v, want rising for stream %q", blocked, st[0].Stream)
+	}
 	c.request(event(0))
 	c.advance(20 * time.Second)
 	for _, n := range []uint64{0, 1} {
 		if c.payouts(event(n)) != 1 {
 			t.Errorf("event %d not paid once", n)
 		}
+	}
+	if holes := c.observed("s1", twophase.MetricStreamHolesBlocking); len(holes) != 1 || holes[0].Label != st[0].Stream {
+		t.Errorf("holes counted %+v, want one for stream %q", holes, st[0].Stream)
+	}
+	// The gauge returns to 0 once the hole is filled, or its alert would
+	// keep firing.
+	if blocked = c.observed("s1", twophase.MetricStreamHoleBlockedMs); blocked[len(blocked)-1].Value != 0 {
+		t.Errorf("blocked duration ends at %v after the hole was filled, want 0", blocked[len(blocked)-1].Value)
 	}
 }

@@ -18,7 +18,7 @@ const (
 	MetricEventsAbandoned       = "events_abandoned_total"           // counter
 	MetricUTXODepthRejects      = "utxo_depth_rejects_total"         // counter
 	MetricRevalidationFailures  = "utxo_revalidation_failures_total" // counter
-	MetricStreamHolesBlocking   = "stream_holes_blocking_total"      // counter
+	MetricStreamHolesBlocking   = "stream_holes_blocking_total"      // counter: stream
 	MetricStreamHoleBlockedMs   = "stream_hole_blocked_duration_ms"  // gauge: stream
 	MetricStateSyncThrottled    = "state_sync_throttled_total"       // counter
 	MetricEventsStarted         = "events_total"                     // counter
@@ -33,3 +33,15 @@ const (
 	MetricInsufficientDeepUTXOs = "insufficient_deep_utxos_total"    // counter
 	MetricAmbiguousRounds       = "ambiguous_earlier_rounds_total"   // counter
 )
+
+// MetricNames lists every metric above, in declaration order, so the
+// adapter can register one series per name.
+var MetricNames = []string{
+	MetricProposalPhaseDuration, MetricProposalsReceived, MetricCanonicalSelection, MetricFastForward,
+	MetricValidationFailures, MetricPhaseTransitionErrors, MetricSplitBrainWarnings, MetricUniqueHashesPerEvent,
+	MetricTimeoutsWithoutQuorum, MetricRoundRetries, MetricEventsAbandoned, MetricUTXODepthRejects,
+	MetricRevalidationFailures, MetricStreamHolesBlocking, MetricStreamHoleBlockedMs, MetricStateSyncThrottled,
+	MetricEventsStarted, MetricCommits, MetricEventsCompleted, MetricCommitLatency,
+	MetricMessagesRejected, MetricEquivocations, MetricFutureRoundIgnored, MetricDuplicateVotes,
+	MetricPayoutSubmissions, MetricInsufficientDeepUTXOs, MetricAmbiguousRounds,
+}

@@ -267,6 +267,11 @@ func (s *State) watchStreams(en Env) {
 	for _, st := range s.Streams() {
 		ss := s.streams[st.Stream]
 		if !st.Blocked {
+			if !ss.blockedSince.IsZero() {
+				// Back to 0, or the gauge would hold the last blocked
+				// duration (and its alert) after the hole is filled.
+				s.observe(MetricStreamHoleBlockedMs, st.Stream, 0)
+			}
 			ss.blockedSince = time.Time{}
 			continue
 		}
