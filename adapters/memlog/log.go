@@ -11,10 +11,10 @@
 //     stored) and becomes visible to readers in one step: no Read,
 //     EndOffsets or Fetch sees part of it;
 //   - records that Read and Fetch return share no memory with the log or
-//     with each other's calls, and the log keeps its own copy of what was
-//     appended, so callers may reuse or modify their buffers;
+//     with other calls' records, and the log keeps its own copy of what
+//     was appended, so callers may reuse or modify their buffers;
 //   - it is deterministic: no randomness, and the only clock is the one of
-//     [WithClock], called once per non-empty Append;
+//     [WithClock], called once per stored Append;
 //   - consumer groups behave as on the embedded engine: a new group starts
 //     at offset 0, partitions are split round-robin over the members in
 //     join order, Subscribe returns with the member's partitions assigned,
@@ -24,8 +24,9 @@
 //     (as a Kafka session timeout would) and keeps the Log, which stands
 //     for the disk: the restarted signer replays it.
 //
-// Bounds match the embedded engine (value [WithMaxMessageBytes], key 64
-// KiB), so a test on memlog does not accept what production refuses.
+// Bounds match the embedded engine (value [WithMaxMessageBytes], key
+// 65,535 bytes), so a test on memlog does not accept what production
+// refuses.
 package memlog
 
 import (

@@ -154,19 +154,31 @@ func TestAppendVisibleInOneStep(t *testing.T) {
 			}
 		}
 	})
+	observe := func() error {
+		e := ends(t, l, topic)
+		if slices.Min(e) != slices.Max(e) {
+			return fmt.Errorf("end offsets %v: a batch is visible in some partitions only", e)
+		}
+		if e[0] == 0 {
+			return nil
+		}
+		// The newest record reads back while appends go on.
+		if recs := mustRead(t, l, 0, e[0]-1, 2); len(recs) == 0 || string(recs[0].Value) != "v" {
+			return fmt.Errorf("Read of the newest record at %d: %v", e[0]-1, recs)
+		}
+		return nil
+	}
 	observed := 0
-	for {
+	for running := true; running; observed++ {
 		select {
 		case <-done:
+			running = false
 		default:
-			e := ends(t, l, topic)
-			if slices.Min(e) != slices.Max(e) {
-				t.Fatalf("end offsets %v: a batch is visible in some partitions only", e)
-			}
-			observed++
-			continue
 		}
-		break
+		if err := observe(); err != nil {
+			t.Error(err)
+			break
+		}
 	}
 	wg.Wait()
 	if e := ends(t, l, topic); e[0] != batches || slices.Min(e) != slices.Max(e) {

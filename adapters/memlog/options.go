@@ -29,8 +29,8 @@ func (c *config) setDefaults() {
 }
 
 // WithClock sets the clock that stamps records (default time.Now). It is
-// called once per non-empty Append, under the topic's lock, so a simulator's
-// virtual clock sees a deterministic sequence of calls.
+// called once per stored Append (its messages share the time), under the
+// topic's lock, so a virtual clock sees one call per Append in Append order.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
 
 // WithMaxMessageBytes bounds a message value (default
