@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -337,4 +338,11 @@ func (l *Ledger) Dead(t twophase.Template) bool {
 		}
 	}
 	return false
+}
+
+// AcceptedSince returns the payouts accepted at DAA score since or later,
+// in acceptance order; the slice is the ledger's own: do not change it.
+func (l *Ledger) AcceptedSince(since uint64) []Accepted {
+	i := sort.Search(len(l.log), func(i int) bool { return l.log[i].DAAScore >= since })
+	return l.log[i:]
 }

@@ -11,8 +11,17 @@ import (
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
-// Receiver takes envelopes from the bus (a signer's Deliver).
-type Receiver func(ctx context.Context, raw []byte)
+// Receiver takes envelopes from the bus (a signer's Deliver). opened is
+// the envelope's check, done ahead on another core, when the bus has an
+// Opener; nil otherwise.
+type Receiver func(ctx context.Context, raw []byte, opened *Opened)
+
+// Opened is an envelope checked ahead of its delivery.
+type Opened struct {
+	Env  twophase.Envelope
+	Err  error
+	done chan struct{}
+}
 
 // Faults shape the bus. Probabilities are per delivery.
 type Faults struct {
@@ -56,8 +65,41 @@ type Bus struct {
 	recv    map[twophase.PeerID]Receiver
 	down    map[twophase.PeerID]bool
 	stats   Stats
+	opener  *twophase.Opener
 	// Tap, when set, sees every envelope sent (simulation invariants).
-	Tap func(from twophase.PeerID, raw []byte)
+	Tap  func(from twophase.PeerID, raw []byte)
+	jobs chan *job
+}
+
+type job struct {
+	raw    []byte
+	opener *twophase.Opener
+	out    *Opened
+}
+
+// CheckAhead makes the bus check every delivery's envelope with opener
+// on workers goroutines as soon as it is sent, each delivery on its own
+// (as its receiver would), so a simulation of N signers uses every core
+// while its virtual time stays sequential. Close stops the workers.
+func (b *Bus) CheckAhead(opener *twophase.Opener, workers int) {
+	b.jobs = make(chan *job, 4096)
+	for i := 0; i < workers; i++ {
+		go func() {
+			for j := range b.jobs {
+				j.out.Env, j.out.Err = j.opener.Open(j.raw)
+				close(j.out.done)
+			}
+		}()
+	}
+	b.opener = opener
+}
+
+// Close stops the workers CheckAhead started.
+func (b *Bus) Close() {
+	if b.jobs != nil {
+		close(b.jobs)
+		b.jobs = nil
+	}
 }
 
 // NewBus builds a bus over members (in this order for partitions).
@@ -152,11 +194,16 @@ func (b *Bus) route(from, to twophase.PeerID, raw []byte) {
 		if b.faults.Reorder > 0 && b.rng.Float64() < b.faults.Reorder && b.faults.ReorderBy > 0 {
 			d += time.Duration(b.rng.Int64N(int64(b.faults.ReorderBy)))
 		}
-		b.clock.After(d, func() { b.deliver(to, raw) })
+		var opened *Opened
+		if b.jobs != nil {
+			opened = &Opened{done: make(chan struct{})}
+			b.jobs <- &job{raw: raw, opener: b.opener, out: opened}
+		}
+		b.clock.After(d, func() { b.deliver(to, raw, opened) })
 	}
 }
 
-func (b *Bus) deliver(to twophase.PeerID, raw []byte) {
+func (b *Bus) deliver(to twophase.PeerID, raw []byte, opened *Opened) {
 	b.mu.Lock()
 	r, down := b.recv[to], b.down[to]
 	if down || r == nil {
@@ -166,7 +213,10 @@ func (b *Bus) deliver(to twophase.PeerID, raw []byte) {
 	}
 	b.stats.Delivered++
 	b.mu.Unlock()
-	r(context.Background(), raw)
+	if opened != nil {
+		<-opened.done
+	}
+	r(context.Background(), raw, opened)
 }
 
 // partitioned reports whether from and to are cut apart now.

@@ -13,6 +13,7 @@ func (s *State) Apply(f Fact) {
 	default:
 		s.activeOK = false // which event holds the pool may change
 	}
+	defer s.track(f)
 	switch f := f.(type) {
 	case *SignerStarted:
 		s.applyStarted(*f)
@@ -252,6 +253,7 @@ func (s *State) applyCompleted(f Completed) {
 	}
 	e.Phase, e.PhaseSince, e.DoneAt = PhaseCompleted, fromNs(f.AtNs), fromNs(f.AtNs)
 	e.Canonical, e.PayoutTx = f.Hash, f.TxID
+	s.doneQueue = append(s.doneQueue, e.ID)
 	// The stream moves past every nonce completed without a gap; a payout
 	// observed out of order (a lagging signer seeing its peers' payments)
 	// waits for the nonces before it.
@@ -288,4 +290,40 @@ func (s *State) applyReset(f AdminReset) {
 		delete(e.sigs, k)
 	}
 	// e.Signed stays: a signer signs one template per event, ever.
+}
+
+// track keeps the open set: an event is open from its first round (or
+// commit) until it is terminal or reset.
+func (s *State) track(f Fact) {
+	var id Hash
+	switch f := f.(type) {
+	case RoundStarted:
+		id = f.EventID
+	case *RoundStarted:
+		id = f.EventID
+	case Committed:
+		id = f.EventID
+	case *Committed:
+		id = f.EventID
+	case Completed:
+		id = f.EventID
+	case *Completed:
+		id = f.EventID
+	case Abandoned:
+		id = f.EventID
+	case *Abandoned:
+		id = f.EventID
+	case AdminReset:
+		id = f.EventID
+	case *AdminReset:
+		id = f.EventID
+	default:
+		return
+	}
+	e := s.events[id]
+	if e == nil || e.Phase.Terminal() || !e.started() {
+		delete(s.open, id)
+		return
+	}
+	s.open[id] = e
 }

@@ -59,7 +59,7 @@ func (s *State) signCommitted(e *EventState, env Env) {
 	}
 	if e.Signed != nil {
 		if e.Signed.Hash == e.Canonical && e.commitSent.IsZero() {
-			s.broadcastCommit(e, "", env)
+			s.sendCommit(e, "", false, env)
 		}
 		return
 	}
@@ -91,24 +91,67 @@ func (s *State) signCommitted(e *EventState, env Env) {
 		return
 	}
 	s.emit(TemplateSigned{EventID: e.ID, Round: e.CommitRound, Hash: e.Canonical, TxID: kt.txID, Signature: sig, AtNs: ns(env.Now)})
-	s.broadcastCommit(e, "", env)
+	s.sendCommit(e, "", false, env)
 	s.maybeSubmit(e, env)
 }
 
-// broadcastCommit sends this signer's commit with its evidence and, once
-// signed, its signature: to all, or to one member that is behind.
-func (s *State) broadcastCommit(e *EventState, to PeerID, env Env) {
+// sendCommit sends this signer's commit with its evidence and, once
+// signed, its signature. First to the event's signature collectors only
+// (see collectors): they gather a quorum of signatures and submit, and
+// every member sees the payout on its own ledger view, so the commit
+// costs N messages, not N×(N-1). A member still in Proposing learns the
+// commit by anti-entropy. When the payout does not show up, the tick
+// sends the commit to every member (to == "" with all set), and a member
+// found behind gets it directly.
+func (s *State) sendCommit(e *EventState, to PeerID, all bool, env Env) {
 	c := Commit{EventID: e.ID, Epoch: e.Epoch, Round: e.CommitRound, TemplateHash: e.Canonical, Evidence: e.Evidence}
 	if e.Signed != nil && e.Signed.Hash == e.Canonical {
 		c.Signature = e.Signed.Signature
 	}
 	raw := s.seal(KindCommit, c.Encode())
-	if to == "" {
+	switch {
+	case to != "":
+		s.sendTo(to, KindCommit, raw)
+	case all:
 		s.broadcast(KindCommit, raw)
 		e.commitSent = env.Now
-	} else {
-		s.sendTo(to, KindCommit, raw)
+	default:
+		for _, id := range s.collectors(e.ID) {
+			if id != s.cfg.Self {
+				s.sendTo(id, KindCommit, raw)
+			}
+		}
+		e.commitSent = env.Now
 	}
+}
+
+// collectors are the members that gather an event's payout signatures
+// first: SignatureCollectors of them, in an order drawn from the event id
+// (so the load spreads over the members and every signer agrees).
+func (s *State) collectors(id Hash) []PeerID {
+	k := min(s.cfg.Params.SignatureCollectors, len(s.members))
+	type ranked struct {
+		id   PeerID
+		rank Hash
+	}
+	rs := make([]ranked, len(s.members))
+	for i, m := range s.members {
+		rs[i] = ranked{m, taggedHash("bridgelog/twophase/collector/v1", id[:], []byte(m))}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		switch {
+		case a.rank.Less(b.rank):
+			return -1
+		case b.rank.Less(a.rank):
+			return 1
+		}
+		return 0
+	})
+	out := make([]PeerID, k)
+	for i := range out {
+		out[i] = rs[i].id
+	}
+	return out
 }
 
 // onCommit handles a peer's commit: a signature for the template this

@@ -28,17 +28,14 @@ func (s *State) sendTo(to PeerID, kind Kind, raw []byte) {
 func (s *State) Start(env Env) Step {
 	s.emit(SignerStarted{Signer: s.cfg.Self, Session: s.session + 1, AtNs: ns(env.Now)})
 	s.started = true
-	for _, e := range s.Events() {
-		if e.Phase.Terminal() || !e.started() {
-			continue
-		}
+	for _, e := range s.openEvents() {
 		if b := e.votes[e.Round][s.cfg.Self]; b != nil {
 			if env, err := parseEnvelope(b.envelope); err == nil {
 				s.broadcast(env.Kind, s.seal(env.Kind, env.Payload))
 			}
 		}
 		if e.Phase == PhaseCommitted && e.Signed != nil && e.Signed.Hash == e.Canonical {
-			s.broadcastCommit(e, "", env)
+			s.sendCommit(e, "", true, env)
 		}
 	}
 	s.progress(env)
@@ -95,27 +92,26 @@ func (s *State) active() *EventState {
 }
 
 func (s *State) findActive() *EventState {
-	var best, held *EventState
-	for _, e := range s.events {
-		if e.Phase.Terminal() {
-			continue
-		}
+	var held *EventState
+	for _, e := range s.open {
 		if e.Signed != nil && e.Signed.Hash == e.Canonical && e.Phase == PhaseCommitted {
 			if held == nil || e.Event.Before(held.Event) {
 				held = e
 			}
-			continue
 		}
-		st := s.streams[e.Event.Stream]
-		if st.pending[st.next] != e.ID {
+	}
+	if held != nil {
+		return held
+	}
+	var best *EventState
+	for _, st := range s.streams {
+		e := s.events[st.pending[st.next]]
+		if e == nil || e.Phase.Terminal() {
 			continue
 		}
 		if best == nil || e.Event.Before(best.Event) {
 			best = e
 		}
-	}
-	if held != nil {
-		return held
 	}
 	return best
 }

@@ -7,6 +7,13 @@ package twophase
 // recorded (see [MessageRejected], [VoteRejected]) and counted.
 func (s *State) Deliver(raw []byte, en Env) Step {
 	env, err := s.opener.Open(raw)
+	return s.DeliverOpened(raw, env, err, en)
+}
+
+// DeliverOpened is Deliver for an envelope already checked by this
+// group's [Opener] (env, err are what Open returned for raw): a transport
+// may check envelopes on other cores ahead of their turn.
+func (s *State) DeliverOpened(raw []byte, env Envelope, err error, en Env) Step {
 	if err != nil {
 		s.rejectMessage(claimedSender(raw), "envelope", err, en.Now)
 		return s.take()
@@ -138,7 +145,15 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		return
 	}
 	if e.Phase == PhaseCommitted {
-		return // decided: votes change nothing
+		// Decided: votes change nothing. A vote of a later round than the
+		// commit's comes from a member that missed it: it gets the commit.
+		if v.round > e.CommitRound {
+			if last, ok := e.syncAsked[v.voter]; !ok || en.Now.Sub(last) >= s.cfg.Params.StateSyncCooldown {
+				e.syncAsked[v.voter] = en.Now
+				s.sendCommit(e, v.voter, false, en)
+			}
+		}
+		return
 	}
 	if v.round >= s.cfg.Params.MaxRounds() {
 		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)

@@ -3,6 +3,8 @@ package twophase
 import (
 	"crypto/ed25519"
 	"fmt"
+
+	voi "github.com/oasisprotocol/curve25519-voi/primitives/ed25519"
 )
 
 // Kind is the kind of message an envelope carries.
@@ -91,29 +93,41 @@ func Seal(key ed25519.PrivateKey, e *Envelope) []byte {
 	return e.Raw
 }
 
-// VerifyFunc verifies an ed25519 signature; [ed25519.Verify] unless a
-// caller supplies an equivalent.
+// VerifyFunc verifies an ed25519 signature (crypto/ed25519's semantics).
 type VerifyFunc func(pub ed25519.PublicKey, msg, sig []byte) bool
 
 // Opener checks incoming envelopes against the group's keys.
 type Opener struct {
-	Group  Group
-	Verify VerifyFunc // nil: ed25519.Verify
-	id     Hash
-	keys   map[PeerID]ed25519.PublicKey
+	Group Group
+	id    Hash
+	keys  map[PeerID]func(msg, sig []byte) bool
 }
 
-// NewOpener prepares an Opener for g.
+// NewOpener prepares an Opener for g. Without a verify function it
+// checks signatures with each member's expanded public key
+// (curve25519-voi, with crypto/ed25519's acceptance rules): the key is
+// decompressed once, not at every envelope, which is most of a signer's
+// work when N is 20.
 func NewOpener(g Group, verify VerifyFunc) *Opener {
-	o := &Opener{Group: g, Verify: verify, id: g.ID(), keys: map[PeerID]ed25519.PublicKey{}}
-	if o.Verify == nil {
-		o.Verify = ed25519.Verify
-	}
+	o := &Opener{Group: g, id: g.ID(), keys: map[PeerID]func(msg, sig []byte) bool{}}
 	for _, m := range g.Members {
-		o.keys[m.ID] = m.IdentityKey
+		pub := m.IdentityKey
+		if verify != nil {
+			o.keys[m.ID] = func(msg, sig []byte) bool { return verify(pub, msg, sig) }
+			continue
+		}
+		x, err := voi.NewExpandedPublicKey(voi.PublicKey(pub))
+		if err != nil {
+			o.keys[m.ID] = func(msg, sig []byte) bool { return ed25519.Verify(pub, msg, sig) }
+			continue
+		}
+		o.keys[m.ID] = func(msg, sig []byte) bool { return voi.VerifyExpandedWithOptions(x, msg, sig, stdlibRules) }
 	}
 	return o
 }
+
+// stdlibRules make voi accept exactly what crypto/ed25519 accepts.
+var stdlibRules = &voi.Options{Verify: voi.VerifyOptionsStdLib}
 
 // GroupID is the id envelopes must carry.
 func (o *Opener) GroupID() Hash { return o.id }
@@ -127,11 +141,11 @@ func (o *Opener) Open(raw []byte) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
-	key, ok := o.keys[e.Sender]
+	verify, ok := o.keys[e.Sender]
 	if !ok {
 		return Envelope{}, reject(ReasonUnknownSender, "sender %q is not a member of this group", e.Sender)
 	}
-	if !o.Verify(key, e.signedBytes(), e.Sig[:]) {
+	if !verify(e.signedBytes(), e.Sig[:]) {
 		return Envelope{}, reject(ReasonBadSignature, "signature of %s does not verify", e.Sender)
 	}
 	if e.Version != ProtocolVersion {

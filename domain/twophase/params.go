@@ -64,6 +64,9 @@ type Params struct {
 	SyncRequestsPerPeerPerMinute int `json:"syncRequestsPerPeerPerMinute"`
 	// Retention keeps a terminal event's state this long before GC.
 	Retention time.Duration `json:"retention"`
+	// SignatureCollectors is how many members first receive every
+	// member's payout signature of an event (see State.sendCommit).
+	SignatureCollectors int `json:"signatureCollectors"`
 	// MessagesPerSecondPerPeer and MessageBurstPerPeer bound what one
 	// member may send (a token bucket keyed on the verified sender).
 	MessagesPerSecondPerPeer int `json:"messagesPerSecondPerPeer"`
@@ -94,6 +97,7 @@ var defaultParams = Params{
 	StateSyncCooldown:            2 * time.Second,
 	SyncRequestsPerPeerPerMinute: 60,
 	Retention:                    time.Hour,
+	SignatureCollectors:          3,
 	MessagesPerSecondPerPeer:     500,
 	MessageBurstPerPeer:          2000,
 }
@@ -143,7 +147,7 @@ func (p Params) WithDefaults() Params {
 		{&p.MaxTemplateBytes, d.MaxTemplateBytes}, {&p.MaxProposalBytes, d.MaxProposalBytes},
 		{&p.MaxSyncEventsPerTick, d.MaxSyncEventsPerTick}, {&p.MaxProposalsPerResponse, d.MaxProposalsPerResponse},
 		{&p.SyncPeersPerTick, d.SyncPeersPerTick}, {&p.SyncRequestsPerPeerPerMinute, d.SyncRequestsPerPeerPerMinute},
-		{&p.MessagesPerSecondPerPeer, d.MessagesPerSecondPerPeer}, {&p.MessageBurstPerPeer, d.MessageBurstPerPeer}} {
+		{&p.MessagesPerSecondPerPeer, d.MessagesPerSecondPerPeer}, {&p.SignatureCollectors, d.SignatureCollectors}, {&p.MessageBurstPerPeer, d.MessageBurstPerPeer}} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}

@@ -165,14 +165,20 @@ type State struct {
 	opener    *Opener
 	members   []PeerID // sorted
 
-	events  map[Hash]*EventState
-	streams map[string]*streamState
-	session uint64
-	seq     uint64
-	peers   map[PeerID]*peerState
-	rejects map[rejectKey]*rejectWindow
-	tickN   uint64
-	started bool
+	events map[Hash]*EventState
+	// open holds the events that started and are not terminal: what the
+	// timers, payout checks and anti-entropy look at. Events waiting for
+	// their turn are not in it, however many there are.
+	open map[Hash]*EventState
+	// doneQueue lists completed events in the order they completed, for GC.
+	doneQueue []Hash
+	streams   map[string]*streamState
+	session   uint64
+	seq       uint64
+	peers     map[PeerID]*peerState
+	rejects   map[rejectKey]*rejectWindow
+	tickN     uint64
+	started   bool
 
 	activeEv *EventState // see active; recomputed when activeOK is false
 	activeOK bool
@@ -210,6 +216,7 @@ func NewState(cfg Config) (*State, error) {
 		opener:    NewOpener(cfg.Group, cfg.Verify),
 		members:   cfg.Group.IDs(),
 		events:    map[Hash]*EventState{},
+		open:      map[Hash]*EventState{},
 		streams:   map[string]*streamState{},
 		peers:     map[PeerID]*peerState{},
 		rejects:   map[rejectKey]*rejectWindow{},
@@ -236,9 +243,14 @@ func (s *State) Event(id Hash) (EventState, bool) {
 }
 
 // Events lists the events held in memory in the order they are served.
-func (s *State) Events() []*EventState {
-	out := make([]*EventState, 0, len(s.events))
-	for _, e := range s.events {
+func (s *State) Events() []*EventState { return sortEvents(s.events) }
+
+// openEvents lists the started, non-terminal events in order.
+func (s *State) openEvents() []*EventState { return sortEvents(s.open) }
+
+func sortEvents(m map[Hash]*EventState) []*EventState {
+	out := make([]*EventState, 0, len(m))
+	for _, e := range m {
 		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b *EventState) int {

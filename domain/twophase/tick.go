@@ -13,7 +13,7 @@ func (s *State) Tick(en Env) Step {
 	s.flushRejects(en.Now)
 	s.tickN++
 	p := s.cfg.Params
-	for _, e := range s.Events() {
+	for _, e := range s.openEvents() {
 		if e.Phase.Terminal() {
 			continue
 		}
@@ -49,8 +49,8 @@ func (s *State) Tick(en Env) Step {
 			}
 			if e.Signed == nil {
 				s.signCommitted(e, en)
-			} else if e.Signed.Hash == e.Canonical && en.Now.Sub(e.commitSent) >= 5*p.Tick {
-				s.broadcastCommit(e, "", en) // signatures lost on the way are sent again
+			} else if e.Signed.Hash == e.Canonical && en.Now.Sub(e.commitSent) >= 3*p.Tick {
+				s.sendCommit(e, "", true, en) // no payout yet: every member collects
 			}
 			s.maybeSubmit(e, en)
 		}
@@ -66,7 +66,7 @@ func (s *State) Tick(en Env) Step {
 // ledger moved (a new block, a UTXO notification), instead of waiting for
 // the next tick, so the next event starts as soon as one completes.
 func (s *State) LedgerChanged(en Env) Step {
-	for _, e := range s.Events() {
+	for _, e := range s.openEvents() {
 		if e.Phase == PhaseCommitted {
 			s.checkPayout(e, en)
 		}
@@ -81,12 +81,15 @@ func (s *State) LedgerChanged(en Env) Step {
 func (s *State) antiEntropy(en Env) {
 	p := s.cfg.Params
 	var wants []SyncWant
-	for _, e := range s.Events() {
+	for _, e := range s.openEvents() {
 		if len(wants) >= p.MaxSyncEventsPerTick {
 			break
 		}
 		if e.Phase.Terminal() || !e.started() || en.Now.Sub(e.PhaseSince) < p.Tick {
 			continue
+		}
+		if e.Phase == PhaseCommitted && e.Signed != nil && en.Now.Sub(e.commitSent) < 3*p.Tick {
+			continue // signed and sent: the payout, not the peers, is what it waits for
 		}
 		wants = append(wants, s.want(e))
 	}
@@ -253,11 +256,17 @@ func voteRound(env Envelope) (uint32, bool) {
 // GC). Abandoned ones stay: they hold their stream until an operator
 // acts.
 func (s *State) collect(en Env) {
-	for id, e := range s.events {
-		if e.Phase == PhaseCompleted && en.Now.Sub(e.DoneAt) >= s.cfg.Params.Retention {
-			delete(s.events, id)
+	for len(s.doneQueue) > 0 {
+		e := s.events[s.doneQueue[0]]
+		if e != nil && e.Phase == PhaseCompleted && en.Now.Sub(e.DoneAt) < s.cfg.Params.Retention {
+			return
+		}
+		if e != nil && e.Phase == PhaseCompleted {
+			delete(s.events, e.ID)
+			delete(s.open, e.ID)
 			s.activeOK = false
 		}
+		s.doneQueue = s.doneQueue[1:]
 	}
 }
 

@@ -220,6 +220,12 @@ func (s *Signer) Deliver(ctx context.Context, raw []byte) error {
 	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Deliver(raw, en) })
 }
 
+// DeliverOpened handles an envelope that the transport already checked
+// with this group's twophase.Opener (env and err are what Open returned).
+func (s *Signer) DeliverOpened(ctx context.Context, raw []byte, env twophase.Envelope, err error) error {
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.DeliverOpened(raw, env, err, en) })
+}
+
 // Request hands the signer an event its own source confirmed; via names
 // the source ("source", "rpc").
 func (s *Signer) Request(ctx context.Context, ev twophase.SigningEvent, via string) error {
@@ -279,4 +285,11 @@ func (s *Signer) Status() Status {
 		st.Events = append(st.Events, *e)
 	}
 	return st
+}
+
+// Event returns one event's state at this signer.
+func (s *Signer) Event(id twophase.Hash) (twophase.EventState, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.Event(id)
 }

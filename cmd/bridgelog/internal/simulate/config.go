@@ -1,0 +1,158 @@
+// Package simulate runs N signers of the signing coordinator in one
+// process, in virtual time, on a simulated ledger and a faulty bus:
+// `bridgelog simulate`. The signers are the real ones (handlers/signing
+// on domain/twophase, each with its own log); only the clock, the network
+// and the ledger are simulated. A run is deterministic by its seed.
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/simnet"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// Config is one simulation.
+type Config struct {
+	Signers, Quorum int
+	Events, Streams int
+	// EventEvery is the time between two burns at the source.
+	EventEvery time.Duration
+	Faults     simnet.Faults
+	// Crash is the probability, per event, that a signer crashes while the
+	// event is being paid (right after it records a decision, before it
+	// sends it) and restarts from its log a moment later.
+	Crash float64
+	// Invalidate is the probability, per event, that an input of a
+	// proposed template is reorganised away before the commit.
+	Invalidate float64
+	// Lags make signers' nodes (ledger and source) lag: signer index -> lag.
+	Lags map[int]time.Duration
+	Seed uint64
+	// Params are the protocol's (defaults: the seed's, with a 1 s tick).
+	Params twophase.Params
+}
+
+// Errors of a configuration that cannot run.
+var ErrConfig = errors.New("simulate: bad configuration")
+
+func (c *Config) setDefaults() {
+	if c.Streams == 0 {
+		c.Streams = 1
+	}
+	if c.EventEvery == 0 {
+		c.EventEvery = 100 * time.Millisecond
+	}
+	if c.Quorum == 0 {
+		c.Quorum = c.Signers/2 + 1
+	}
+	p := c.Params
+	if p.MinInputDepth == 0 {
+		p.MinInputDepth = 50 // 5 s at 10 DAA/s
+	}
+	if p.CoinbaseMaturity == 0 {
+		p.CoinbaseMaturity = 100
+	}
+	if p.PayoutDepth == 0 {
+		p.PayoutDepth = 10
+	}
+	if p.CompletionTimeout == 0 {
+		p.CompletionTimeout = 2 * time.Minute
+	}
+	if p.Retention == 0 {
+		p.Retention = time.Minute
+	}
+	c.Params = p.WithDefaults()
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Signers < 1 || c.Signers > twophase.MaxMembers:
+		return fmt.Errorf("%w: --signers %d, want 1..%d", ErrConfig, c.Signers, twophase.MaxMembers)
+	case c.Events < 0 || c.Streams < 1:
+		return fmt.Errorf("%w: --events %d --streams %d", ErrConfig, c.Events, c.Streams)
+	case c.Faults.Loss < 0 || c.Faults.Loss >= 1 || c.Faults.Duplicate < 0 || c.Faults.Duplicate > 1 ||
+		c.Faults.Reorder < 0 || c.Faults.Reorder > 1 || c.Crash < 0 || c.Crash > 1 || c.Invalidate < 0 || c.Invalidate > 1:
+		return fmt.Errorf("%w: probabilities must be in [0, 1) for --loss and [0, 1] for the others", ErrConfig)
+	case c.Faults.Delay < 0 || c.Faults.Jitter < 0:
+		return fmt.Errorf("%w: negative delay or jitter", ErrConfig)
+	}
+	for i := range c.Lags {
+		if i < 1 || i > c.Signers {
+			return fmt.Errorf("%w: --lag names signer %d of %d", ErrConfig, i, c.Signers)
+		}
+	}
+	for _, p := range c.Faults.Partitions {
+		n := 0
+		for _, g := range p.Groups {
+			n += g
+		}
+		if n != c.Signers {
+			return fmt.Errorf("%w: --partition groups %v add up to %d, not %d signers", ErrConfig, p.Groups, n, c.Signers)
+		}
+	}
+	return nil
+}
+
+// ParsePartitions reads --partition: comma-separated SIZES@START+DURATION,
+// e.g. 2/3@10s+30s splits 5 signers into the first 2 and the other 3 from
+// 10 s to 40 s of virtual time.
+func ParsePartitions(spec string) ([]simnet.Partition, error) {
+	var out []simnet.Partition
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		sizes, when, ok := strings.Cut(part, "@")
+		start, dur, ok2 := strings.Cut(when, "+")
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("%w: --partition %q: want SIZES@START+DURATION, e.g. 2/3@10s+30s", ErrConfig, part)
+		}
+		var p simnet.Partition
+		for _, s := range strings.Split(sizes, "/") {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%w: --partition %q: group size %q", ErrConfig, part, s)
+			}
+			p.Groups = append(p.Groups, n)
+		}
+		var err error
+		if p.From, err = time.ParseDuration(start); err != nil {
+			return nil, fmt.Errorf("%w: --partition %q: %v", ErrConfig, part, err)
+		}
+		if p.For, err = time.ParseDuration(dur); err != nil {
+			return nil, fmt.Errorf("%w: --partition %q: %v", ErrConfig, part, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ParseLags reads --lag: comma-separated SIGNER=DURATION (signers counted
+// from 1), e.g. 3=2s,5=500ms: signer 3's node sees the ledger and the
+// source 2 s late, signer 5's 500 ms late.
+func ParseLags(spec string) (map[int]time.Duration, error) {
+	out := map[int]time.Duration{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		i, err := strconv.Atoi(k)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%w: --lag %q: want SIGNER=DURATION, e.g. 3=2s", ErrConfig, part)
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%w: --lag %q: bad duration", ErrConfig, part)
+		}
+		out[i] = d
+	}
+	return out, nil
+}

@@ -1,0 +1,292 @@
+package simulate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// metricsSink adds up the signers' metric observations.
+type metricsSink struct {
+	totals map[string]float64
+}
+
+func newMetricsSink() *metricsSink { return &metricsSink{totals: map[string]float64{}} }
+
+type signerMetrics struct{ s *metricsSink }
+
+func (m *metricsSink) signer(twophase.PeerID) signerMetrics { return signerMetrics{m} }
+
+func (m signerMetrics) Observe(name, _ string, v float64) { m.s.totals[name] += v }
+
+// Latency is a distribution's percentiles in virtual milliseconds.
+type Latency struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
+}
+
+// Report is what a run prints.
+type Report struct {
+	Seed    uint64 `json:"seed"`
+	Signers int    `json:"signers"`
+	Quorum  int    `json:"quorum"`
+	Events  int    `json:"events"`
+	Streams int    `json:"streams"`
+
+	Completed int `json:"completed"`
+	Abandoned int `json:"abandoned"`
+	// BlockedBehindAbandoned counts abandoned events that never started
+	// because an earlier event of their stream was abandoned (the stream
+	// stalls: section 1.5).
+	BlockedBehindAbandoned int `json:"blocked_behind_abandoned"`
+	Hanging                int `json:"hanging"`
+
+	RoundsP50       int     `json:"rounds_p50"`
+	RoundsMax       int     `json:"rounds_max"`
+	CommitLatencyMs Latency `json:"commit_latency_ms"`
+
+	Retries              int `json:"retries"`
+	TimeoutsWithoutQuoum int `json:"proposal_timeouts_without_quorum"`
+	Equivocations        int `json:"equivocations"`
+	InvalidRejected      int `json:"invalid_proposals_rejected"`
+	StateSyncsThrottled  int `json:"state_syncs_throttled"`
+	CommitConflicts      int `json:"commit_conflicts"`
+	InputsInvalidated    int `json:"inputs_invalidated"`
+	Crashes              int `json:"crashes"`
+
+	MessagesSent      uint64 `json:"messages_sent"`
+	MessagesLost      uint64 `json:"messages_lost"`
+	MessagesDuplicate uint64 `json:"messages_duplicated"`
+	MessagesCutOff    uint64 `json:"messages_partitioned"`
+
+	SplitCommits         int `json:"split_commits"`
+	DoubleSigns          int `json:"double_signs"`
+	CommitsWithoutQuorum int `json:"commits_without_quorum"`
+	WrongPayouts         int `json:"wrong_payouts"`
+	DoublePayouts        int `json:"double_payouts"`
+
+	VirtualSeconds float64 `json:"virtual_seconds"`
+}
+
+// InvariantsHeld reports whether no safety invariant broke and nothing was
+// left hanging.
+func (r Report) InvariantsHeld() bool {
+	return r.SplitCommits == 0 && r.DoubleSigns == 0 && r.CommitsWithoutQuorum == 0 && r.WrongPayouts == 0 &&
+		r.DoublePayouts == 0 && r.Hanging == 0 && r.Completed+r.Abandoned == r.Events
+}
+
+func percentile(sorted []int64, p float64) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted)-1) + 0.5)
+	return sorted[i]
+}
+
+// report builds the run's report from what the checker and the ledger saw.
+func (w *world) report() Report {
+	c := w.check
+	c.trace(twophase.Hash{}) // make sure traces exist with zero events seen
+	r := Report{Seed: w.cfg.Seed, Signers: w.cfg.Signers, Quorum: w.cfg.Quorum, Events: w.cfg.Events, Streams: w.cfg.Streams,
+		SplitCommits: c.splitCommits, DoubleSigns: c.doubleSigns, CommitsWithoutQuorum: c.commitsWithoutQuorum,
+		Retries: c.retries, TimeoutsWithoutQuoum: c.timeouts, Equivocations: c.equivocations, InvalidRejected: c.rejectedVotes,
+		StateSyncsThrottled: int(w.stats.totals[twophase.MetricStateSyncThrottled]), CommitConflicts: c.conflicts,
+		InputsInvalidated: c.invalidated, VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
+	for _, id := range w.ids {
+		r.Crashes += w.nodes[id].crashes
+	}
+	st := w.bus.Stats()
+	r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff = st.Sent, st.Lost, st.Duplicated, st.Partitioned
+	paid := w.payouts(&r)
+	var lat []int64
+	var rounds []int
+	for i := range w.events {
+		t := &c.ev[i]
+		switch {
+		case paid[i]:
+			r.Completed++
+			if !t.firstActive.IsZero() && !t.lastCommit.IsZero() {
+				lat = append(lat, t.lastCommit.Sub(t.firstActive).Milliseconds())
+			}
+			rounds = append(rounds, int(t.maxRound)+1)
+		case w.abandoned(i):
+			r.Abandoned++
+			if t.firstActive.IsZero() {
+				r.BlockedBehindAbandoned++
+			}
+		default:
+			r.Hanging++
+		}
+	}
+	slices.Sort(lat)
+	slices.Sort(rounds)
+	r.CommitLatencyMs = Latency{P50: percentile(lat, .50), P95: percentile(lat, .95), P99: percentile(lat, .99)}
+	if len(lat) > 0 {
+		r.CommitLatencyMs.Max = lat[len(lat)-1]
+	}
+	if len(rounds) > 0 {
+		r.RoundsP50, r.RoundsMax = rounds[len(rounds)/2], rounds[len(rounds)-1]
+	}
+	return r
+}
+
+// payouts matches every accepted payout to the event it pays: exactly
+// one output to the event's destination with its amount, the others to
+// the group; anything else is a wrong payout, a second one a double.
+func (w *world) payouts(r *Report) []bool {
+	if w.byScript == nil {
+		w.byScript = map[string]int{}
+		for i, ev := range w.events {
+			sc, _ := simledgerRules.ScriptFor(ev.Destination)
+			w.byScript[string(sc.Bytes)] = i
+		}
+	}
+	paid := make([]bool, len(w.events))
+	for _, a := range w.ledger.AcceptedSince(0) {
+		matched := -1
+		for _, o := range a.Template.Outputs {
+			if o.Script.Equal(w.group.ChangeScript) {
+				continue
+			}
+			i, ok := w.byScript[string(o.Script.Bytes)]
+			if !ok || matched >= 0 || o.Amount != w.events[i].Amount {
+				r.WrongPayouts++
+			}
+			if ok {
+				matched = i
+			}
+		}
+		if matched < 0 {
+			r.WrongPayouts++
+			continue
+		}
+		if paid[matched] {
+			r.DoublePayouts++
+		}
+		paid[matched] = true
+	}
+	return paid
+}
+
+// abandoned: event i is not paid and every signer that is up gave it up,
+// or holds it behind an abandoned event of its stream.
+func (w *world) abandoned(i int) bool {
+	for _, id := range w.ids {
+		n := w.nodes[id]
+		if !n.up {
+			continue
+		}
+		e, ok := n.signer.Event(w.events[i].ID())
+		if ok && e.Phase == twophase.PhaseAbandoned {
+			continue
+		}
+		if w.behindAbandoned(n, i) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// behindAbandoned: an earlier event of event i's stream is Abandoned at n.
+func (w *world) behindAbandoned(n *node, i int) bool {
+	for j := i - w.cfg.Streams; j >= 0; j -= w.cfg.Streams {
+		if e, ok := n.signer.Event(w.events[j].ID()); ok && e.Phase == twophase.PhaseAbandoned {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteText prints the report for people.
+func (r Report) WriteText(out io.Writer) {
+	fmt.Fprintf(out, "simulate: %d signers, quorum %d, %d events over %d streams, seed %d, %.1f s of virtual time\n",
+		r.Signers, r.Quorum, r.Events, r.Streams, r.Seed, r.VirtualSeconds)
+	fmt.Fprintf(out, "events      %d completed, %d abandoned (%d behind an abandoned event), %d hanging\n",
+		r.Completed, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging)
+	fmt.Fprintf(out, "rounds      p50 %d, max %d; %d retries, %d proposal timeouts without quorum\n",
+		r.RoundsP50, r.RoundsMax, r.Retries, r.TimeoutsWithoutQuoum)
+	fmt.Fprintf(out, "commit      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the last signer's commit)\n",
+		r.CommitLatencyMs.P50, r.CommitLatencyMs.P95, r.CommitLatencyMs.P99, r.CommitLatencyMs.Max)
+	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away\n",
+		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated)
+	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d state syncs throttled\n",
+		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.StateSyncsThrottled)
+	verdict := "held"
+	if !r.InvariantsHeld() {
+		verdict = "BROKEN"
+	}
+	fmt.Fprintf(out, "invariants  %s: %d split commits, %d double signs, %d commits without quorum, %d wrong payouts, %d double payouts (checked on every fact of every event)\n",
+		verdict, r.SplitCommits, r.DoubleSigns, r.CommitsWithoutQuorum, r.WrongPayouts, r.DoublePayouts)
+}
+
+// WriteJSON prints the report as one JSON object.
+func (r Report) WriteJSON(out io.Writer) error {
+	enc := json.NewEncoder(out)
+	return enc.Encode(r)
+}
+
+// Run runs one simulation to its end: every event paid or given up by
+// every signer that is up, or the virtual deadline.
+func Run(cfg Config) (Report, error) {
+	cfg.setDefaults()
+	if err := cfg.validate(); err != nil {
+		return Report{}, err
+	}
+	w := newWorld(cfg)
+	defer w.bus.Close()
+	w.schedule()
+	last := epoch.Add(time.Duration(cfg.Events+1)*cfg.EventEvery + maxLag(cfg))
+	deadline := last.Add(time.Duration(cfg.Events+1) * cfg.Params.MaxTimeToAbandon())
+	for next := epoch; next.Before(deadline); {
+		next = next.Add(time.Second)
+		w.sched.Run(next, nil)
+		if !next.Before(last) && w.settled() {
+			break
+		}
+	}
+	return w.report(), nil
+}
+
+func maxLag(cfg Config) time.Duration {
+	var m time.Duration
+	for _, d := range cfg.Lags {
+		m = max(m, d)
+	}
+	return m
+}
+
+// settled: every event is paid (and every signer that is up has it
+// Completed) or given up everywhere it is up.
+func (w *world) settled() bool {
+	var r Report
+	paid := w.payouts(&r)
+	for ; w.settledTo < len(w.events); w.settledTo++ {
+		if !w.eventSettled(w.settledTo, paid) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *world) eventSettled(i int, paid []bool) bool {
+	if !paid[i] {
+		return w.abandoned(i)
+	}
+	for _, id := range w.ids {
+		n := w.nodes[id]
+		if !n.up {
+			return false
+		}
+		if e, ok := n.signer.Event(w.events[i].ID()); ok && e.Phase != twophase.PhaseCompleted && !w.behindAbandoned(n, i) {
+			return false
+		}
+	}
+	return true
+}

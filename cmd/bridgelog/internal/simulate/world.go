@@ -1,0 +1,242 @@
+package simulate
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/memlog"
+	"github.com/bridgelog/bridgelog/adapters/simledger"
+	"github.com/bridgelog/bridgelog/adapters/simnet"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/handlers/signing"
+)
+
+// epoch is where virtual time starts; any fixed instant does.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// daaPerSecond is the simulated ledger's rate (Kaspa's 10 blocks/s).
+const daaPerSecond = 10
+
+// world is one simulation's state.
+type world struct {
+	cfg    Config
+	sched  *simnet.Scheduler
+	rng    *rand.Rand
+	bus    *simnet.Bus
+	ledger *simledger.Ledger
+	keys   *simledger.Keys
+	group  twophase.Group
+	ids    []twophase.PeerID
+	nodes  map[twophase.PeerID]*node
+	events []twophase.SigningEvent
+	check  *checker
+	stats  *metricsSink
+	quiet  *slog.Logger
+
+	byScript  map[string]int // destination script -> event
+	settledTo int            // events before it are settled
+}
+
+var simledgerRules = simledger.Rules{}
+
+// node is one signer process: its log survives a crash, the rest does not.
+type node struct {
+	id        twophase.PeerID
+	index     int
+	identity  ed25519.PrivateKey
+	log       *memlog.Log
+	signer    *signing.Signer
+	up        bool
+	crashNext bool
+	lag       time.Duration
+	ids       uint64 // envelope id counter
+	crashes   int
+}
+
+func newWorld(cfg Config) *world {
+	w := &world{cfg: cfg, sched: simnet.NewScheduler(epoch), rng: rand.New(rand.NewPCG(cfg.Seed, 0x7369_6d75_6c61_7465)),
+		nodes: map[twophase.PeerID]*node{}, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), stats: newMetricsSink()}
+	w.keys = simledger.NewKeys(fmt.Sprint("sim-", cfg.Seed), cfg.Signers)
+	change, _ := simledger.Rules{}.ScriptFor(simledger.GroupAddress("sim"))
+	w.group = twophase.Group{Profile: twophase.ProfileA, Quorum: cfg.Quorum, Network: "sim", ChangeScript: change}
+	for i := 0; i < cfg.Signers; i++ {
+		id := twophase.PeerID(fmt.Sprintf("s%02d", i+1))
+		seed := sha256.Sum256([]byte(fmt.Sprintf("simulate/identity/%d/%s", cfg.Seed, id)))
+		n := &node{id: id, index: i, identity: ed25519.NewKeyFromSeed(seed[:]), lag: cfg.Lags[i+1]}
+		n.log = memlog.New(memlog.WithClock(w.sched.Now))
+		w.ids = append(w.ids, id)
+		w.nodes[id] = n
+		w.group.Members = append(w.group.Members, twophase.Member{ID: id, IdentityKey: n.identity.Public().(ed25519.PublicKey),
+			PayoutKey: w.keys.PublicKey(i)})
+	}
+	w.ledger = simledger.New(simledger.Config{DAAPerSecond: daaPerSecond, StartDAA: 100_000, Group: w.group, Keys: w.keys,
+		CoinbaseMaturity: cfg.Params.CoinbaseMaturity}, epoch)
+	w.fund()
+	w.bus = simnet.NewBus(w.sched, cfg.Faults, w.rng, w.ids)
+	w.bus.CheckAhead(twophase.NewOpener(w.group, nil), runtime.GOMAXPROCS(0))
+	w.check = newChecker(w)
+	w.bus.Tap = w.tap
+	for i := 0; i < cfg.Events; i++ {
+		w.events = append(w.events, twophase.SigningEvent{
+			Stream: fmt.Sprintf("evm:31337:0xbridge/%d", i%cfg.Streams), Nonce: uint64(i / cfg.Streams),
+			Destination: fmt.Sprintf("sim:user-%d", i), Amount: 100_000 + uint64(w.rng.IntN(900_000)),
+			Source: twophase.SourceRef{Chain: "evm:31337", TxHash: sha256.Sum256([]byte(fmt.Sprint("burn", i))), Block: uint64(1000 + i)},
+		})
+	}
+	return w
+}
+
+// fund gives the group deep outputs: more than the events need, so that
+// the depth filter always finds some while change outputs mature; a few
+// are coinbase outputs.
+func (w *world) fund() {
+	n := w.cfg.Events + 64
+	for i := 0; i < n; i++ {
+		op := twophase.Outpoint{TxID: sha256.Sum256([]byte(fmt.Sprint("genesis", i)))}
+		w.ledger.Fund(op, 5_000_000+uint64(w.rng.IntN(5_000_000)), 1_000+uint64(i), i%10 == 0)
+	}
+}
+
+// config is signer id's protocol configuration.
+func (w *world) config(n *node) twophase.Config {
+	return twophase.Config{Self: n.id, Group: w.group, Params: w.cfg.Params, Policy: twophase.Policy{MinChange: 10_000},
+		Rules: simledger.Rules{}, Scheme: w.keys, Payout: w.keys.Signer(w.keys.PublicKey(n.index)), Identity: n.identity}
+}
+
+// start opens node n's signer from its log, attaches it to the bus and
+// hands it every event its source has confirmed by now.
+func (w *world) start(n *node) {
+	lagDAA := uint64(n.lag.Seconds() * daaPerSecond)
+	s, err := signing.Open(context.Background(), signing.Config{
+		Protocol:  w.config(n),
+		Log:       n.log,
+		Transport: w.bus.Endpoint(n.id),
+		Ledger:    simledger.Node{Ledger: w.ledger, Lag: func() uint64 { return lagDAA }},
+		Clock:     w.sched.Now,
+		Metrics:   w.stats.signer(n.id),
+		Logger:    w.quiet,
+		NewID:     func() string { n.ids++; return fmt.Sprintf("%s-%d", n.id, n.ids) },
+		Observe:   w.check.observe,
+		Crash:     func() bool { return w.crashHook(n) },
+	})
+	if err != nil {
+		panic(fmt.Sprintf("simulate: open %s: %v", n.id, err)) // a signer that cannot replay its own log is a bug
+	}
+	n.signer, n.up = s, true
+	w.bus.Attach(n.id, func(ctx context.Context, raw []byte, opened *simnet.Opened) {
+		switch {
+		case !n.up:
+		case opened != nil:
+			_ = n.signer.DeliverOpened(ctx, raw, opened.Env, opened.Err)
+		default:
+			_ = n.signer.Deliver(ctx, raw)
+		}
+	})
+	for i, ev := range w.events {
+		if w.arrival(i, n).After(w.sched.Now()) {
+			break
+		}
+		_ = s.Request(context.Background(), ev, "source")
+	}
+}
+
+// arrival is when event i is confirmed by node n's source.
+func (w *world) arrival(i int, n *node) time.Time {
+	return epoch.Add(time.Duration(i+1)*w.cfg.EventEvery + n.lag)
+}
+
+// crashHook kills n right after it recorded a decision, before it sends
+// it, when a crash is due; it restarts from its log a moment later.
+func (w *world) crashHook(n *node) bool {
+	if !n.crashNext {
+		return false
+	}
+	n.crashNext, n.up = false, false
+	n.crashes++
+	w.bus.SetDown(n.id, true)
+	w.sched.After(time.Duration(500+w.rng.IntN(2500))*time.Millisecond, func() { w.start(n) })
+	return true
+}
+
+// schedule queues everything the run does: sources, ticks, the ledger,
+// crashes.
+func (w *world) schedule() {
+	for _, id := range w.ids {
+		n := w.nodes[id]
+		w.start(n)
+		offset := time.Duration(w.rng.Int64N(int64(w.cfg.Params.Tick)))
+		var tick func()
+		tick = func() {
+			if n.up {
+				_ = n.signer.Tick(context.Background())
+			}
+			w.sched.After(w.cfg.Params.Tick, tick)
+		}
+		w.sched.After(offset, tick)
+	}
+	for i, ev := range w.events {
+		for _, id := range w.ids {
+			n := w.nodes[id]
+			w.sched.At(w.arrival(i, n), func() {
+				if n.up {
+					_ = n.signer.Request(context.Background(), ev, "source")
+				}
+			})
+		}
+		if w.cfg.Crash > 0 && w.rng.Float64() < w.cfg.Crash {
+			n := w.nodes[w.ids[w.rng.IntN(len(w.ids))]]
+			w.sched.At(w.arrival(i, n).Add(time.Duration(w.rng.IntN(3000))*time.Millisecond), func() {
+				if n.up {
+					n.crashNext = true
+				}
+			})
+		}
+	}
+	// Each block, a node whose view just saw a payout accepted or reach
+	// the payout depth is told at once (as a node's DAA-score and UTXO
+	// notifications tell a signer), so the next event starts then.
+	var block func()
+	block = func() {
+		w.ledger.AdvanceTo(w.sched.Now())
+		for _, id := range w.ids {
+			n := w.nodes[id]
+			if n.up && w.payoutMoved(n) {
+				_ = n.signer.LedgerChanged(context.Background())
+			}
+		}
+		w.sched.After(time.Second/daaPerSecond, block)
+	}
+	w.sched.After(time.Second/daaPerSecond, block)
+}
+
+// tap sees every envelope sent: the first proposal of an event may have
+// an input reorganised away before the round can commit (--invalidate).
+func (w *world) tap(from twophase.PeerID, raw []byte) {
+	if w.cfg.Invalidate == 0 {
+		return
+	}
+	w.check.maybeInvalidate(raw)
+}
+
+// payoutMoved: in n's view (lagging by its lag) a payout was accepted at
+// this DAA score or reached the payout depth at it.
+func (w *world) payoutMoved(n *node) bool {
+	lag := uint64(n.lag.Seconds() * daaPerSecond)
+	if w.ledger.DAA() < lag {
+		return false
+	}
+	view := w.ledger.DAA() - lag
+	for _, a := range w.ledger.AcceptedSince(view - min(view, w.cfg.Params.PayoutDepth)) {
+		if a.DAAScore == view || a.DAAScore+w.cfg.Params.PayoutDepth == view {
+			return true
+		}
+	}
+	return false
+}
