@@ -23,6 +23,9 @@ func (s *State) tryCommit(e *EventState, env Env) {
 		if kt == nil || !kt.valid {
 			return
 		}
+		if r < e.Round && s.deadNow(e, h, env) {
+			continue // an earlier round's quorum on a template that can never be paid
+		}
 		var voters []PeerID
 		for _, b := range e.ballots(r) {
 			if !b.None && b.Hash == h {
@@ -35,6 +38,13 @@ func (s *State) tryCommit(e *EventState, env Env) {
 		s.signCommitted(e, env)
 		return
 	}
+}
+
+// deadNow reports whether template h of e can never be paid, as the
+// signer's view shows now (false when the view cannot be read).
+func (s *State) deadNow(e *EventState, h Hash, env Env) bool {
+	view, err := env.View()
+	return err == nil && s.deadFunc(e, view, env)(h)
 }
 
 func (s *State) commitMetrics(e *EventState, t Trigger, env Env) {
