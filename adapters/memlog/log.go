@@ -200,7 +200,7 @@ func (t *topicLog) span(p int32, from int64, max int) ([]entry, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	return ents[from:min(end, from+int64(max))], nil
+	return ents[from : from+min(int64(max), end-from)], nil // from+max may overflow
 }
 
 // records copies ents, the entries of partition p from offset from, into

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -246,6 +247,8 @@ func TestReadBounds(t *testing.T) {
 		wantErr error
 	}{
 		{0, 10, 1, nil},
+		{0, math.MaxInt, 1, nil},
+		{1, math.MaxInt, 0, nil},
 		{0, 0, 0, nil},
 		{1, 10, 0, nil},
 		{2, 10, 0, topics.ErrOffsetRange},
