@@ -73,6 +73,11 @@ func (c *Config) validate() error {
 	switch {
 	case c.Signers < 1 || c.Signers > twophase.MaxMembers:
 		return fmt.Errorf("%w: --signers %d, want 1..%d", ErrConfig, c.Signers, twophase.MaxMembers)
+	case c.Quorum < 1 || c.Quorum > c.Signers:
+		return fmt.Errorf("%w: --quorum %d of %d signers: %w", ErrConfig, c.Quorum, c.Signers, twophase.ErrQuorumRange)
+	case 2*c.Quorum <= c.Signers:
+		return fmt.Errorf("%w: --quorum %d of %d signers: %w (Profile A needs at least %d)", ErrConfig, c.Quorum, c.Signers,
+			twophase.ErrQuorumNotMajority, c.Signers/2+1)
 	case c.Events < 0 || c.Streams < 1:
 		return fmt.Errorf("%w: --events %d --streams %d", ErrConfig, c.Events, c.Streams)
 	case c.Faults.Loss < 0 || c.Faults.Loss >= 1 || c.Faults.Duplicate < 0 || c.Faults.Duplicate > 1 ||

@@ -50,6 +50,9 @@ type Report struct {
 	RoundsP50       int     `json:"rounds_p50"`
 	RoundsMax       int     `json:"rounds_max"`
 	CommitLatencyMs Latency `json:"commit_latency_ms"`
+	// PayoutLatencyMs runs from the first signer starting an event to the
+	// ledger's block that accepted its payout.
+	PayoutLatencyMs Latency `json:"payout_latency_ms"`
 
 	Retries              int `json:"retries"`
 	TimeoutsWithoutQuoum int `json:"proposal_timeouts_without_quorum"`
@@ -81,6 +84,29 @@ func (r Report) InvariantsHeld() bool {
 		r.DoublePayouts == 0 && r.Hanging == 0 && r.Completed+r.Abandoned == r.Events
 }
 
+func latency(ms []int64) Latency {
+	slices.Sort(ms)
+	l := Latency{P50: percentile(ms, .50), P95: percentile(ms, .95), P99: percentile(ms, .99)}
+	if len(ms) > 0 {
+		l.Max = ms[len(ms)-1]
+	}
+	return l
+}
+
+// acceptedAt is, per event, when the block that accepted its payout came
+// (the ledger's DAA score grows daaPerSecond a second from StartDAA).
+func (w *world) acceptedAt() []time.Time {
+	out := make([]time.Time, len(w.events))
+	for _, a := range w.ledger.AcceptedSince(0) {
+		for _, o := range a.Template.Outputs {
+			if i, ok := w.byScript[string(o.Script.Bytes)]; ok && out[i].IsZero() {
+				out[i] = epoch.Add(time.Duration(a.DAAScore-startDAA) * time.Second / daaPerSecond)
+			}
+		}
+	}
+	return out
+}
+
 func percentile(sorted []int64, p float64) int64 {
 	if len(sorted) == 0 {
 		return 0
@@ -104,7 +130,8 @@ func (w *world) report() Report {
 	st := w.bus.Stats()
 	r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff = st.Sent, st.Lost, st.Duplicated, st.Partitioned
 	paid := w.payouts(&r)
-	var lat []int64
+	accepted := w.acceptedAt()
+	var lat, pay []int64
 	var rounds []int
 	for i := range w.events {
 		t := &c.ev[i]
@@ -113,6 +140,9 @@ func (w *world) report() Report {
 			r.Completed++
 			if !t.firstActive.IsZero() && !t.lastCommit.IsZero() {
 				lat = append(lat, t.lastCommit.Sub(t.firstActive).Milliseconds())
+			}
+			if !t.firstActive.IsZero() {
+				pay = append(pay, accepted[i].Sub(t.firstActive).Milliseconds())
 			}
 			rounds = append(rounds, int(t.maxRound)+1)
 		case w.abandoned(i):
@@ -124,12 +154,8 @@ func (w *world) report() Report {
 			r.Hanging++
 		}
 	}
-	slices.Sort(lat)
 	slices.Sort(rounds)
-	r.CommitLatencyMs = Latency{P50: percentile(lat, .50), P95: percentile(lat, .95), P99: percentile(lat, .99)}
-	if len(lat) > 0 {
-		r.CommitLatencyMs.Max = lat[len(lat)-1]
-	}
+	r.CommitLatencyMs, r.PayoutLatencyMs = latency(lat), latency(pay)
 	if len(rounds) > 0 {
 		r.RoundsP50, r.RoundsMax = rounds[len(rounds)/2], rounds[len(rounds)-1]
 	}
@@ -214,6 +240,8 @@ func (r Report) WriteText(out io.Writer) {
 		r.RoundsP50, r.RoundsMax, r.Retries, r.TimeoutsWithoutQuoum)
 	fmt.Fprintf(out, "commit      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the last signer's commit)\n",
 		r.CommitLatencyMs.P50, r.CommitLatencyMs.P95, r.CommitLatencyMs.P99, r.CommitLatencyMs.Max)
+	fmt.Fprintf(out, "payout      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the block accepting the payout)\n",
+		r.PayoutLatencyMs.P50, r.PayoutLatencyMs.P95, r.PayoutLatencyMs.P99, r.PayoutLatencyMs.Max)
 	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away\n",
 		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated)
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d state syncs throttled\n",

@@ -21,8 +21,12 @@ import (
 // epoch is where virtual time starts; any fixed instant does.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// daaPerSecond is the simulated ledger's rate (Kaspa's 10 blocks/s).
-const daaPerSecond = 10
+// daaPerSecond is the simulated ledger's rate (Kaspa's 10 blocks/s), and
+// startDAA its DAA score at the epoch.
+const (
+	daaPerSecond = 10
+	startDAA     = 100_000
+)
 
 // world is one simulation's state.
 type world struct {
@@ -76,7 +80,7 @@ func newWorld(cfg Config) *world {
 		w.group.Members = append(w.group.Members, twophase.Member{ID: id, IdentityKey: n.identity.Public().(ed25519.PublicKey),
 			PayoutKey: w.keys.PublicKey(i)})
 	}
-	w.ledger = simledger.New(simledger.Config{DAAPerSecond: daaPerSecond, StartDAA: 100_000, Group: w.group, Keys: w.keys,
+	w.ledger = simledger.New(simledger.Config{DAAPerSecond: daaPerSecond, StartDAA: startDAA, Group: w.group, Keys: w.keys,
 		CoinbaseMaturity: cfg.Params.CoinbaseMaturity}, epoch)
 	w.fund()
 	w.bus = simnet.NewBus(w.sched, cfg.Faults, w.rng, w.ids)
