@@ -48,21 +48,24 @@ func (s *Scheduler) At(t time.Time, fn func()) {
 	heap.Push(&s.q, action{at: t, seq: s.seq, fn: fn})
 }
 
-// Run executes queued actions until none is left, the next one is after
-// until, or done reports true (checked after each action). It returns how
-// many actions ran.
+// Run executes queued actions until none is left before until (then Now
+// is until), or done reports true (checked after each action). It
+// returns how many actions ran.
 func (s *Scheduler) Run(until time.Time, done func() bool) uint64 {
 	var n uint64
+	defer func() { s.runs += n }()
 	for len(s.q) > 0 && !s.q[0].at.After(until) {
 		a := heap.Pop(&s.q).(action)
 		s.now = a.at
 		a.fn()
 		n++
 		if done != nil && done() {
-			break
+			return n
 		}
 	}
-	s.runs += n
+	if until.After(s.now) {
+		s.now = until
+	}
 	return n
 }
 

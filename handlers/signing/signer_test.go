@@ -1,0 +1,167 @@
+package signing_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/simnet"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/handlers/signing"
+)
+
+// Three signer processes' worth (each its own log) pay a run of events
+// over the bus, on the wall clock.
+func TestSignersPayEvents(t *testing.T) {
+	r := newRig(t, 3, 2*time.Millisecond)
+	var evs []twophase.SigningEvent
+	for n := uint64(0); n < 5; n++ {
+		ev := event(n)
+		evs = append(evs, ev)
+		r.request(ev)
+	}
+	for _, ev := range evs {
+		r.waitCompleted(ev, 20*time.Second)
+	}
+	r.checkSafety(evs)
+}
+
+// Record, then speak: s2 dies right after it records its vote, before
+// the vote leaves. Rebuilt from its log, it sends that same vote and
+// never another, and the event is paid once.
+func TestCrashBetweenRecordAndSend(t *testing.T) {
+	r := newRig(t, 3, 2*time.Millisecond)
+	var crashed atomic.Bool
+	r.crash = func(id twophase.PeerID) bool { return id == "s2" && crashed.CompareAndSwap(false, true) }
+	ev := event(0)
+	r.request(ev, "s2")
+	if !crashed.Load() {
+		t.Fatal("s2 recorded nothing to crash after")
+	}
+	if err := r.node("s2").Tick(context.Background()); err == nil {
+		t.Fatal("a crashed signer went on deciding")
+	}
+	r.open("s2")
+	r.request(ev)
+	r.waitCompleted(ev, 20*time.Second)
+	votes := map[twophase.Hash]int{}
+	n, err := signing.Replay(context.Background(), r.logs["s2"], func(f twophase.Fact) {
+		if v, ok := f.(*twophase.VoteAccepted); ok && v.Own && v.Round == 0 {
+			votes[v.Hash]++
+		}
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("replay: %d facts, %v", n, err)
+	}
+	if len(votes) != 1 {
+		t.Fatalf("s2's own round-0 votes on its log: %v, want one", votes)
+	}
+	r.checkSafety([]twophase.SigningEvent{ev})
+}
+
+// The timeout boundary against quorum arrival: round timeouts about as
+// long as the network takes, every signer ticked from several goroutines
+// at once while votes arrive. Under the race detector, nothing is
+// committed twice or signed twice, and every event ends.
+func TestTimeoutRacesQuorum(t *testing.T) {
+	r := newRig(t, 5, 20*time.Millisecond, func(p *twophase.Params) {
+		p.ProposalTimeout, p.ProposalTimeoutMax, p.Tick = 25*time.Millisecond, 100*time.Millisecond, 5*time.Millisecond
+	})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, id := range r.ids {
+					_ = r.node(id).Tick(context.Background())
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	var evs []twophase.SigningEvent
+	for n := uint64(0); n < 6; n++ {
+		evs = append(evs, event(n))
+		r.request(event(n))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, ev := range evs {
+		for {
+			ended := 0
+			for _, id := range r.ids {
+				if e, ok := r.node(id).Event(ev.ID()); ok && e.Phase.Terminal() {
+					ended++
+				}
+			}
+			if ended == len(r.ids) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	r.checkSafety(evs)
+}
+
+// Fast-forward against a local commit: s3 gets the last vote it needs
+// for a quorum and a peer's commit carrying that quorum's evidence at
+// the same moment, from two goroutines. It commits once and signs once.
+func TestFastForwardRacesLocalCommit(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		r := newRig(t, 3, time.Millisecond)
+		ev := event(0)
+		var held [][]byte
+		var hmu sync.Mutex
+		// s3 hears nothing from the bus; the test hands it what it needs.
+		r.bus.Attach("s3", func(_ context.Context, raw []byte, _ *simnet.Opened) {
+			hmu.Lock()
+			held = append(held, raw)
+			hmu.Unlock()
+		})
+		r.request(ev, "s1", "s2")
+		r.waitCommitted("s1", ev)
+		r.request(ev, "s3")
+		hmu.Lock()
+		msgs := append([][]byte(nil), held...)
+		hmu.Unlock()
+		var wg sync.WaitGroup
+		for _, raw := range msgs {
+			raw := raw
+			wg.Go(func() { _ = r.node("s3").Deliver(context.Background(), raw) })
+		}
+		wg.Wait()
+		r.fmu.Lock()
+		commits, signs := 0, 0
+		for _, f := range r.facts["s3"] {
+			switch f.(type) {
+			case twophase.Committed:
+				commits++
+			case twophase.TemplateSigned:
+				signs++
+			}
+		}
+		r.fmu.Unlock()
+		if commits != 1 || signs != 1 {
+			t.Fatalf("run %d: s3 recorded %d commits and %d signatures, want one each", i, commits, signs)
+		}
+		r.stop()
+	}
+}
+
+func (r *rig) waitCommitted(id twophase.PeerID, ev twophase.SigningEvent) {
+	r.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if e, ok := r.node(id).Event(ev.ID()); ok && (e.Phase == twophase.PhaseCommitted || e.Phase == twophase.PhaseCompleted) {
+			return
+		}
+	}
+	r.t.Fatalf("%s did not commit", id)
+}
