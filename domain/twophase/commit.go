@@ -2,6 +2,7 @@ package twophase
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -33,7 +34,7 @@ func (s *State) tryCommit(e *EventState, env Env) {
 			}
 		}
 		s.endRoundMetrics(e, env)
-		s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: r, Hash: h, Trigger: TriggerQuorum, Voters: voters, AtNs: ns(env.Now)})
+		s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: r, Hash: h, Trigger: TriggerQuorum, Voters: voters, InRound: e.Round, AtNs: ns(env.Now)})
 		s.commitMetrics(e, TriggerQuorum, env)
 		s.signCommitted(e, env)
 		return
@@ -91,6 +92,9 @@ func (s *State) signCommitted(e *EventState, env Env) {
 		return // the tick tries again
 	}
 	if err := Revalidate(kt.template, kt.txID, view, s.cfg.Params); err != nil {
+		if notYet(err, kt, view) {
+			return // this signer's node is behind: sign when it shows the inputs deep (tick, ledger change)
+		}
 		s.observe(MetricRevalidationFailures, "", 1)
 		s.failRound(e, ReasonRevalidationFailed, err.Error(), env)
 		return
@@ -103,6 +107,27 @@ func (s *State) signCommitted(e *EventState, env Env) {
 	s.emit(TemplateSigned{EventID: e.ID, Round: e.CommitRound, Hash: e.Canonical, TxID: kt.txID, Signature: sig, AtNs: ns(env.Now)})
 	s.sendCommit(e, "", false, env)
 	s.maybeSubmit(e, env)
+}
+
+// notYet tells a revalidation failure that time cures from one that
+// makes the template unusable: an input not yet deep or mature, or not
+// yet visible to a node behind the score at which it was created.
+func notYet(err error, kt *knownTemplate, view LedgerView) bool {
+	var rf *RevalidationFailure
+	if !errors.As(err, &rf) {
+		return false
+	}
+	switch rf.Reason {
+	case "too_shallow", "immature_coinbase":
+		return true
+	case "missing":
+		for i, in := range kt.template.Inputs {
+			if in.Outpoint == rf.Outpoint && i < len(kt.created) {
+				return kt.created[i] > view.VirtualDAAScore
+			}
+		}
+	}
+	return false
 }
 
 // sendCommit sends this signer's commit with its evidence and, once
@@ -205,6 +230,9 @@ func (s *State) onCommit(env Envelope, c Commit, en Env) {
 // template passes this signer's own validation. A peer's word alone
 // moves nothing.
 func (s *State) adopt(e *EventState, from Envelope, round uint32, hash Hash, evidence [][]byte, en Env) bool {
+	if hash == e.unusable {
+		return false // given up in this round: its inputs failed revalidation here
+	}
 	voters, err := s.checkEvidence(e, round, hash, evidence)
 	if err != nil {
 		s.rejectVote(e.ID, round, from, hash, err, en)
@@ -212,7 +240,7 @@ func (s *State) adopt(e *EventState, from Envelope, round uint32, hash Hash, evi
 	}
 	s.endRoundMetrics(e, en)
 	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: hash, Trigger: TriggerFastForward,
-		From: from.Sender, Voters: voters, Evidence: evidence, AtNs: ns(en.Now)})
+		From: from.Sender, Voters: voters, Evidence: evidence, InRound: e.Round, AtNs: ns(en.Now)})
 	s.commitMetrics(e, TriggerFastForward, en)
 	s.signCommitted(e, en)
 	return true

@@ -264,7 +264,11 @@ func (s *State) failRound(e *EventState, r Reason, detail string, env Env) {
 		return
 	}
 	delay := s.cfg.Params.Retry.RetryDelay(e.RetryCount, jitterFor(e.ID, e.Round, s.cfg.Self))
-	s.emit(RoundFailed{EventID: e.ID, Epoch: e.Epoch, Round: e.Round, Reason: r, Detail: detail,
+	var given Hash
+	if e.Phase == PhaseCommitted {
+		given = e.Canonical
+	}
+	s.emit(RoundFailed{EventID: e.ID, Epoch: e.Epoch, Round: e.Round, Hash: given, Reason: r, Detail: detail,
 		RetryAtNs: ns(env.Now.Add(delay)), AtNs: ns(env.Now)})
 }
 

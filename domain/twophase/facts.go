@@ -178,12 +178,15 @@ type Committed struct {
 	From     PeerID   `msgpack:"from,omitempty" json:"from,omitempty"`
 	Voters   []PeerID `msgpack:"voters" json:"voters"`
 	Evidence [][]byte `msgpack:"evidence,omitempty" json:"evidence,omitempty"` // the quorum's envelopes, on a fast-forward
-	AtNs     int64    `msgpack:"at" json:"at"`
+	// InRound is the signer's round when it committed: a commit given up
+	// (its inputs failed revalidation) may be made again in a later round.
+	InRound uint32 `msgpack:"in_round,omitempty" json:"inRound,omitempty"`
+	AtNs    int64  `msgpack:"at" json:"at"`
 }
 
 func (e Committed) EventType() string { return TypeCommitted }
 func (e Committed) SourceKey() string {
-	return eventKey(e.EventID, "committed/%d.%d/%s", e.Epoch, e.Round, e.Hash.Short())
+	return eventKey(e.EventID, "committed/%d.%d/%s/in/%d", e.Epoch, e.Round, e.Hash.Short(), e.InRound)
 }
 func (e Committed) AggregateID() string { return EventAggregate(e.EventID) }
 
@@ -206,9 +209,13 @@ func (e TemplateSigned) AggregateID() string { return EventAggregate(e.EventID) 
 // RoundFailed: Round ended without a usable commit; the next round starts
 // at RetryAtNs.
 type RoundFailed struct {
-	EventID   Hash   `msgpack:"event_id" json:"eventId"`
-	Epoch     uint32 `msgpack:"epoch" json:"epoch"`
-	Round     uint32 `msgpack:"round" json:"round"`
+	EventID Hash   `msgpack:"event_id" json:"eventId"`
+	Epoch   uint32 `msgpack:"epoch" json:"epoch"`
+	Round   uint32 `msgpack:"round" json:"round"`
+	// Hash is the committed template given up, when the round failed
+	// after a commit (its inputs failed revalidation, or it can never be
+	// accepted).
+	Hash      Hash   `msgpack:"hash,omitempty" json:"hash,omitempty"`
 	Reason    Reason `msgpack:"reason" json:"reason"`
 	Detail    string `msgpack:"detail" json:"detail"`
 	RetryAtNs int64  `msgpack:"retry_at" json:"retryAt"`
@@ -217,7 +224,7 @@ type RoundFailed struct {
 
 func (e RoundFailed) EventType() string { return TypeRoundFailed }
 func (e RoundFailed) SourceKey() string {
-	return eventKey(e.EventID, "round/%d.%d/failed", e.Epoch, e.Round)
+	return eventKey(e.EventID, "round/%d.%d/failed/%s/%s", e.Epoch, e.Round, e.Reason, e.Hash.Short())
 }
 func (e RoundFailed) AggregateID() string { return EventAggregate(e.EventID) }
 
@@ -310,12 +317,19 @@ type MessageRejected struct {
 	Reason Reason `msgpack:"reason" json:"reason"`
 	Detail string `msgpack:"detail" json:"detail"`
 	Count  int    `msgpack:"count" json:"count"`
-	AtNs   int64  `msgpack:"at" json:"at"`
+	// Summary marks the count of a minute's further rejections, after the
+	// record of its first.
+	Summary bool  `msgpack:"summary,omitempty" json:"summary,omitempty"`
+	AtNs    int64 `msgpack:"at" json:"at"`
 }
 
 func (e MessageRejected) EventType() string { return TypeMessageRejected }
 func (e MessageRejected) SourceKey() string {
-	return fmt.Sprintf("%srejected/%s/%s/%d", signerAggregatePrefix, e.Sender, e.Reason, e.AtNs)
+	kind := "first"
+	if e.Summary {
+		kind = "summary"
+	}
+	return fmt.Sprintf("%srejected/%s/%s/%d/%s", signerAggregatePrefix, e.Sender, e.Reason, e.AtNs, kind)
 }
 func (e MessageRejected) AggregateID() string { return signerAggregatePrefix + "rejections" }
 

@@ -123,7 +123,8 @@ func (s *State) rejectMessage(sender PeerID, kind string, err error, now time.Ti
 		return
 	}
 	if ok && w.suppressed > 0 {
-		s.emit(MessageRejected{Sender: sender, Kind: w.kind, Reason: reason, Detail: w.detail, Count: w.suppressed, AtNs: ns(w.since.Add(rejectSummaryEvery))})
+		s.emit(MessageRejected{Sender: sender, Kind: w.kind, Reason: reason, Detail: w.detail, Count: w.suppressed, Summary: true,
+			AtNs: ns(w.since.Add(rejectSummaryEvery))})
 	}
 	s.rejects[k] = &rejectWindow{since: now, kind: kind, detail: err.Error()}
 	s.emit(MessageRejected{Sender: sender, Kind: kind, Reason: reason, Detail: err.Error(), Count: 1, AtNs: ns(now)})
@@ -138,7 +139,7 @@ func (s *State) flushRejects(now time.Time) {
 		}
 		if w.suppressed > 0 {
 			s.emit(MessageRejected{Sender: k.sender, Kind: w.kind, Reason: k.reason, Detail: w.detail,
-				Count: w.suppressed, AtNs: ns(w.since.Add(rejectSummaryEvery))})
+				Count: w.suppressed, Summary: true, AtNs: ns(w.since.Add(rejectSummaryEvery))})
 		}
 		delete(s.rejects, k)
 	}

@@ -203,6 +203,7 @@ func (s *State) onSyncResponse(from Envelope, resp SyncResponse, en Env) {
 		}
 		if (st.Phase == PhaseCommitted || st.Phase == PhaseCompleted) && len(st.Evidence) > 0 {
 			switch {
+			case e.Phase.Terminal(): // the votes above may have completed it
 			case e.Phase == PhaseCommitted && e.Canonical == st.Canonical:
 			case e.Phase == PhaseCommitted:
 				s.onCommit(from, Commit{EventID: e.ID, Epoch: e.Epoch, Round: st.CommitRound, TemplateHash: st.Canonical, Evidence: st.Evidence}, en)

@@ -18,8 +18,10 @@ type checker struct {
 	tmpl     map[twophase.Hash]twophase.Template
 	signed   map[signKey]twophase.Hash
 	invalids map[twophase.Hash]bool // events whose inputs were invalidated once
+	keys     map[signKeyString]bool  // every source key each signer recorded
 
 	doubleSigns, splitCommits, commitsWithoutQuorum int
+	keyConflicts                                    int
 	equivocations, rejectedVotes, conflicts         int
 	retries, timeouts, abandonFacts                 int
 	invalidated                                     int
@@ -29,6 +31,11 @@ type voteKey struct {
 	voter        twophase.PeerID
 	event        twophase.Hash
 	epoch, round uint32
+}
+
+type signKeyString struct {
+	signer twophase.PeerID
+	key    string
 }
 
 type signKey struct {
@@ -50,7 +57,7 @@ type eventTrace struct {
 func newChecker(w *world) *checker {
 	c := &checker{w: w, opener: twophase.NewOpener(w.group, nil), byID: map[twophase.Hash]int{},
 		votes: map[voteKey]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
-		signed: map[signKey]twophase.Hash{}, invalids: map[twophase.Hash]bool{}}
+		signed: map[signKey]twophase.Hash{}, invalids: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{}}
 	return c
 }
 
@@ -74,6 +81,14 @@ func (c *checker) trace(id twophase.Hash) *eventTrace {
 func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 	now := c.w.sched.Now()
 	for _, f := range facts {
+		// A signer records each fact once: a source key seen twice is a
+		// second, different fact under one key (its log would keep only the
+		// first), or a decision taken twice.
+		k := signKeyString{self, f.SourceKey()}
+		if c.keys[k] {
+			c.keyConflicts++
+		}
+		c.keys[k] = true
 		switch f := f.(type) {
 		case twophase.RoundStarted:
 			t := c.trace(f.EventID)

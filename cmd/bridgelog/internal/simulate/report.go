@@ -73,6 +73,9 @@ type Report struct {
 	CommitsWithoutQuorum int `json:"commits_without_quorum"`
 	WrongPayouts         int `json:"wrong_payouts"`
 	DoublePayouts        int `json:"double_payouts"`
+	// LogKeyConflicts counts facts a signer recorded under a source key it
+	// had used already.
+	LogKeyConflicts int `json:"log_key_conflicts"`
 
 	VirtualSeconds float64 `json:"virtual_seconds"`
 }
@@ -81,7 +84,7 @@ type Report struct {
 // left hanging.
 func (r Report) InvariantsHeld() bool {
 	return r.SplitCommits == 0 && r.DoubleSigns == 0 && r.CommitsWithoutQuorum == 0 && r.WrongPayouts == 0 &&
-		r.DoublePayouts == 0 && r.Hanging == 0 && r.Completed+r.Abandoned == r.Events
+		r.DoublePayouts == 0 && r.LogKeyConflicts == 0 && r.Hanging == 0 && r.Completed+r.Abandoned == r.Events
 }
 
 func latency(ms []int64) Latency {
@@ -120,7 +123,7 @@ func (w *world) report() Report {
 	c := w.check
 	c.trace(twophase.Hash{}) // make sure traces exist with zero events seen
 	r := Report{Seed: w.cfg.Seed, Signers: w.cfg.Signers, Quorum: w.cfg.Quorum, Events: w.cfg.Events, Streams: w.cfg.Streams,
-		SplitCommits: c.splitCommits, DoubleSigns: c.doubleSigns, CommitsWithoutQuorum: c.commitsWithoutQuorum,
+		SplitCommits: c.splitCommits, DoubleSigns: c.doubleSigns, CommitsWithoutQuorum: c.commitsWithoutQuorum, LogKeyConflicts: c.keyConflicts,
 		Retries: c.retries, TimeoutsWithoutQuoum: c.timeouts, Equivocations: c.equivocations, InvalidRejected: c.rejectedVotes,
 		StateSyncsThrottled: int(w.stats.totals[twophase.MetricStateSyncThrottled]), CommitConflicts: c.conflicts,
 		InputsInvalidated: c.invalidated, VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
@@ -250,8 +253,8 @@ func (r Report) WriteText(out io.Writer) {
 	if !r.InvariantsHeld() {
 		verdict = "BROKEN"
 	}
-	fmt.Fprintf(out, "invariants  %s: %d split commits, %d double signs, %d commits without quorum, %d wrong payouts, %d double payouts (checked on every fact of every event)\n",
-		verdict, r.SplitCommits, r.DoubleSigns, r.CommitsWithoutQuorum, r.WrongPayouts, r.DoublePayouts)
+	fmt.Fprintf(out, "invariants  %s: %d split commits, %d double signs, %d commits without quorum, %d wrong payouts, %d double payouts, %d log key conflicts (checked on every fact of every event)\n",
+		verdict, r.SplitCommits, r.DoubleSigns, r.CommitsWithoutQuorum, r.WrongPayouts, r.DoublePayouts, r.LogKeyConflicts)
 }
 
 // WriteJSON prints the report as one JSON object.
