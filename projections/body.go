@@ -7,13 +7,14 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
 // newBody returns a zero payload of an event type, or nil for a type the
 // projections do not decode up front. Adding a domain event that
 // projections fold: add its case here, then its Apply can switch on
-// ev.Body.(type).
+// ev.Body.(type). A signer's facts come from [twophase.NewFact].
 func newBody(typ string) domain.Event {
 	switch typ {
 	case domain.TypeDepositDetected:
@@ -64,6 +65,9 @@ func newBody(typ string) domain.Event {
 		return new(domain.TxIntent)
 	case domain.TypeMintOutcome, domain.TypeAnchorOutcome, domain.TypeClaimOutcome:
 		return new(domain.TxOutcome)
+	}
+	if f := twophase.NewFact(typ); f != nil {
+		return f
 	}
 	return nil
 }

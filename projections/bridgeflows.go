@@ -10,9 +10,12 @@ import (
 
 // RelayProjections are every projection the relay keeps (the runner adds
 // processed_events): what it reads to decide, and what a replay of its
-// log rebuilds.
+// log rebuilds; and a signer's ([SignerProjections], streams starting at
+// nonce 0), so that project, replay and verify fold one set whichever
+// process wrote the log. Each log fills only its own tables.
 func RelayProjections() []Projection {
-	return []Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}, RelayBindings{}}
+	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}, RelayBindings{}},
+		SignerProjections(0)...)
 }
 
 // ChainCursors is each chain indexer's cursor: the last scanned block,
