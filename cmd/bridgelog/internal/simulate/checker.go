@@ -18,7 +18,7 @@ type checker struct {
 	tmpl     map[twophase.Hash]twophase.Template
 	signed   map[signKey]twophase.Hash
 	invalids map[twophase.Hash]bool // events whose inputs were invalidated once
-	keys     map[signKeyString]bool  // every source key each signer recorded
+	keys     map[signKeyString]bool // every source key each signer recorded
 
 	doubleSigns, splitCommits, commitsWithoutQuorum int
 	keyConflicts                                    int
