@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridgelog/bridgelog/adapters/simledger"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// signerCmd groups the commands of one member of the signing group (seed
+// 001); each reads the member's signer config.
+var signerCmd = &cobra.Command{
+	Use:   "signer",
+	Short: "Commands of one member of the M-of-N signing group (its config: see signer admin --help)",
+}
+
+func init() { rootCmd.AddCommand(signerCmd) }
+
+// signerConfig is what one signer must know: who it is, its group, where
+// its keys and data are, who may administer it, and the protocol's
+// parameters. Relative paths are relative to the config file.
+type signerConfig struct {
+	Self  string      `json:"self"`
+	Group signerGroup `json:"group"`
+	// IdentityKeyFile holds the signer's ed25519 identity key (the 32-byte
+	// seed as 64 hex digits); PayoutKeyFile its payout key in the
+	// network's format (for "sim": the simulated network's key seed, see
+	// simPayoutKeys). Both must be readable by their owner only.
+	IdentityKeyFile string `json:"identityKeyFile"`
+	PayoutKeyFile   string `json:"payoutKeyFile"`
+	// Data is the signer's own data directory: its embedded log in
+	// DATA/log and its SQLite store in DATA/projections.db, as a relay's.
+	Data  string      `json:"data"`
+	Admin signerAdmin `json:"admin"`
+	// Params and Policy: a zero field takes the default. Durations may be
+	// written as Go durations ("5s") or nanoseconds.
+	Params twophase.Params `json:"params"`
+	Policy twophase.Policy `json:"policy"`
+}
+
+// signerGroup is twophase.Group as an operator writes it: keys in hex,
+// the change returning to an address.
+type signerGroup struct {
+	Profile       twophase.Profile `json:"profile"` // "a" (default)
+	Quorum        int              `json:"quorum"`
+	Network       string           `json:"network"` // "sim"
+	ChangeAddress string           `json:"changeAddress"`
+	Members       []signerMember   `json:"members"`
+}
+
+type signerMember struct {
+	ID          string `json:"id"`
+	IdentityKey string `json:"identityKey"` // ed25519 public key, hex
+	PayoutKey   string `json:"payoutKey"`   // the network's payout public key, hex
+}
+
+// signerAdmin says who may run admin actions: whoever holds the
+// credential whose SHA-256 (hex) is CredentialSHA256. Empty: none.
+type signerAdmin struct {
+	CredentialSHA256 string `json:"credentialSha256"`
+}
+
+// Errors of a signer config that must not start.
+var (
+	ErrSignerConfig = errors.New("invalid signer config")
+	// ErrSignerNetwork: a network this binary cannot pay on.
+	ErrSignerNetwork = errors.New("network not supported")
+	// ErrNotMember: self is not one of the group's members.
+	ErrNotMember = errors.New("signer is not a member of its group")
+	// ErrKeyMismatch: a key file that does not hold the key the group
+	// lists for the member.
+	ErrKeyMismatch = errors.New("key does not match the group")
+	// ErrKeyFileMode: a secret file that others than its owner can read.
+	ErrKeyFileMode = errors.New("secret file readable by others than its owner")
+)
+
+// networkSim is the simulated ledger of adapters/simledger; the only
+// network until the Kaspa ledger adapter exists.
+const networkSim = "sim"
+
+// signerSetup is a loaded and checked signer config: the protocol's
+// configuration with its keys, and where the signer keeps its data.
+type signerSetup struct {
+	path      string
+	protocol  twophase.Config
+	data      string // absolute
+	adminHash []byte // nil: admin actions are disabled
+}
+
+// logDir is the signer's embedded log, where a relay keeps its own.
+func (s *signerSetup) logDir() string { return filepath.Join(s.data, "log") }
+
+// loadSignerConfig reads and checks a signer config: a group that is
+// safe (Profile A, a strict-majority quorum), a self that is a member,
+// key files readable by their owner only that hold that member's keys, a
+// supported network, parameters that work.
+func loadSignerConfig(path string) (*signerSetup, error) {
+	c, err := readSignerConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(err error) error { return fmt.Errorf("%w: %s: %w", ErrSignerConfig, path, err) }
+	for _, f := range []struct{ name, v string }{{"self", c.Self}, {"group.network", c.Group.Network},
+		{"group.changeAddress", c.Group.ChangeAddress}, {"identityKeyFile", c.IdentityKeyFile},
+		{"payoutKeyFile", c.PayoutKeyFile}, {"data", c.Data}} {
+		if f.v == "" {
+			return nil, bad(fmt.Errorf("%s is required", f.name))
+		}
+	}
+	if c.Group.Network != networkSim {
+		if strings.HasPrefix(c.Group.Network, "kaspa") {
+			return nil, bad(fmt.Errorf("%w: %q: kaspa networks come with the Kaspa ledger adapter; this binary runs %q only",
+				ErrSignerNetwork, c.Group.Network, networkSim))
+		}
+		return nil, bad(fmt.Errorf("%w: %q, want %q", ErrSignerNetwork, c.Group.Network, networkSim))
+	}
+	rules := simledger.Rules{}
+	group, err := c.Group.build(rules)
+	if err != nil {
+		return nil, bad(err)
+	}
+	self, ok := group.Member(twophase.PeerID(c.Self))
+	if !ok {
+		return nil, bad(fmt.Errorf("%w: %q is not among %v", ErrNotMember, c.Self, group.IDs()))
+	}
+	dir := filepath.Dir(path)
+	identity, err := loadIdentityKey(resolvePath(dir, c.IdentityKeyFile), self)
+	if err != nil {
+		return nil, bad(err)
+	}
+	keys, payout, err := simPayoutKeys(resolvePath(dir, c.PayoutKeyFile), group, self)
+	if err != nil {
+		return nil, bad(err)
+	}
+	params := c.Params.WithDefaults()
+	if err := params.Validate(); err != nil {
+		return nil, bad(err)
+	}
+	s := &signerSetup{path: path, data: resolvePath(dir, c.Data),
+		protocol: twophase.Config{Self: self.ID, Group: group, Params: params, Policy: c.Policy,
+			Rules: rules, Scheme: keys, Payout: payout, Identity: identity}}
+	if s.data, err = filepath.Abs(s.data); err != nil {
+		return nil, bad(err)
+	}
+	if h := c.Admin.CredentialSHA256; h != "" {
+		if s.adminHash, err = hex.DecodeString(trim0x(h)); err != nil || len(s.adminHash) != 32 {
+			return nil, bad(errors.New("admin.credentialSha256 must be 64 hex digits (the SHA-256 of the admin credential)"))
+		}
+	}
+	return s, nil
+}
+
+// readSignerConfig decodes the file strictly: an unknown field is a typo
+// that would otherwise leave a setting at its default.
+func readSignerConfig(path string) (signerConfig, error) {
+	var c signerConfig
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("%w: %w", ErrSignerConfig, err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrSignerConfig, path, err)
+	}
+	if raw, ok := top["params"]; ok {
+		if top["params"], err = durationStrings(raw, reflect.TypeFor[twophase.Params]()); err != nil {
+			return c, fmt.Errorf("%w: %s: params.%w", ErrSignerConfig, path, err)
+		}
+	}
+	if b, err = json.Marshal(top); err != nil {
+		return c, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrSignerConfig, path, err)
+	}
+	if c.Group.Profile == "" {
+		c.Group.Profile = twophase.ProfileA
+	}
+	return c, nil
+}
+
+// durationStrings rewrites every time.Duration field of t that the JSON
+// object raw gives as a string ("5s") into nanoseconds, the only form
+// encoding/json reads into a Duration.
+func durationStrings(raw json.RawMessage, t reflect.Type) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return raw, nil // not an object: the strict decode says what is wrong
+	}
+	for name, v := range obj {
+		f, ok := jsonField(t, name)
+		if !ok {
+			continue // the strict decode refuses it
+		}
+		var s string
+		switch {
+		case f.Type == reflect.TypeFor[time.Duration]() && json.Unmarshal(v, &s) == nil:
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			obj[name] = json.RawMessage(strconv.FormatInt(int64(d), 10))
+		case f.Type.Kind() == reflect.Struct:
+			sub, err := durationStrings(v, f.Type)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%w", name, err)
+			}
+			obj[name] = sub
+		}
+	}
+	return json.Marshal(obj)
+}
+
+// jsonField finds the field of struct type t that encoding/json decodes
+// key into: its tag name, matched without regard to case as json does.
+func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); strings.EqualFold(name, key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// build turns the written group into the protocol's, and checks it
+// (twophase.Group.Validate: size, profile, strict-majority quorum,
+// distinct ids and keys).
+func (g signerGroup) build(rules twophase.LedgerRules) (twophase.Group, error) {
+	change, err := rules.ScriptFor(g.ChangeAddress)
+	if err != nil {
+		return twophase.Group{}, fmt.Errorf("group.changeAddress: %w", err)
+	}
+	out := twophase.Group{Profile: g.Profile, Quorum: g.Quorum, Network: g.Network, ChangeScript: change}
+	for _, m := range g.Members {
+		id, err := hex.DecodeString(trim0x(m.IdentityKey))
+		if err != nil {
+			return twophase.Group{}, fmt.Errorf("%w: member %q identityKey: %w", twophase.ErrMemberKey, m.ID, err)
+		}
+		payout, err := hex.DecodeString(trim0x(m.PayoutKey))
+		if err != nil {
+			return twophase.Group{}, fmt.Errorf("%w: member %q payoutKey: %w", twophase.ErrMemberKey, m.ID, err)
+		}
+		out.Members = append(out.Members, twophase.Member{ID: twophase.PeerID(m.ID), IdentityKey: id, PayoutKey: payout})
+	}
+	if err := out.Validate(); err != nil {
+		return twophase.Group{}, err
+	}
+	return out.Sorted(), nil
+}
+
+// loadIdentityKey reads the signer's ed25519 key and checks it is the
+// one the group lists for self.
+func loadIdentityKey(path string, self twophase.Member) (ed25519.PrivateKey, error) {
+	b, err := readSecretFile("identity key file", path)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := hex.DecodeString(trim0x(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("identity key file %s: want the ed25519 seed as %d hex digits", path, 2*ed25519.SeedSize)
+	}
+	key := ed25519.NewKeyFromSeed(seed)
+	if !self.IdentityKey.Equal(key.Public()) {
+		return nil, fmt.Errorf("%w: identity key file %s does not hold member %s's identity key", ErrKeyMismatch, path, self.ID)
+	}
+	return key, nil
+}
+
+// simPayoutKeys reads the simulated network's payout key seed (see
+// simledger.NewKeys). Payout signatures there are keyed hashes that only
+// the secrets check, so a sim signer derives every member's secret from
+// the seed: each member's payout key must be one of its keys, self's
+// included.
+func simPayoutKeys(path string, g twophase.Group, self twophase.Member) (*simledger.Keys, twophase.PayoutSigner, error) {
+	b, err := readSecretFile("payout key file", path)
+	if err != nil {
+		return nil, nil, err
+	}
+	seed := string(b)
+	if seed == "" {
+		return nil, nil, fmt.Errorf("payout key file %s is empty: it holds the simulated network's key seed", path)
+	}
+	keys := simledger.NewKeys(seed, twophase.MaxMembers)
+	derived := map[string]bool{}
+	for i := 0; i < twophase.MaxMembers; i++ {
+		derived[string(keys.PublicKey(i))] = true
+	}
+	if !derived[string(self.PayoutKey)] {
+		return nil, nil, fmt.Errorf("%w: payout key file %s does not hold member %s's payout key", ErrKeyMismatch, path, self.ID)
+	}
+	for _, m := range g.Members {
+		if !derived[string(m.PayoutKey)] {
+			return nil, nil, fmt.Errorf("%w: member %s's payout key is not one of the simulated network's keys in %s, so its payout signatures could not be checked",
+				ErrKeyMismatch, m.ID, path)
+		}
+	}
+	return keys, keys.Signer(self.PayoutKey), nil
+}
+
+// readSecretFile reads a key or credential file, refusing one that its
+// group or others can read, and returns its content without surrounding
+// white space.
+func readSecretFile(what, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s %s has mode %04o; make it readable by its owner only (chmod 600 %s)",
+			ErrKeyFileMode, what, path, mode, path)
+	}
+	// A key or a credential is small; anything larger is the wrong file.
+	const limit = 1 << 16
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, limit)
+	}
+	return bytes.TrimSpace(b), nil
+}
+
+// resolvePath makes a config's relative path relative to the config's
+// directory, so a config works from any working directory.
+func resolvePath(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/simledger"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// signerFixture is a signing group of n members on the sim network in a
+// temporary directory: every member's identity key file, the network's
+// payout key seed, an admin credential, and member s1's config.
+type signerFixture struct {
+	dir        string
+	cfg        signerConfig
+	params     string // the config's params, as JSON
+	credential string // the admin credential file
+}
+
+const (
+	fixtureSimSeed    = "fixture-sim"
+	fixtureCredential = "correct horse battery staple"
+)
+
+func newSignerFixture(t *testing.T, n, quorum int) *signerFixture {
+	t.Helper()
+	f := &signerFixture{dir: t.TempDir()}
+	keys := simledger.NewKeys(fixtureSimSeed, n)
+	f.writeSecret(t, "sim.payout", fixtureSimSeed+"\n")
+	f.credential = f.writeSecret(t, "admin.credential", fixtureCredential+"\n")
+	sum := sha256.Sum256([]byte(fixtureCredential))
+	f.cfg = signerConfig{Self: "s1", IdentityKeyFile: "s1.identity", PayoutKeyFile: "sim.payout", Data: "s1-data",
+		Group: signerGroup{Profile: twophase.ProfileA, Quorum: quorum, Network: "sim", ChangeAddress: simledger.GroupAddress("fixture")},
+		Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(sum[:])}}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%d", i+1)
+		key := fixtureIdentity(id)
+		f.writeSecret(t, id+".identity", hex.EncodeToString(key.Seed())+"\n")
+		f.cfg.Group.Members = append(f.cfg.Group.Members, signerMember{ID: id,
+			IdentityKey: hex.EncodeToString(key.Public().(ed25519.PublicKey)), PayoutKey: hex.EncodeToString(keys.PublicKey(i))})
+	}
+	// Durations as an operator writes them; one round, no retry.
+	f.params = `{"proposalTimeout": "1s", "tick": "500ms", "retry": {"maxRetries": 0, "baseDelay": "1s", "maxDelay": "1s"}}`
+	return f
+}
+
+func fixtureIdentity(id string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("fixture/identity/" + id))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// writeSecret writes a file readable by its owner only and returns its path.
+func (f *signerFixture) writeSecret(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(f.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// write writes the config (as s1.json) and returns its path.
+func (f *signerFixture) write(t *testing.T) string {
+	t.Helper()
+	b, err := json.Marshal(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	top["params"] = json.RawMessage(f.params)
+	if b, err = json.MarshalIndent(top, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(f.dir, "s1.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// load writes the config and loads it, failing the test if it is refused.
+func (f *signerFixture) load(t *testing.T) *signerSetup {
+	t.Helper()
+	s, err := loadSignerConfig(f.write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSignerConfigLoads(t *testing.T) {
+	f := newSignerFixture(t, 3, 2)
+	s := f.load(t)
+	p := s.protocol
+	if p.Self != "s1" || len(p.Group.Members) != 3 || p.Group.Quorum != 2 || p.Group.Network != "sim" {
+		t.Fatalf("protocol config: self %s, %d members, quorum %d, network %q", p.Self, len(p.Group.Members), p.Group.Quorum, p.Group.Network)
+	}
+	if p.Params.ProposalTimeout != time.Second || p.Params.Tick != 500*time.Millisecond || p.Params.Retry.MaxRetries != 0 ||
+		p.Params.Retry.BaseDelay != time.Second {
+		t.Fatalf("params as written not taken: %+v", p.Params)
+	}
+	if p.Params.PayoutDepth != twophase.DefaultParams().PayoutDepth {
+		t.Fatalf("unset payoutDepth %d, want the default %d", p.Params.PayoutDepth, twophase.DefaultParams().PayoutDepth)
+	}
+	if want := filepath.Join(f.dir, "s1-data", "log"); s.logDir() != want {
+		t.Fatalf("log dir %s, want %s (data relative to the config)", s.logDir(), want)
+	}
+	if !p.Identity.Equal(fixtureIdentity("s1")) {
+		t.Fatal("identity key not s1's")
+	}
+	// The loaded keys make a signer the protocol accepts, whose payout
+	// signatures its peers' keys check.
+	if _, err := twophase.NewState(p); err != nil {
+		t.Fatal(err)
+	}
+	var tmpl twophase.Template
+	sig, err := p.Payout.SignPayout(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := p.Group.Member("s1")
+	if err := simledger.NewKeys(fixtureSimSeed, 3).VerifySignature(tmpl, self, sig); err != nil {
+		t.Fatalf("s1's payout signature does not check with the network's keys: %v", err)
+	}
+}
+
+func TestSignerConfigRefused(t *testing.T) {
+	otherKeys := simledger.NewKeys("another-network", 3)
+	cases := []struct {
+		name   string
+		mutate func(t *testing.T, f *signerFixture)
+		is     error
+		want   string
+	}{
+		{"quorum not a strict majority", func(t *testing.T, f *signerFixture) {
+			f.cfg.Group.Members = append(f.cfg.Group.Members, f.extraMember(t, 4))
+		},
+			twophase.ErrQuorumNotMajority, "quorum 2 of 4 members, Profile A needs at least 3"},
+		{"unknown self", func(_ *testing.T, f *signerFixture) { f.cfg.Self = "s9" },
+			ErrNotMember, `"s9" is not among [s1 s2 s3]`},
+		{"identity key of another member", func(_ *testing.T, f *signerFixture) { f.cfg.IdentityKeyFile = "s2.identity" },
+			ErrKeyMismatch, "does not hold member s1's identity key"},
+		{"payout key seed of another network", func(t *testing.T, f *signerFixture) {
+			f.writeSecret(t, "other.payout", "another-network")
+			f.cfg.PayoutKeyFile = "other.payout"
+		}, ErrKeyMismatch, "does not hold member s1's payout key"},
+		{"a member's payout key not of the network", func(_ *testing.T, f *signerFixture) {
+			f.cfg.Group.Members[2].PayoutKey = hex.EncodeToString(otherKeys.PublicKey(2))
+		}, ErrKeyMismatch, "member s3's payout key is not one of the simulated network's keys"},
+		{"kaspa network", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Network = "kaspa-mainnet" },
+			ErrSignerNetwork, `"kaspa-mainnet": kaspa networks come with the Kaspa ledger adapter`},
+		{"unknown network", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Network = "evm" },
+			ErrSignerNetwork, `"evm", want "sim"`},
+		{"identity key file world-readable", func(t *testing.T, f *signerFixture) { chmod(t, filepath.Join(f.dir, "s1.identity"), 0o644) },
+			ErrKeyFileMode, "identity key file " + "%DIR%/s1.identity has mode 0644"},
+		{"payout key file group-readable", func(t *testing.T, f *signerFixture) { chmod(t, filepath.Join(f.dir, "sim.payout"), 0o640) },
+			ErrKeyFileMode, "payout key file " + "%DIR%/sim.payout has mode 0640"},
+		{"change address of another network", func(_ *testing.T, f *signerFixture) { f.cfg.Group.ChangeAddress = "kaspa:qq" },
+			simledger.ErrAddress, "group.changeAddress"},
+		{"bad admin hash", func(_ *testing.T, f *signerFixture) { f.cfg.Admin.CredentialSHA256 = "abc" },
+			ErrSignerConfig, "admin.credentialSha256 must be 64 hex digits"},
+		{"bad duration", func(_ *testing.T, f *signerFixture) { f.params = `{"retry": {"baseDelay": "soon"}}` },
+			ErrSignerConfig, `params.retry.baseDelay: time: invalid duration "soon"`},
+		{"params that cannot work", func(_ *testing.T, f *signerFixture) { f.params = `{"proposalTimeoutGrowth": 0.5}` },
+			twophase.ErrParams, "growth 0.5 below 1"},
+		{"no data directory", func(_ *testing.T, f *signerFixture) { f.cfg.Data = "" },
+			ErrSignerConfig, "data is required"},
+		{"unknown field", func(_ *testing.T, f *signerFixture) { f.params = `{"proposalTimout": "1s"}` },
+			ErrSignerConfig, `unknown field "proposalTimout"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newSignerFixture(t, 3, 2)
+			c.mutate(t, f)
+			_, err := loadSignerConfig(f.write(t))
+			if err == nil {
+				t.Fatal("config accepted")
+			}
+			want := strings.ReplaceAll(c.want, "%DIR%", f.dir)
+			if !errors.Is(err, c.is) || !errors.Is(err, ErrSignerConfig) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q\nwant one that is %v and says %q", err, c.is, want)
+			}
+		})
+	}
+}
+
+// extraMember adds member i's identity key file and returns the member.
+func (f *signerFixture) extraMember(t *testing.T, i int) signerMember {
+	id := fmt.Sprintf("s%d", i)
+	key := fixtureIdentity(id)
+	f.writeSecret(t, id+".identity", hex.EncodeToString(key.Seed()))
+	return signerMember{ID: id, IdentityKey: hex.EncodeToString(key.Public().(ed25519.PublicKey)),
+		PayoutKey: hex.EncodeToString(simledger.NewKeys(fixtureSimSeed, i).PublicKey(i - 1))}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
