@@ -51,3 +51,7 @@ go test -race -count=1 -run 'TestProjections/embedded\+sqlite/TwoRunnersOneStore
 go test -race -count=1 -run 'TestCorruptionInTwoPartitionsNamesTheFirst$|TestMidFileCorruptionRefusesToOpen$' ./adapters/embeddedlog/
 go test -race -count=1 ./adapters/sqlstore/
 go test -race -count=1 -run 'TestPageWriterDirect$' ./adapters/sqlstore/sqlitefile/
+# Signers deciding while their timers, deliveries and peers' commits race
+# (the timeout against a quorum's arrival, a fast-forward against a local
+# commit), the bus and the in-memory log they run on.
+go test -race -count=1 ./handlers/signing/ ./adapters/simnet/ ./adapters/memlog/
