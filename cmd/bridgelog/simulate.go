@@ -20,6 +20,7 @@ var simulateFlags struct {
 	json                             bool
 	eventEvery                       time.Duration
 	proposalTimeout, tick            time.Duration
+	checkProjections                 bool
 }
 
 var simulateCmd = &cobra.Command{
@@ -85,6 +86,7 @@ func init() {
 	f.BoolVar(&fl.json, "json", false, "print one JSON object")
 	f.DurationVar(&fl.proposalTimeout, "proposal-timeout", 5*time.Second, "PROPOSAL_TIMEOUT_MS of round 0")
 	f.DurationVar(&fl.tick, "tick", time.Second, "how often each signer runs its timers and anti-entropy")
+	f.BoolVar(&fl.checkProjections, "check-projections", false, "at the end, fold every signer's log into its SQL projections (SQLite) and compare them with its state")
 	rootCmd.AddCommand(simulateCmd)
 }
 
@@ -99,7 +101,8 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg := simulate.Config{Signers: fl.signers, Quorum: fl.quorum, Events: fl.events, Streams: fl.streams,
-		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Lags: lags, Seed: fl.seed}
+		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Lags: lags, Seed: fl.seed,
+		CheckProjections: fl.checkProjections}
 	cfg.Faults.Delay = time.Duration(fl.delayMs) * time.Millisecond
 	cfg.Faults.Jitter = time.Duration(fl.jitterMs) * time.Millisecond
 	cfg.Faults.Loss, cfg.Faults.Duplicate, cfg.Faults.Reorder = fl.loss, fl.duplicate, fl.reorder

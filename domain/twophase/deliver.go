@@ -197,6 +197,7 @@ func (s *State) rejectVote(id Hash, round uint32, env Envelope, hash Hash, err e
 func (s *State) futureRound(e *EventState, v voteIn, en Env) {
 	if v.round != e.Round+1 {
 		s.observe(MetricFutureRoundIgnored, "", 1)
+		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d while this signer is in round %d", v.round, e.Round), en)
 		return
 	}
 	if last, ok := e.syncAsked[v.voter]; ok && en.Now.Sub(last) < s.cfg.Params.StateSyncCooldown {

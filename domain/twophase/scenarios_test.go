@@ -290,3 +290,142 @@ func TestProposalForCompletedEvent(t *testing.T) {
 		t.Fatal("phase moved")
 	}
 }
+
+// Conflicting commit: a signer committed to one hash receives evidence of
+// a quorum for another (members who equivocated, outside Profile A's
+// assumption). It records the conflict, counts it, and never switches nor
+// signs the other.
+func TestConflictingCommit(t *testing.T) {
+	c := newCluster(t, 3, 2)
+	ev := event(0)
+	c.request(ev, "s1", "s2")
+	c.flush()
+	first := committedHash(t, c, "s1", ev)
+	v, _ := ownVote(c, "s1", ev, 0)
+	other := c.proposalOf(t, v.Envelope)
+	tm, _ := twophase.DecodeTemplate(other.Template, 100, 16)
+	tm.LockTime = 7
+	other.Template, other.TemplateHash = tm.Encode(), tm.Hash()
+	var evidence [][]byte
+	for i, id := range []twophase.PeerID{"s2", "s3"} {
+		p := other
+		p.Proposer = id
+		evidence = append(evidence, c.craft(id, 90, uint64(i+1), twophase.KindProposal, p.Encode()))
+	}
+	cm := twophase.Commit{EventID: ev.ID(), Round: 0, TemplateHash: other.TemplateHash, Evidence: evidence}
+	st := c.nodes["s1"].st.Deliver(c.craft("s3", 91, 1, twophase.KindCommit, cm.Encode()), c.env("s1"))
+	c.take("s1", st)
+	conflicts := c.facts("s1", twophase.TypeCommitConflict)
+	if len(conflicts) != 1 || conflicts[0].(twophase.CommitConflict).RemoteHash != other.TemplateHash {
+		t.Fatalf("conflicts %v", conflicts)
+	}
+	counted := false
+	for _, m := range st.Metrics {
+		counted = counted || m.Name == twophase.MetricSplitBrainWarnings
+	}
+	if !counted {
+		t.Fatal("the conflict was not counted")
+	}
+	e, _ := c.nodes["s1"].st.Event(ev.ID())
+	if e.Canonical != first {
+		t.Fatal("the commitment switched")
+	}
+	for _, f := range c.facts("s1", twophase.TypeTemplateSigned) {
+		if f.(twophase.TemplateSigned).Hash != first {
+			t.Fatal("signed the other hash")
+		}
+	}
+}
+
+// Timeout with partial proposals: three of five signers are down, so
+// the round holds two votes, no quorum. It fails on its timeout without a
+// commit, the round advances, and once the others are back the event is
+// paid.
+func TestTimeoutWithPartialProposals(t *testing.T) {
+	c := newCluster(t, 5, 3)
+	for _, id := range []twophase.PeerID{"s3", "s4", "s5"} {
+		c.crash(id)
+	}
+	ev := event(0)
+	c.request(ev)
+	c.advance(c.params.WithDefaults().ProposalTimeout + c.params.Tick)
+	for _, id := range []twophase.PeerID{"s1", "s2"} {
+		if len(c.facts(id, twophase.TypeCommitted)) != 0 {
+			t.Fatalf("%s committed with two of five votes", id)
+		}
+		f := c.facts(id, twophase.TypeRoundFailed)
+		if len(f) != 1 || f[0].(twophase.RoundFailed).Reason != twophase.ReasonTimeoutNoQuorum {
+			t.Fatalf("%s: round failures %v", id, f)
+		}
+	}
+	for _, id := range []twophase.PeerID{"s3", "s4", "s5"} {
+		c.start(id)
+	}
+	c.request(ev)
+	c.advance(20 * time.Second)
+	for _, id := range c.ids {
+		if c.phase(id, ev) != twophase.PhaseCompleted {
+			t.Errorf("%s: %s", id, c.phase(id, ev))
+		}
+	}
+	if c.payouts(ev) != 1 {
+		t.Fatal("not paid once")
+	}
+	c.checkSafety()
+}
+
+// Abandoned after max retries, and GC: an event that can never gather a
+// quorum ends Abandoned after 1 + max_retries rounds, within the bound of
+// section 15.2, and stays (it holds its stream); a completed event is
+// forgotten after the retention, and a late proposal for it changes
+// nothing.
+func TestAbandonedAfterMaxRetriesAndGC(t *testing.T) {
+	c := newCluster(t, 3, 2, func(p *twophase.Params) { p.Retention = 5 * time.Second })
+	ev := event(0)
+	c.request(ev)
+	c.advance(3 * time.Second)
+	if c.phase("s1", ev) != twophase.PhaseCompleted {
+		t.Fatal("not completed")
+	}
+	v, _ := ownVote(c, "s2", ev, 0)
+	c.advance(10 * time.Second)
+	if _, ok := c.nodes["s1"].st.Event(ev.ID()); ok {
+		t.Fatal("a completed event outlived its retention")
+	}
+	before := len(c.nodes["s1"].log)
+	c.take("s1", c.nodes["s1"].st.Deliver(c.craft("s2", 77, 1, twophase.KindProposal, c.proposalPayload(t, v.Envelope, 0)), c.env("s1")))
+	if len(c.nodes["s1"].log) != before {
+		t.Fatalf("a proposal for a collected, completed event recorded %v", c.nodes["s1"].log[before:])
+	}
+
+	lone := event(1)
+	c.crash("s2")
+	c.crash("s3")
+	start := c.now
+	c.request(lone, "s1")
+	bound := c.params.WithDefaults().MaxTimeToAbandon()
+	c.advance(bound + 2*c.params.Tick)
+	if p := c.phase("s1", lone); p != twophase.PhaseAbandoned {
+		t.Fatalf("s1: %s after the bound, want Abandoned", p)
+	}
+	ab := c.facts("s1", twophase.TypeAbandoned)
+	if len(ab) != 1 {
+		t.Fatalf("abandoned %d times", len(ab))
+	}
+	if at := time.Unix(0, ab[0].(twophase.Abandoned).AtNs); at.Sub(start) > bound+c.params.Tick {
+		t.Fatalf("abandoned after %v, bound %v", at.Sub(start), bound)
+	}
+	starts := 0
+	for _, f := range c.facts("s1", twophase.TypeRoundStarted) {
+		if f.(twophase.RoundStarted).EventID == lone.ID() {
+			starts++
+		}
+	}
+	if max := int(c.params.WithDefaults().MaxRounds()); starts > max {
+		t.Fatalf("%d rounds, at most %d", starts, max)
+	}
+	c.advance(time.Minute)
+	if _, ok := c.nodes["s1"].st.Event(lone.ID()); !ok {
+		t.Fatal("an abandoned event was collected: it must hold its stream for an operator")
+	}
+}

@@ -165,3 +165,41 @@ func (r *rig) waitCommitted(id twophase.PeerID, ev twophase.SigningEvent) {
 	}
 	r.t.Fatalf("%s did not commit", id)
 }
+
+// The RPC and gossip race: an event reaches a signer from its own source
+// (several times, from several goroutines) while a peer's proposal for it
+// arrives. The signer takes it once and votes once.
+func TestRPCAndGossipRace(t *testing.T) {
+	r := newRig(t, 3, 0)
+	ev := event(0)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.request(ev, "s1") })
+	for g := 0; g < 4; g++ {
+		wg.Go(func() { r.request(ev, "s2", "s3") })
+	}
+	wg.Wait()
+	r.waitCompleted(ev, 20*time.Second)
+	r.fmu.Lock()
+	defer r.fmu.Unlock()
+	for _, id := range r.ids {
+		requested, votes := 0, map[uint32]int{}
+		for _, f := range r.facts[id] {
+			switch f := f.(type) {
+			case twophase.EventRequested:
+				requested++
+			case twophase.VoteAccepted:
+				if f.Own {
+					votes[f.Round]++
+				}
+			}
+		}
+		if requested != 1 {
+			t.Errorf("%s took the event %d times", id, requested)
+		}
+		for round, n := range votes {
+			if n != 1 {
+				t.Errorf("%s voted %d times in round %d", id, n, round)
+			}
+		}
+	}
+}

@@ -35,6 +35,9 @@ type Config struct {
 	Seed uint64
 	// Params are the protocol's (defaults: the seed's, with a 1 s tick).
 	Params twophase.Params
+	// CheckProjections folds every signer's log through its SQL
+	// projections at the end and compares them with its state.
+	CheckProjections bool
 }
 
 // Errors of a configuration that cannot run.

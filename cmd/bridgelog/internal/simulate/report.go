@@ -76,6 +76,10 @@ type Report struct {
 	// LogKeyConflicts counts facts a signer recorded under a source key it
 	// had used already.
 	LogKeyConflicts int `json:"log_key_conflicts"`
+	// ProjectionMismatches counts events whose SQL projection (event_phase)
+	// differs from the signer's state, with CheckProjections.
+	ProjectionMismatches int  `json:"projection_mismatches"`
+	ProjectionsChecked   bool `json:"projections_checked"`
 
 	VirtualSeconds float64 `json:"virtual_seconds"`
 }
@@ -84,7 +88,8 @@ type Report struct {
 // left hanging.
 func (r Report) InvariantsHeld() bool {
 	return r.SplitCommits == 0 && r.DoubleSigns == 0 && r.CommitsWithoutQuorum == 0 && r.WrongPayouts == 0 &&
-		r.DoublePayouts == 0 && r.LogKeyConflicts == 0 && r.Hanging == 0 && r.Completed+r.Abandoned == r.Events
+		r.DoublePayouts == 0 && r.LogKeyConflicts == 0 && r.ProjectionMismatches == 0 && r.Hanging == 0 &&
+		r.Completed+r.Abandoned == r.Events
 }
 
 func latency(ms []int64) Latency {
@@ -249,6 +254,10 @@ func (r Report) WriteText(out io.Writer) {
 		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated)
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d state syncs throttled\n",
 		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.StateSyncsThrottled)
+	if r.ProjectionsChecked {
+		fmt.Fprintf(out, "projections every signer's log folded into event_phase, event_proposals, signed_templates: %d events differ from the signer's state\n",
+			r.ProjectionMismatches)
+	}
 	verdict := "held"
 	if !r.InvariantsHeld() {
 		verdict = "BROKEN"
@@ -282,7 +291,15 @@ func Run(cfg Config) (Report, error) {
 			break
 		}
 	}
-	return w.report(), nil
+	r := w.report()
+	if cfg.CheckProjections {
+		n, err := w.checkProjections()
+		if err != nil {
+			return r, err
+		}
+		r.ProjectionMismatches, r.ProjectionsChecked = n, true
+	}
+	return r, nil
 }
 
 func maxLag(cfg Config) time.Duration {

@@ -180,3 +180,13 @@ func TestParseSpecs(t *testing.T) {
 		t.Error("a partition of 4 of 5 signers was accepted")
 	}
 }
+
+// The signers' SQL projections, folded from the logs a faulty run left,
+// agree with every signer's own state.
+func TestProjectionsAgreeWithSigners(t *testing.T) {
+	r := run(t, Config{Signers: 5, Events: 25, Streams: 2, Seed: 5, Crash: 0.3, Invalidate: 0.3, CheckProjections: true,
+		Faults: simnet.Faults{Delay: 20 * time.Millisecond, Loss: 0.2, Duplicate: 0.1}})
+	if !r.ProjectionsChecked || r.ProjectionMismatches != 0 || !r.InvariantsHeld() {
+		t.Fatalf("%+v", r)
+	}
+}
