@@ -375,8 +375,8 @@ func (r *adminResult) print(w io.Writer) error {
 	}
 	for _, f := range r.facts {
 		if f, ok := f.(twophase.AdminReinjected); ok && !requested {
-			if e, known := r.state.Event(f.ID); known {
-				fmt.Fprintf(w, "event %s was already requested (phase %s, epoch %d, round %d): no new request recorded\n", f.ID.Hex(), e.Phase, e.Epoch, e.Round)
+			if _, known := r.state.Event(f.ID); known {
+				fmt.Fprintf(w, "event %s was already requested: no new request recorded\n", f.ID.Hex())
 			} else {
 				fmt.Fprintf(w, "event %s: stream %q is past nonce %d (completed): no new request recorded\n", f.ID.Hex(), f.Event.Stream, f.Event.Nonce)
 			}

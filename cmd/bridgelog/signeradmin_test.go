@@ -203,7 +203,7 @@ func TestSignerAdminReinjectIdempotent(t *testing.T) {
 		}
 		want := "recorded signing.event_requested event_id=" + ev.ID().Hex()
 		if run == 2 {
-			want = "event " + ev.ID().Hex() + " was already requested (phase Unknown, epoch 0, round 0)"
+			want = "event " + ev.ID().Hex() + " was already requested: no new request recorded"
 		}
 		if !strings.Contains(out.String(), "recorded signing.admin_reinjected event_id="+ev.ID().Hex()+` epoch=0 operator="alice"`) ||
 			!strings.Contains(out.String(), want) {

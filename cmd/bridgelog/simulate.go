@@ -91,6 +91,11 @@ func init() {
 }
 
 func runSimulate(cmd *cobra.Command, _ []string) error {
+	for _, name := range []string{"data", "log", "store", "brokers", "pg-dsn"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return fmt.Errorf("--%s does not apply to simulate: every simulated signer keeps its log in memory", name)
+		}
+	}
 	fl := simulateFlags
 	parts, err := simulate.ParsePartitions(fl.partition)
 	if err != nil {

@@ -184,7 +184,9 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 // rejectVote records a refused vote or commit and counts it.
 func (s *State) rejectVote(id Hash, round uint32, env Envelope, hash Hash, err error, en Env) {
 	r := ReasonOf(err)
-	s.observe(MetricValidationFailures, string(r), 1)
+	if r != ReasonFutureRound { // a vote from rounds ahead is counted as such (future_round_proposals_ignored)
+		s.observe(MetricValidationFailures, string(r), 1)
+	}
 	s.emit(VoteRejected{EventID: id, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: err.Error(),
 		Digest: taggedHash("bridgelog/twophase/rejected/v1", env.Raw), AtNs: ns(en.Now)})
 }
