@@ -96,7 +96,7 @@ var genSyncRequest = rapid.Custom(func(t *rapid.T) SyncRequest {
 var genSyncResponse = rapid.Custom(func(t *rapid.T) SyncResponse {
 	var s SyncResponse
 	for range rapid.IntRange(0, 3).Draw(t, "states") {
-		x := SyncState{EventID: genHash.Draw(t, "event"), Epoch: rapid.Uint32().Draw(t, "epoch"), Phase: Phase(rapid.Uint8().Draw(t, "phase")),
+		x := SyncState{EventID: genHash.Draw(t, "event"), Epoch: rapid.Uint32().Draw(t, "epoch"), Phase: Phase(rapid.Uint8Range(0, uint8(PhaseAbandoned)).Draw(t, "phase")),
 			Round: rapid.Uint32().Draw(t, "round"), CommitRound: rapid.Uint32().Draw(t, "commit round"), Canonical: genHash.Draw(t, "canonical"),
 			Votes: genBlobs(5).Draw(t, "votes"), Evidence: genBlobs(5).Draw(t, "evidence"), PayoutTx: genHash.Draw(t, "payout")}
 		for range rapid.IntRange(0, 3).Draw(t, "signatures") {

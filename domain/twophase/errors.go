@@ -63,8 +63,11 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Reason, e.Detail)
 }
 
-// Is makes errors.Is(err, ErrRejected) true for every ValidationError.
-func (e *ValidationError) Is(target error) bool { return target == ErrRejected }
+// Is makes errors.Is(err, ErrRejected) true for every ValidationError,
+// and errors.Is(err, ErrMalformed) for a malformed or oversized input.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrRejected || (target == ErrMalformed && (e.Reason == ReasonMalformed || e.Reason == ReasonOversized))
+}
 
 // ErrRejected matches every [ValidationError].
 var ErrRejected = errors.New("rejected")

@@ -192,7 +192,7 @@ func DecodeSyncResponse(b []byte) (SyncResponse, error) {
 	n := r.count(MaxSyncWants, "states")
 	var s SyncResponse
 	for i := 0; i < n && r.err == nil; i++ {
-		x := SyncState{EventID: r.hash("event"), Epoch: r.u32("epoch"), Phase: Phase(r.u8("phase")), Round: r.u32("round"),
+		x := SyncState{EventID: r.hash("event"), Epoch: r.u32("epoch"), Phase: r.phase(), Round: r.u32("round"),
 			CommitRound: r.u32("commit round"), Canonical: r.hash("canonical")}
 		x.Votes = r.envelopes(maxVotesPerState, "votes")
 		x.Evidence = r.envelopes(MaxMembers, "evidence")
@@ -228,4 +228,12 @@ func malformed(err error) error {
 		return nil
 	}
 	return &ValidationError{Reason: ReasonMalformed, Detail: err.Error()}
+}
+
+func (r *reader) phase() Phase {
+	p := Phase(r.u8("phase"))
+	if p > PhaseAbandoned && r.err == nil {
+		r.fail("phase %d", p)
+	}
+	return p
 }

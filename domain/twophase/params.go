@@ -197,6 +197,9 @@ func (c RetryConfig) RetryDelay(retry uint32, jitter float64) time.Duration {
 	if d > float64(c.MaxDelay) {
 		d = float64(c.MaxDelay)
 	}
+	if jitter != jitter { // NaN
+		jitter = 0
+	}
 	jitter = max(-1, min(1, jitter))
 	d += jitter * float64(c.Jitter)
 	return time.Duration(max(0, d))

@@ -46,10 +46,13 @@ func tally(ballots []Ballot) []voteStats {
 	var out []voteStats
 	seen := map[PeerID]bool{}
 	for _, b := range ballots {
-		if b.None || seen[b.Voter] {
-			continue
+		if seen[b.Voter] {
+			continue // one ballot per member: its first
 		}
 		seen[b.Voter] = true
+		if b.None {
+			continue
+		}
 		i, found := slices.BinarySearchFunc(out, b.Hash, func(s voteStats, h Hash) int {
 			switch {
 			case s.hash.Less(h):

@@ -100,7 +100,7 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 		case exclude[u.Outpoint]:
 			st.ExcludedRejects++
 			continue
-		case view.MempoolSpent[u.Outpoint] != (Hash{}):
+		case spentInMempool(view, u.Outpoint):
 			st.MempoolRejects++
 			continue
 		case u.Coinbase && u.DAAScore+p.CoinbaseMaturity >= view.VirtualDAAScore:
@@ -128,6 +128,11 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 	})
 	st.Eligible = len(out)
 	return out, st
+}
+
+func spentInMempool(view LedgerView, o Outpoint) bool {
+	_, spent := view.MempoolSpent[o]
+	return spent
 }
 
 // BuildRequest is what [BuildTemplate] needs besides the view.
@@ -186,11 +191,11 @@ func payoutTemplate(req BuildRequest, pay Script, inputs []UTXO, sum uint64) (Te
 		return Template{}, false, err
 	}
 	fee := mass * req.Params.FeeRate
-	if req.Policy.MaxFee > 0 && fee > req.Policy.MaxFee {
-		return Template{}, false, nil
-	}
-	if sum >= amount+fee && sum-amount-fee >= max(req.Policy.MinChange, 1) {
-		t.Outputs[1].Amount = sum - amount - fee
+	// sum >= amount here (the caller checks); compare what is left, so no
+	// sum of amounts can wrap.
+	left := sum - amount
+	if (req.Policy.MaxFee == 0 || fee <= req.Policy.MaxFee) && left >= fee && left-fee >= max(req.Policy.MinChange, 1) {
+		t.Outputs[1].Amount = left - fee
 		return t, true, nil
 	}
 	// Without change: everything above the amount is fee.
@@ -199,7 +204,7 @@ func payoutTemplate(req BuildRequest, pay Script, inputs []UTXO, sum uint64) (Te
 		return Template{}, false, err
 	}
 	fee = mass * req.Params.FeeRate
-	if sum < amount+fee {
+	if left < fee {
 		return Template{}, false, nil
 	}
 	if req.Policy.MaxFee > 0 && sum-amount > req.Policy.MaxFee {

@@ -115,9 +115,21 @@ func (r *reader) count(max int, what string) int {
 		r.fail("%s: bad length", what)
 		return 0
 	}
+	if n != uvarintLen(v) {
+		// One value, one encoding: a length written long would let a
+		// relayer re-frame a signed envelope, or give one template two hashes.
+		r.fail("%s: length not minimally encoded", what)
+		return 0
+	}
 	r.off += n
 	if v > uint64(max) || v > math.MaxInt32 {
 		r.fail("%s: %d over the bound %d", what, v, max)
+		return 0
+	}
+	if v > uint64(len(r.b)-r.off) {
+		// Every element takes at least a byte: a count beyond what is left
+		// is refused before anything is allocated for it.
+		r.fail("%s: %d elements, %d bytes left", what, v, len(r.b)-r.off)
 		return 0
 	}
 	return int(v)
@@ -156,4 +168,14 @@ func (r *reader) end(what string) error {
 		r.fail("%s: %d trailing bytes", what, len(r.b)-r.off)
 	}
 	return r.err
+}
+
+// uvarintLen is the length of v's minimal uvarint encoding.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }

@@ -1,8 +1,7 @@
 package twophase
 
-// Failing tests of defects found by the unit tests and the fuzz targets.
-// Each names the input that breaks; they pass once the defect is fixed,
-// and then belong with the tests of their file.
+// Regression tests of defects the unit tests and the fuzz targets found,
+// each with the input that once broke it.
 
 import (
 	"bytes"
@@ -13,10 +12,10 @@ import (
 	"testing"
 )
 
-// A length or count may be written as a non-minimal uvarint (0x80 0x00 is
-// 0): every decoder accepts it, so one value has several encodings. The
-// fuzz targets find it within seconds; these are their minimised inputs.
-func TestBugNonMinimalUvarintAccepted(t *testing.T) {
+// A length or count written as a non-minimal uvarint (0x80 0x00 for 0)
+// is refused by every decoder: one value has one encoding. These are the
+// fuzz targets' minimised inputs.
+func TestNonMinimalUvarintRefused(t *testing.T) {
 	p := DefaultParams()
 	g, _ := testGroup(3, 2)
 	t.Run("FuzzDecodeSyncResponse", func(t *testing.T) {
@@ -40,10 +39,9 @@ func TestBugNonMinimalUvarintAccepted(t *testing.T) {
 	})
 }
 
-// The consequence for envelopes: the signature covers the fields, not
-// the framing, so anyone relaying a member's envelope can make other
-// bytes that Open accepts as that member's, signature and all.
-func TestBugEnvelopeFramingMalleable(t *testing.T) {
+// For envelopes: the signature covers the fields, not the framing, so a
+// re-framed envelope of a member must not open as that member's.
+func TestEnvelopeFramingNotMalleable(t *testing.T) {
 	o, _, raw := sealed(t, func(e *Envelope) { e.Payload = nil })
 	reframed := nonMinimal(t, raw, len(raw)-64-1) // the payload length
 	if _, err := o.Open(reframed); err == nil {
@@ -51,9 +49,8 @@ func TestBugEnvelopeFramingMalleable(t *testing.T) {
 	}
 }
 
-// The consequence for templates: one transaction has two template hashes,
-// and the validator accepts a proposal for either.
-func TestBugTemplateHasTwoHashes(t *testing.T) {
+// For templates: one transaction has one template hash.
+func TestTemplateHasOneHash(t *testing.T) {
 	v, tpl, p := validCase(t)
 	at := len(templateMagic) + 1 + 2 + 1 + 32 + 4 + 8 + 2 // the first input's script length
 	p.Template = nonMinimal(t, tpl.Encode(), at)
@@ -75,14 +72,11 @@ func nonMinimal(t *testing.T, b []byte, at int) []byte {
 	return append(out, b[at+1:]...)
 }
 
-// BuildTemplate gives up on a set of inputs as soon as the fee of the
-// template WITH change exceeds Policy.MaxFee, without trying the template
-// without change, whose fee is lower. Breaking input (fake rules: 2,820
-// with change, 2,460 without): pay 1,000,000 from one deep output of
-// 1,002,460 with MaxFee 2,500. The template without change (fee 2,460)
-// is within every bound and the validator accepts it; BuildTemplate
-// returns ErrInsufficientDeepUTXOs.
-func TestBugMaxFeeSkipsTemplateWithoutChange(t *testing.T) {
+// When the template with change would pay more than Policy.MaxFee,
+// BuildTemplate tries the one without change, whose fee is lower (fake
+// rules: 2,820 with change, 2,460 without): pay 1,000,000 from one deep
+// output of 1,002,460 with MaxFee 2,500.
+func TestMaxFeeFallsBackToNoChange(t *testing.T) {
 	const amount = 1_000_000
 	noChange := fakeMass(1, 1, 0)
 	req := buildReq(amount, func(r *BuildRequest) { r.Policy.MaxFee = noChange + 40 })
@@ -104,12 +98,11 @@ func TestBugMaxFeeSkipsTemplateWithoutChange(t *testing.T) {
 	}
 }
 
-// amount+fee and sum-amount-fee overflow in payoutTemplate: with an
-// amount near 2^64 BuildTemplate returns a template whose outputs exceed
-// its inputs instead of an error. Breaking input: pay 2^64-1000 from one
-// deep output of 2^64-1. (Out of reach on Kaspa, whose supply is below
-// 2^63, but the function's contract does not say so.)
-func TestBugBuildTemplateAmountOverflow(t *testing.T) {
+// No sum of amounts wraps in BuildTemplate: with an amount near 2^64
+// (pay 2^64-1000 from one deep output of 2^64-1) it never returns a
+// template whose outputs exceed its inputs. (Out of reach on Kaspa, whose
+// supply is below 2^63.)
+func TestBuildTemplateNoAmountOverflow(t *testing.T) {
 	req := buildReq(math.MaxUint64 - 1000)
 	tpl, _, _, err := BuildTemplate(req, view(groupUTXO("a", math.MaxUint64, 100)))
 	if err != nil {
@@ -120,12 +113,10 @@ func TestBugBuildTemplateAmountOverflow(t *testing.T) {
 	}
 }
 
-// The selection and the pre-sign check disagree on a pending spend whose
-// spender id is the zero hash: eligible() tests MempoolSpent[o] != zero
-// and selects the output, Revalidate and Dead test presence in the map
-// and refuse it. Breaking input: one deep output a, MempoolSpent{a: zero}.
-// A template is built that its own signer then refuses to sign.
-func TestBugMempoolSpentByZeroHash(t *testing.T) {
+// The selection and the pre-sign check agree on a pending spend whose
+// spender id is the zero hash (one deep output a, MempoolSpent{a: zero}):
+// the output is spent, so it is not selected.
+func TestMempoolSpentByZeroHashNotSelected(t *testing.T) {
 	v := view(groupUTXO("a", 5_000_000, 100))
 	v.MempoolSpent[op("a", 0)] = Hash{}
 	tpl, _, _, err := BuildTemplate(buildReq(1_000_000), v)
@@ -138,13 +129,11 @@ func TestBugMempoolSpentByZeroHash(t *testing.T) {
 	}
 }
 
-// The reader's comment says every length is checked against the bytes
-// left before anything is allocated; counts of elements are checked only
-// against the caller's bound. With a bound Params.Validate accepts
-// (MaxUTXOsPerProposal = 1<<20), the 10-byte template 424c5458010000808040
-// claiming 1<<20 inputs allocates the whole slice (96 MiB) before it fails, and the
-// validator decodes every proposal's template with that bound.
-func TestBugCountAllocatesBeforeCheckingInput(t *testing.T) {
+// Element counts are checked against the bytes left before anything is
+// allocated: with a bound Params.Validate accepts (MaxUTXOsPerProposal =
+// 1<<20), the 10-byte template 424c5458010000808040 claiming 1<<20 inputs
+// fails without allocating the slice.
+func TestCountCheckedAgainstInputFirst(t *testing.T) {
 	p := DefaultParams()
 	p.MaxUTXOsPerProposal = 1 << 20
 	if err := p.Validate(); err != nil {
