@@ -3,68 +3,55 @@ package twophase
 import "time"
 
 // Apply folds one fact of the signer's log into the state. Replay calls it
-// for every fact in log order; decisions call it for the facts they
-// decide, so the state after a crash and replay is the state before.
-// Apply never fails: a fact the state cannot place (of an event it has
-// garbage-collected) is ignored.
+// for every fact in log order (decoded as pointers); decisions call it for
+// the facts they decide (values), so the state after a crash and replay is
+// the state before. Apply never fails: a fact the state cannot place (of
+// an event it has garbage-collected) is ignored. Facts that change nothing
+// the protocol decides on (EventRefused, VoteRejected, Equivocation,
+// CommitConflict, PayoutOutcome, MessageRejected, and AdminReinjected,
+// which its EventRequested follows) have no fold.
 func (s *State) Apply(f Fact) {
-	switch f.(type) {
-	case *VoteAccepted, VoteAccepted, *RoundStarted, RoundStarted:
-	default:
+	a, ok := f.(folded)
+	if !ok {
+		return
+	}
+	if _, vote := f.(interface{ isVoteOrRound() }); !vote {
 		s.activeOK = false // which event holds the pool may change
 	}
-	defer s.track(f)
-	switch f := f.(type) {
-	case *SignerStarted:
-		s.applyStarted(*f)
-	case SignerStarted:
-		s.applyStarted(f)
-	case *EventRequested:
-		s.applyRequested(f.Event, f.Via)
-	case EventRequested:
-		s.applyRequested(f.Event, f.Via)
-	case *RoundStarted:
-		s.applyRoundStarted(*f)
-	case RoundStarted:
-		s.applyRoundStarted(f)
-	case *VoteAccepted:
-		s.applyVote(*f)
-	case VoteAccepted:
-		s.applyVote(f)
-	case *Committed:
-		s.applyCommitted(*f)
-	case Committed:
-		s.applyCommitted(f)
-	case *TemplateSigned:
-		s.applySigned(*f)
-	case TemplateSigned:
-		s.applySigned(f)
-	case *RoundFailed:
-		s.applyRoundFailed(*f)
-	case RoundFailed:
-		s.applyRoundFailed(f)
-	case *PayoutSubmitted:
-		s.applySubmitted(*f)
-	case PayoutSubmitted:
-		s.applySubmitted(f)
-	case *Completed:
-		s.applyCompleted(*f)
-	case Completed:
-		s.applyCompleted(f)
-	case *Abandoned:
-		s.applyAbandoned(*f)
-	case Abandoned:
-		s.applyAbandoned(f)
-	case *AdminReset:
-		s.applyReset(*f)
-	case AdminReset:
-		s.applyReset(f)
+	a.fold(s)
+	if o, ok := f.(opens); ok {
+		s.track(o.openedEvent())
 	}
-	// EventRefused, VoteRejected, Equivocation, CommitConflict,
-	// PayoutOutcome, MessageRejected and AdminReinjected (followed by its
-	// EventRequested) are records for people and metrics; they change
-	// nothing the protocol decides on.
 }
+
+// folded is a fact the state folds (value receivers: a fact and a pointer
+// to it both are).
+type folded interface{ fold(s *State) }
+
+// opens is a fact that may open or close an event (see State.open).
+type opens interface{ openedEvent() Hash }
+
+func (f SignerStarted) fold(s *State)   { s.applyStarted(f) }
+func (f EventRequested) fold(s *State)  { s.applyRequested(f.Event, f.Via) }
+func (f RoundStarted) fold(s *State)    { s.applyRoundStarted(f) }
+func (f VoteAccepted) fold(s *State)    { s.applyVote(f) }
+func (f Committed) fold(s *State)       { s.applyCommitted(f) }
+func (f TemplateSigned) fold(s *State)  { s.applySigned(f) }
+func (f RoundFailed) fold(s *State)     { s.applyRoundFailed(f) }
+func (f PayoutSubmitted) fold(s *State) { s.applySubmitted(f) }
+func (f Completed) fold(s *State)       { s.applyCompleted(f) }
+func (f Abandoned) fold(s *State)       { s.applyAbandoned(f) }
+func (f AdminReset) fold(s *State)      { s.applyReset(f) }
+
+// Votes and round starts do not change which event holds the pool.
+func (VoteAccepted) isVoteOrRound() {}
+func (RoundStarted) isVoteOrRound() {}
+
+func (f RoundStarted) openedEvent() Hash { return f.EventID }
+func (f Committed) openedEvent() Hash    { return f.EventID }
+func (f Completed) openedEvent() Hash    { return f.EventID }
+func (f Abandoned) openedEvent() Hash    { return f.EventID }
+func (f AdminReset) openedEvent() Hash   { return f.EventID }
 
 func (s *State) applyStarted(f SignerStarted) {
 	if f.Signer == s.cfg.Self && f.Session > s.session {
@@ -294,32 +281,7 @@ func (s *State) applyReset(f AdminReset) {
 
 // track keeps the open set: an event is open from its first round (or
 // commit) until it is terminal or reset.
-func (s *State) track(f Fact) {
-	var id Hash
-	switch f := f.(type) {
-	case RoundStarted:
-		id = f.EventID
-	case *RoundStarted:
-		id = f.EventID
-	case Committed:
-		id = f.EventID
-	case *Committed:
-		id = f.EventID
-	case Completed:
-		id = f.EventID
-	case *Completed:
-		id = f.EventID
-	case Abandoned:
-		id = f.EventID
-	case *Abandoned:
-		id = f.EventID
-	case AdminReset:
-		id = f.EventID
-	case *AdminReset:
-		id = f.EventID
-	default:
-		return
-	}
+func (s *State) track(id Hash) {
 	e := s.events[id]
 	if e == nil || e.Phase.Terminal() || !e.started() {
 		delete(s.open, id)
