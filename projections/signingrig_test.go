@@ -20,6 +20,7 @@ import (
 // leave, as a signer process does: the logs the signer projections read.
 type signerRig struct {
 	t       *testing.T
+	sim     simledger.Group
 	now     time.Time
 	ledger  *simledger.Ledger
 	keys    *simledger.Keys
@@ -49,21 +50,9 @@ type rigMsg struct {
 func newSignerRig(t *testing.T) *signerRig {
 	t.Helper()
 	const n = 3
-	r := &signerRig{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), keys: simledger.NewKeys("rig", n),
-		idKeys: map[twophase.PeerID]ed25519.PrivateKey{}, signers: map[twophase.PeerID]*rigSigner{}, lag: map[twophase.PeerID]uint64{}}
-	r.group = twophase.Group{Profile: twophase.ProfileA, Quorum: 2, Network: "sim"}
-	script, err := simledger.Rules{}.ScriptFor(simledger.GroupAddress("rig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.group.ChangeScript = script
-	for i := 0; i < n; i++ {
-		id := twophase.PeerID(fmt.Sprintf("s%d", i+1))
-		seed := sha256.Sum256([]byte("identity/" + string(id)))
-		key := ed25519.NewKeyFromSeed(seed[:])
-		r.idKeys[id], r.ids = key, append(r.ids, id)
-		r.group.Members = append(r.group.Members, twophase.Member{ID: id, IdentityKey: key.Public().(ed25519.PublicKey), PayoutKey: r.keys.PublicKey(i)})
-	}
+	r := &signerRig{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), signers: map[twophase.PeerID]*rigSigner{}, lag: map[twophase.PeerID]uint64{}}
+	r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), 2)
+	r.group, r.ids, r.keys, r.idKeys = r.sim.Group, r.sim.IDs, r.sim.Payout, r.sim.Identity
 	r.params = twophase.Params{ProposalTimeout: 2 * time.Second, Tick: 500 * time.Millisecond, MinInputDepth: 20,
 		CoinbaseMaturity: 50, PayoutDepth: 5, CompletionTimeout: time.Minute,
 		Retry: twophase.RetryConfig{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Multiplier: 2, Jitter: 100 * time.Millisecond}}
@@ -80,14 +69,7 @@ func newSignerRig(t *testing.T) *signerRig {
 }
 
 func (r *signerRig) config(id twophase.PeerID) twophase.Config {
-	i := 0
-	for j, x := range r.ids {
-		if x == id {
-			i = j
-		}
-	}
-	return twophase.Config{Self: id, Group: r.group, Params: r.params, Policy: twophase.Policy{MinChange: 1000},
-		Rules: simledger.Rules{}, Scheme: r.keys, Payout: r.keys.Signer(r.keys.PublicKey(i)), Identity: r.idKeys[id]}
+	return r.sim.Config(id, r.params, twophase.Policy{MinChange: 1000})
 }
 
 // replayed is a signer's state rebuilt from its facts, as after a restart.

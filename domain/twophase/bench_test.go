@@ -26,8 +26,8 @@ func BenchmarkEventPerSigner(b *testing.B) {
 				ev := event(uint64(i))
 				c.request(ev)
 				c.advance(2 * time.Second)
-				if c.phase("s1", ev) != twophase.PhaseCompleted {
-					b.Fatalf("event %d: %s", i, c.phase("s1", ev))
+				if c.phase(c.ids[0], ev) != twophase.PhaseCompleted {
+					b.Fatalf("event %d: %s", i, c.phase(c.ids[0], ev))
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/signer-event")

@@ -27,6 +27,7 @@ type cluster struct {
 	now    time.Time
 	ledger *simledger.Ledger
 	keys   *simledger.Keys
+	sim    simledger.Group
 	group  twophase.Group
 	params twophase.Params
 	ids    []twophase.PeerID
@@ -57,22 +58,9 @@ type msg struct {
 
 func newCluster(t tb, n, quorum int, mutate ...func(*twophase.Params)) *cluster {
 	t.Helper()
-	c := &cluster{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), keys: simledger.NewKeys("test", n),
-		idKeys: map[twophase.PeerID]ed25519.PrivateKey{}, nodes: map[twophase.PeerID]*node{}, lag: map[twophase.PeerID]uint64{}}
-	c.group = twophase.Group{Profile: twophase.ProfileA, Quorum: quorum, Network: "sim"}
-	script, err := simledger.Rules{}.ScriptFor(simledger.GroupAddress("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.group.ChangeScript = script
-	for i := 0; i < n; i++ {
-		id := twophase.PeerID(fmt.Sprintf("s%d", i+1))
-		seed := sha256.Sum256([]byte("identity/" + string(id)))
-		key := ed25519.NewKeyFromSeed(seed[:])
-		c.idKeys[id] = key
-		c.ids = append(c.ids, id)
-		c.group.Members = append(c.group.Members, twophase.Member{ID: id, IdentityKey: key.Public().(ed25519.PublicKey), PayoutKey: c.keys.PublicKey(i)})
-	}
+	c := &cluster{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), nodes: map[twophase.PeerID]*node{}, lag: map[twophase.PeerID]uint64{}}
+	c.sim = simledger.NewGroup("test", "test", simledger.MemberIDs(n), quorum)
+	c.group, c.ids, c.keys, c.idKeys = c.sim.Group, c.sim.IDs, c.sim.Payout, c.sim.Identity
 	c.params = twophase.Params{ProposalTimeout: 2 * time.Second, Tick: 500 * time.Millisecond, MinInputDepth: 20,
 		CoinbaseMaturity: 50, PayoutDepth: 5, CompletionTimeout: time.Minute,
 		Retry: twophase.RetryConfig{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Multiplier: 2, Jitter: 100 * time.Millisecond}}
@@ -91,14 +79,7 @@ func newCluster(t tb, n, quorum int, mutate ...func(*twophase.Params)) *cluster 
 }
 
 func (c *cluster) config(id twophase.PeerID) twophase.Config {
-	i := 0
-	for j, x := range c.ids {
-		if x == id {
-			i = j
-		}
-	}
-	return twophase.Config{Self: id, Group: c.group, Params: c.params, Policy: twophase.Policy{MinChange: 1000},
-		Rules: simledger.Rules{}, Scheme: c.keys, Payout: c.keys.Signer(c.keys.PublicKey(i)), Identity: c.idKeys[id]}
+	return c.sim.Config(id, c.params, twophase.Policy{MinChange: 1000})
 }
 
 // start builds a signer from its log (a restart is the same) and starts it.

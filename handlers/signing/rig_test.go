@@ -27,6 +27,7 @@ type rig struct {
 	t      *testing.T
 	mu     sync.Mutex // the ledger's
 	ledger *simledger.Ledger
+	sim    simledger.Group
 	keys   *simledger.Keys
 	group  twophase.Group
 	params twophase.Params
@@ -45,18 +46,11 @@ type rig struct {
 }
 
 func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
-	r := &rig{t: t, keys: simledger.NewKeys("rig", n), idKeys: map[twophase.PeerID]ed25519.PrivateKey{},
-		logs: map[twophase.PeerID]*memlog.Log{}, nodes: map[twophase.PeerID]*signing.Signer{},
+	r := &rig{t: t, logs: map[twophase.PeerID]*memlog.Log{}, nodes: map[twophase.PeerID]*signing.Signer{},
 		facts: map[twophase.PeerID][]twophase.Fact{}, done: make(chan struct{}), start: time.Now()}
-	change, _ := simledger.Rules{}.ScriptFor(simledger.GroupAddress("rig"))
-	r.group = twophase.Group{Profile: twophase.ProfileA, Quorum: n/2 + 1, Network: "sim", ChangeScript: change}
-	for i := 0; i < n; i++ {
-		id := twophase.PeerID(fmt.Sprintf("s%d", i+1))
-		seed := sha256.Sum256([]byte("rig/" + id))
-		k := ed25519.NewKeyFromSeed(seed[:])
-		r.ids = append(r.ids, id)
-		r.idKeys[id] = k
-		r.group.Members = append(r.group.Members, twophase.Member{ID: id, IdentityKey: k.Public().(ed25519.PublicKey), PayoutKey: r.keys.PublicKey(i)})
+	r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), n/2+1)
+	r.group, r.ids, r.keys, r.idKeys = r.sim.Group, r.sim.IDs, r.sim.Payout, r.sim.Identity
+	for _, id := range r.ids {
 		r.logs[id] = memlog.New()
 	}
 	r.params = twophase.Params{ProposalTimeout: time.Second, Tick: 50 * time.Millisecond, MinInputDepth: 5, CoinbaseMaturity: 10,
@@ -79,16 +73,9 @@ func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.P
 }
 
 func (r *rig) config(id twophase.PeerID) signing.Config {
-	i := 0
-	for j, x := range r.ids {
-		if x == id {
-			i = j
-		}
-	}
 	return signing.Config{
-		Protocol: twophase.Config{Self: id, Group: r.group, Params: r.params, Policy: twophase.Policy{MinChange: 1000},
-			Rules: simledger.Rules{}, Scheme: r.keys, Payout: r.keys.Signer(r.keys.PublicKey(i)), Identity: r.idKeys[id]},
-		Log: r.logs[id], Transport: r.bus.Endpoint(id), Ledger: simledger.Node{Ledger: r.ledger, Mu: &r.mu},
+		Protocol: r.sim.Config(id, r.params, twophase.Policy{MinChange: 1000}),
+		Log:      r.logs[id], Transport: r.bus.Endpoint(id), Ledger: simledger.Node{Ledger: r.ledger, Mu: &r.mu},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Observe: func(self twophase.PeerID, fs []twophase.Fact) {
 			r.fmu.Lock()

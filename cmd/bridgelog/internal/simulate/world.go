@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -35,6 +34,7 @@ type world struct {
 	rng    *rand.Rand
 	bus    *simnet.Bus
 	ledger *simledger.Ledger
+	sim    simledger.Group
 	keys   *simledger.Keys
 	group  twophase.Group
 	ids    []twophase.PeerID
@@ -54,7 +54,6 @@ var simledgerRules = simledger.Rules{}
 type node struct {
 	id        twophase.PeerID
 	index     int
-	identity  ed25519.PrivateKey
 	log       *memlog.Log
 	signer    *signing.Signer
 	up        bool
@@ -67,18 +66,12 @@ type node struct {
 func newWorld(cfg Config) *world {
 	w := &world{cfg: cfg, sched: simnet.NewScheduler(epoch), rng: rand.New(rand.NewPCG(cfg.Seed, 0x7369_6d75_6c61_7465)),
 		nodes: map[twophase.PeerID]*node{}, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), stats: newMetricsSink()}
-	w.keys = simledger.NewKeys(fmt.Sprint("sim-", cfg.Seed), cfg.Signers)
-	change, _ := simledger.Rules{}.ScriptFor(simledger.GroupAddress("sim"))
-	w.group = twophase.Group{Profile: twophase.ProfileA, Quorum: cfg.Quorum, Network: "sim", ChangeScript: change}
-	for i := 0; i < cfg.Signers; i++ {
-		id := twophase.PeerID(fmt.Sprintf("s%02d", i+1))
-		seed := sha256.Sum256([]byte(fmt.Sprintf("simulate/identity/%d/%s", cfg.Seed, id)))
-		n := &node{id: id, index: i, identity: ed25519.NewKeyFromSeed(seed[:]), lag: cfg.Lags[i+1]}
+	w.sim = simledger.NewGroup("sim", fmt.Sprint("simulate-", cfg.Seed), simledger.MemberIDs(cfg.Signers), cfg.Quorum)
+	w.keys, w.group, w.ids = w.sim.Payout, w.sim.Group, w.sim.IDs
+	for i, id := range w.ids {
+		n := &node{id: id, index: i, lag: cfg.Lags[i+1]}
 		n.log = memlog.New(memlog.WithClock(w.sched.Now))
-		w.ids = append(w.ids, id)
 		w.nodes[id] = n
-		w.group.Members = append(w.group.Members, twophase.Member{ID: id, IdentityKey: n.identity.Public().(ed25519.PublicKey),
-			PayoutKey: w.keys.PublicKey(i)})
 	}
 	w.ledger = simledger.New(simledger.Config{DAAPerSecond: daaPerSecond, StartDAA: startDAA, Group: w.group, Keys: w.keys,
 		CoinbaseMaturity: cfg.Params.CoinbaseMaturity}, epoch)
@@ -108,10 +101,9 @@ func (w *world) fund() {
 	}
 }
 
-// config is signer id's protocol configuration.
+// config is signer n's protocol configuration.
 func (w *world) config(n *node) twophase.Config {
-	return twophase.Config{Self: n.id, Group: w.group, Params: w.cfg.Params, Policy: twophase.Policy{MinChange: 10_000},
-		Rules: simledger.Rules{}, Scheme: w.keys, Payout: w.keys.Signer(w.keys.PublicKey(n.index)), Identity: n.identity}
+	return w.sim.Config(n.id, w.cfg.Params, twophase.Policy{MinChange: 10_000})
 }
 
 // start opens node n's signer from its log, attaches it to the bus and
