@@ -328,6 +328,10 @@ func call[T appmessage.Message](ctx context.Context, c *Client, name string, req
 	var zero T
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
+	if err := ctx.Err(); err != nil { // before touching the connection, which abandoning a call drops
+		c.cfg.Metrics.RPCError(name)
+		return zero, fmt.Errorf("%w: %s: %w", ErrUnavailable, name, err)
+	}
 	select {
 	case c.slot <- struct{}{}:
 	case <-ctx.Done():

@@ -454,3 +454,19 @@ func TestPayoutInABlockNotYetOnTheChainIsUnsettled(t *testing.T) {
 		t.Fatalf("after the next block: %+v, want accepted", st)
 	}
 }
+
+// A call whose context is already done fails at once, typed, and the
+// client goes on.
+func TestCancelledCallFailsTyped(t *testing.T) {
+	key := kaspadtest.NewKey(t)
+	n := kaspadtest.StartNode(t, kaspadtest.Options{})
+	c := newClient(t, n, key.Address, &recorder{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.View(ctx); !errors.Is(err, kaspanode.ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("View with a cancelled context: %v, want ErrUnavailable wrapping context.Canceled", err)
+	}
+	if _, err := c.View(context.Background()); err != nil {
+		t.Fatalf("View after a cancelled call: %v", err)
+	}
+}
