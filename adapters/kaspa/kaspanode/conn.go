@@ -80,15 +80,14 @@ func dial(ctx context.Context, address string) (*conn, error) {
 	return c, nil
 }
 
-// fail marks the conn broken (once) and releases every waiting call: the
+// fail marks the conn broken (once, before anything else, so no later
+// call takes an answer from it) and releases every waiting call: the
 // router's routes close, so their Dequeue returns at once.
 func (c *conn) fail(reason error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	select {
-	case <-c.broken:
+	if c.isBroken() {
 		return
-	default:
 	}
 	if reason == nil {
 		reason = errors.New("connection closed")
@@ -113,6 +112,9 @@ func (c *conn) roundTrip(ctx context.Context, req appmessage.Message, answer app
 	if route == nil {
 		return nil, fmt.Errorf("kaspanode: no route for %s", answer)
 	}
+	if c.isBroken() {
+		return nil, c.lost(ctx)
+	}
 	stop := context.AfterFunc(ctx, func() { c.fail(fmt.Errorf("call abandoned: %w", context.Cause(ctx))) })
 	defer stop()
 	if err := c.router.OutgoingRoute().Enqueue(req); err != nil {
@@ -120,10 +122,21 @@ func (c *conn) roundTrip(ctx context.Context, req appmessage.Message, answer app
 		return nil, c.lost(ctx)
 	}
 	msg, err := route.Dequeue()
-	if err != nil {
+	// A closed route still yields what it held: on a broken conn that may
+	// be the answer to an abandoned request, so it is not taken.
+	if err != nil || c.isBroken() {
 		return nil, c.lost(ctx)
 	}
 	return msg, nil
+}
+
+func (c *conn) isBroken() bool {
+	select {
+	case <-c.broken:
+		return true
+	default:
+		return false
+	}
 }
 
 // lost is the error of a call that got no answer.
