@@ -291,22 +291,28 @@ func TestPayoutSubmittedAcceptedAndDeepening(t *testing.T) {
 	}
 	assertRefused(t, c, conflict, "after the payout was accepted")
 
-	// Both outputs are spent at once (the recipient sweeps, the group
-	// spends its change): a client that never saw the payout still finds
-	// it accepted, at the same DAA score.
+	spendBothOutputs(t, n, c, payer, payee, id, change)
+	fresh := newClient(t, n, payer.Address, &recorder{})
+	if got := status(t, fresh, id); !got.Accepted || got.DAAScore != st.DAAScore {
+		t.Fatalf("payout whose outputs are spent, asked of a new client: %+v, want accepted at DAA score %d", got, st.DAAScore)
+	}
+}
+
+// spendBothOutputs spends the payout id's outputs at once, as a recipient
+// sweeping its withdrawal and the group spending its change do: the
+// payout's acceptance must still be found (the UTXO index no longer has
+// its outputs).
+func spendBothOutputs(t *testing.T, n *kaspadtest.Node, c *kaspanode.Client, payer, payee *kaspadtest.Key, id twophase.Hash, change twophase.UTXO) {
+	t.Helper()
 	payeeClient := newClient(t, n, payee.Address, &recorder{})
 	received := findOutput(t, view(t, payeeClient), twophase.Outpoint{TxID: id, Index: 0})
 	sweep := payee.Spend(t, []twophase.UTXO{received}, kaspadtest.Payment{To: payee.Address, Amount: received.Amount - fee})
 	respend := payer.Spend(t, []twophase.UTXO{change}, kaspadtest.Payment{To: payer.Address, Amount: change.Amount - fee})
 	for _, next := range []*externalapi.DomainTransaction{sweep, respend} {
-		if err := c.Submit(ctx, kaspadtest.Serialize(t, next)); err != nil {
+		if err := c.Submit(context.Background(), kaspadtest.Serialize(t, next)); err != nil {
 			t.Fatalf("Submit: %v", err)
 		}
 		waitAccepted(t, c, kaspadtest.TxID(next))
-	}
-	fresh := newClient(t, n, payer.Address, &recorder{})
-	if got := status(t, fresh, id); !got.Accepted || got.DAAScore != st.DAAScore {
-		t.Fatalf("payout whose outputs are spent, asked of a new client: %+v, want accepted at DAA score %d", got, st.DAAScore)
 	}
 }
 
