@@ -9,16 +9,20 @@ import (
 	"time"
 
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
-	"github.com/kaspanet/kaspad/domain/consensus/utils/txscript"
 	"github.com/kaspanet/kaspad/util"
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode/kaspadtest"
 	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/handlers/signing"
 )
 
 const fee = 10_000 // sompi; well above simnet's minimum relay fee for these spends
+
+// The client is a signer's ledger (and this test binary links with the
+// signer's packages: kaspadtest keeps kaspad's cgo libsecp256k1 out).
+var _ signing.Ledger = (*kaspanode.Client)(nil)
 
 // recorder is a Metrics that remembers what it was told.
 type recorder struct {
@@ -143,7 +147,7 @@ func TestViewListsMinedOutputsAndPendingSpends(t *testing.T) {
 	c := newClient(t, n, payer.Address, m)
 
 	v := view(t, c)
-	script := scriptOf(t, payer.Address)
+	script := kaspadtest.Script(t, payer.Address)
 	byOutpoint := map[twophase.Outpoint]twophase.UTXO{}
 	for _, u := range v.UTXOs {
 		byOutpoint[u.Outpoint] = u
@@ -204,15 +208,6 @@ func TestViewListsMinedOutputsAndPendingSpends(t *testing.T) {
 	if errs, _, _ := m.snapshot(); errs != 0 {
 		t.Errorf("%d rpc errors counted: %v", errs, m.errors)
 	}
-}
-
-func scriptOf(t *testing.T, addr util.Address) twophase.Script {
-	t.Helper()
-	s, err := txscript.PayToAddrScript(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return twophase.Script{Version: s.Version, Bytes: s.Script}
 }
 
 // findOutput is the view's output o, failing the test without it.
