@@ -146,7 +146,7 @@ type EventState struct {
 	syncAsked map[PeerID]time.Time // targeted syncs, for STATE_SYNC_COOLDOWN_MS
 }
 
-// Known reports whether the event came from the signer's own source.
+// started reports whether the event left Unknown (its first round or commit).
 func (e *EventState) started() bool { return e.Phase != PhaseUnknown }
 
 // streamState orders one stream's events by nonce (section 1.5).
