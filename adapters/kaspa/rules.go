@@ -101,7 +101,8 @@ func (r *Rules) ScriptFor(address string) (twophase.Script, error) {
 func (r *Rules) TxID(t twophase.Template) twophase.Hash { return transactionID(Transaction(t)) }
 
 // Input spends u from the group's multisig: sequence 0 (no relative lock,
-// as kaspawallet), and the sig-op count the node requires.
+// as kaspawallet), and the sig-op count the node requires (N for N keys,
+// as GetPreciseSigOpCount counts OP_N OP_CHECKMULTISIG).
 func (r *Rules) Input(u twophase.UTXO) twophase.TemplateInput {
 	return twophase.TemplateInput{Outpoint: u.Outpoint, Amount: u.Amount, Script: u.Script, SigOpCount: r.group.sigOps}
 }
@@ -122,7 +123,10 @@ func (r *Rules) Base() twophase.Template {
 // so its storage mass is estimated with the largest change possible
 // (inputs minus the other outputs); when that is 0, or would make the
 // template non-standard, it is left out of the storage mass so that the
-// builder may still fall back to a payout without change.
+// builder may still fall back to a payout without change. The change the
+// builder then sets is smaller by the fee: when storage mass dominates,
+// the final template can weigh a few grams more than this estimate, and
+// only asking Mass again with the final change finds out.
 func (r *Rules) Mass(t twophase.Template) (uint64, error) {
 	change, err := r.standard(t)
 	if err != nil {
