@@ -63,10 +63,7 @@ func NewRules(network string, keys [][]byte, m int) (*Rules, error) {
 // members' payout keys and its quorum as the threshold. A change script
 // that is not the multisig of those keys is refused.
 func ForGroup(g twophase.Group) (*Rules, error) {
-	keys := make([][]byte, len(g.Members))
-	for i, m := range g.Members {
-		keys[i] = m.PayoutKey
-	}
+	keys := payoutKeys(g)
 	r, err := NewRules(g.Network, keys, g.Quorum)
 	if err != nil {
 		return nil, err
@@ -76,6 +73,14 @@ func ForGroup(g twophase.Group) (*Rules, error) {
 			ErrKey, g.Quorum, len(keys), r.Address())
 	}
 	return r, nil
+}
+
+func payoutKeys(g twophase.Group) [][]byte {
+	keys := make([][]byte, len(g.Members))
+	for i, m := range g.Members {
+		keys[i] = m.PayoutKey
+	}
+	return keys
 }
 
 // Address is the group's P2SH address.

@@ -114,11 +114,7 @@ func verifyInputs(tx *externalapi.DomainTransaction, reused *consensushashing.Si
 // UTXO entries are not part of it). Any signature that does not verify,
 // of a non-member or twice from one member is refused, not skipped.
 func (Scheme) Assemble(t twophase.Template, g twophase.Group, sigs []twophase.MemberSignature) ([]byte, error) {
-	keys := make([][]byte, len(g.Members))
-	for i, m := range g.Members {
-		keys[i] = m.PayoutKey
-	}
-	ms, err := newMultisig(g.Network, keys, g.Quorum)
+	ms, err := newMultisig(g.Network, payoutKeys(g), g.Quorum)
 	if err != nil {
 		return nil, err
 	}
