@@ -237,3 +237,25 @@ func TestBuiltTemplatesPassTheValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A small change carries a large storage mass: the fee of the template
+// with its change is the fee of that very change, not of a guess, so the
+// other signers' validator takes what the builder built (2-of-3, 0.5 KAS
+// from one 1.2 KAS output, any change accepted).
+func TestSmallChangePaysItsOwnStorageMass(t *testing.T) {
+	g := newTestGroup(t, 3, 2)
+	for _, minChange := range []uint64{0, kas / 10} {
+		req := g.request(kas / 2)
+		req.Policy.MinChange = minChange
+		tpl, _, _, err := twophase.BuildTemplate(req, g.view(12*kas/10))
+		if err != nil {
+			t.Fatalf("min change %d: %v", minChange, err)
+		}
+		p := twophase.Proposal{Event: req.Event, TemplateHash: tpl.Hash(), Template: tpl.Encode(),
+			Inputs: make([]twophase.InputMeta, len(tpl.Inputs)), Proposer: g.group.Members[0].ID}
+		v := twophase.Validator{Group: g.group, Params: req.Params, Policy: req.Policy, Rules: g.rules}
+		if _, err := v.Validate(p, p.Proposer); err != nil {
+			t.Fatalf("min change %d: the validator refuses what was built (%d outputs): %v", minChange, len(tpl.Outputs), err)
+		}
+	}
+}
