@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
@@ -121,20 +120,11 @@ func (r *Rules) Base() twophase.Template {
 // Mass is the overall mass a node charges for the signed template: the
 // larger of its compute mass, with every input's signature script at the
 // size it will have, and its KIP-9 storage mass. An error wrapping
-// ErrNonStandard when the node would refuse it (see standard).
-//
-// One output of amount 0 to the group is the change that BuildTemplate
-// asks the mass of before it knows the amount. Kaspa has no zero outputs,
-// so its storage mass is estimated with the largest change possible
-// (inputs minus the other outputs); when that is 0, or would make the
-// template non-standard, it is left out of the storage mass so that the
-// builder may still fall back to a payout without change. The change the
-// builder then sets is smaller by the fee: when storage mass dominates,
-// the final template can weigh a few grams more than this estimate, and
-// only asking Mass again with the final change finds out.
+// ErrNonStandard when the node would refuse it (see standard). The
+// storage mass depends on the amounts: the builder asks again with each
+// change it tries until the fee is that of its own change.
 func (r *Rules) Mass(t twophase.Template) (uint64, error) {
-	change, err := r.standard(t)
-	if err != nil {
+	if err := r.standard(t); err != nil {
 		return 0, err
 	}
 	tx := Transaction(t)
@@ -142,12 +132,7 @@ func (r *Rules) Mass(t twophase.Template) (uint64, error) {
 		in.SignatureScript = r.group.sigScript
 	}
 	compute := r.mass.CalculateTransactionMass(tx)
-	var storage uint64
-	if change < 0 {
-		storage = r.mass.CalculateTransactionStorageMass(tx)
-	} else {
-		storage = r.placeholderStorageMass(t, tx, change, compute)
-	}
+	storage := r.mass.CalculateTransactionStorageMass(tx)
 	mass := max(compute, storage)
 	if mass > MaxStandardMass {
 		return 0, fmt.Errorf("%w: mass %d (compute %d, storage %d) over the standard maximum %d",
@@ -156,67 +141,43 @@ func (r *Rules) Mass(t twophase.Template) (uint64, error) {
 	return mass, nil
 }
 
-func (r *Rules) placeholderStorageMass(t twophase.Template, tx *externalapi.DomainTransaction, change int, compute uint64) uint64 {
-	in, _ := t.InputTotal() // standard checked the totals
-	var others uint64
-	for i, o := range t.Outputs {
-		if i != change {
-			others += o.Amount
-		}
-	}
-	if in > others {
-		tx.Outputs[change].Value = in - others
-		if s := r.mass.CalculateTransactionStorageMass(tx); max(s, compute) <= MaxStandardMass {
-			return s
-		}
-	}
-	tx.Outputs = slices.Delete(slices.Clone(tx.Outputs), change, change+1)
-	return r.mass.CalculateTransactionStorageMass(tx)
-}
-
 // standard refuses what kaspad refuses in isolation, as a mempool
-// (non-standard) or by consensus, and what this group cannot sign. It
-// returns the index of the change placeholder, or -1.
-func (r *Rules) standard(t twophase.Template) (int, error) {
+// (non-standard) or by consensus, and what this group cannot sign.
+func (r *Rules) standard(t twophase.Template) error {
 	switch {
 	case t.Version != constants.MaxTransactionVersion:
-		return -1, fmt.Errorf("%w: version %d, the node takes %d", ErrNonStandard, t.Version, constants.MaxTransactionVersion)
+		return fmt.Errorf("%w: version %d, the node takes %d", ErrNonStandard, t.Version, constants.MaxTransactionVersion)
 	case externalapi.DomainSubnetworkID(t.SubnetworkID) != subnetworks.SubnetworkIDNative:
-		return -1, fmt.Errorf("%w: not the native subnetwork", ErrNonStandard)
+		return fmt.Errorf("%w: not the native subnetwork", ErrNonStandard)
 	case t.Gas != 0 || len(t.Payload) != 0:
-		return -1, fmt.Errorf("%w: gas or payload on the native subnetwork", ErrNonStandard)
+		return fmt.Errorf("%w: gas or payload on the native subnetwork", ErrNonStandard)
 	case t.LockTime != 0:
-		return -1, fmt.Errorf("%w: lock time %d (a payout is final at once)", ErrNonStandard, t.LockTime)
+		return fmt.Errorf("%w: lock time %d (a payout is final at once)", ErrNonStandard, t.LockTime)
 	case len(t.Inputs) == 0 || len(t.Outputs) == 0:
-		return -1, fmt.Errorf("%w: %d inputs, %d outputs", ErrNonStandard, len(t.Inputs), len(t.Outputs))
+		return fmt.Errorf("%w: %d inputs, %d outputs", ErrNonStandard, len(t.Inputs), len(t.Outputs))
 	}
 	for i, in := range t.Inputs {
 		switch {
 		case !r.isGroupScript(in.Script):
-			return -1, fmt.Errorf("%w: input %d does not spend the group's multisig", ErrTemplate, i)
+			return fmt.Errorf("%w: input %d does not spend the group's multisig", ErrTemplate, i)
 		case in.SigOpCount != r.group.sigOps:
-			return -1, fmt.Errorf("%w: input %d has sig-op count %d, the node counts %d", ErrNonStandard, i, in.SigOpCount, r.group.sigOps)
+			return fmt.Errorf("%w: input %d has sig-op count %d, the node counts %d", ErrNonStandard, i, in.SigOpCount, r.group.sigOps)
 		case in.Amount == 0:
-			return -1, fmt.Errorf("%w: input %d spends an output of 0 (Kaspa has none)", ErrNonStandard, i)
+			return fmt.Errorf("%w: input %d spends an output of 0 (Kaspa has none)", ErrNonStandard, i)
 		}
 	}
 	if in, err := t.InputTotal(); err != nil || in > constants.MaxSompi {
-		return -1, fmt.Errorf("%w: inputs total more than the supply", ErrNonStandard)
+		return fmt.Errorf("%w: inputs total more than the supply", ErrNonStandard)
 	}
 	if out, err := t.OutputTotal(); err != nil || out > constants.MaxSompi {
-		return -1, fmt.Errorf("%w: outputs total more than the supply", ErrNonStandard)
+		return fmt.Errorf("%w: outputs total more than the supply", ErrNonStandard)
 	}
-	change := -1
 	for i, o := range t.Outputs {
-		if o.Amount == 0 && change < 0 && r.isGroupScript(o.Script) {
-			change = i
-			continue
-		}
 		if err := standardOutput(o); err != nil {
-			return -1, fmt.Errorf("output %d: %w", i, err)
+			return fmt.Errorf("output %d: %w", i, err)
 		}
 	}
-	return change, nil
+	return nil
 }
 
 func (r *Rules) isGroupScript(s twophase.Script) bool {
