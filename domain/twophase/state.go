@@ -83,6 +83,10 @@ type Step struct {
 	Out     []Outbound
 	Submit  []Submission
 	Metrics []Observation
+	// Unconfirmed are events peers proposed that this signer's own source
+	// has not confirmed: the caller may prove them against its own chain
+	// node and hand them over with Request (the source proof).
+	Unconfirmed []SigningEvent
 }
 
 // Observation is a metric sample a decision reports (see metrics.go).

@@ -38,11 +38,12 @@ type rig struct {
 	nodes  map[twophase.PeerID]*signing.Signer
 	start  time.Time
 
-	fmu   sync.Mutex
-	facts map[twophase.PeerID][]twophase.Fact
-	crash func(id twophase.PeerID) bool
-	done  chan struct{}
-	wg    sync.WaitGroup
+	fmu    sync.Mutex
+	facts  map[twophase.PeerID][]twophase.Fact
+	crash  func(id twophase.PeerID) bool
+	prover map[twophase.PeerID]signing.SourceProver
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
@@ -82,7 +83,8 @@ func (r *rig) config(id twophase.PeerID) signing.Config {
 			r.facts[self] = append(r.facts[self], fs...)
 			r.fmu.Unlock()
 		},
-		Crash: func() bool { return r.crash != nil && r.crash(id) },
+		Crash:  func() bool { return r.crash != nil && r.crash(id) },
+		Prover: r.prover[id],
 	}
 }
 
