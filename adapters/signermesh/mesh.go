@@ -206,7 +206,8 @@ func (m *Mesh) enqueue(p *peer, raw []byte) {
 }
 
 // Close stops accepting and dialling, ends every link and returns once
-// every goroutine of the mesh has. Queued messages are discarded.
+// every goroutine of the mesh has, receivers in progress included (their
+// context is cancelled). Queued messages are discarded.
 func (m *Mesh) Close() error {
 	m.closeOnce.Do(func() {
 		m.closed.Store(true)
@@ -223,7 +224,7 @@ type PeerStatus struct {
 	ID        twophase.PeerID
 	Addr      string // "" when that member dials this one
 	Connected bool
-	Since     time.Time // when the current link came up
+	Since     time.Time // when the last link came up
 	Queued    int
 	LastError string // why the last link or handshake ended, if one did
 }
