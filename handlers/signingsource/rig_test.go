@@ -22,11 +22,19 @@ import (
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/handlers/signing"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
 var quietLogger = slog.New(slog.DiscardHandler)
+
+// What a signer process wires in.
+var (
+	_ Requester = (*signing.Signer)(nil)
+	_ Chain     = (*evmchain.Client)(nil)
+	_ Reader    = projections.BridgeReader{}
+)
 
 // Kaspa addresses the tests burn toward (the source does not check them:
 // the signer's protocol does).
