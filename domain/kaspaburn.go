@@ -39,8 +39,8 @@ var (
 	// ErrBadKaspaRecipient: the recipient is empty or longer than
 	// [MaxKaspaRecipientBytes].
 	ErrBadKaspaRecipient = errors.New("bad kaspa recipient")
-	// ErrBadBurnStream: a stream or source chain that is not of the form
-	// [BurnStream] and [EVMChain] write.
+	// ErrBadBurnStream: a stream that is not of the form [BurnStream]
+	// writes.
 	ErrBadBurnStream = errors.New("not an evm burn stream")
 )
 
