@@ -79,6 +79,9 @@ var handlerHelp = map[string]string{
 	"reorged_observations_total":      "Observations whose block was replaced by a reorg, by chain.",
 	"reorgs_beyond_window_total":      "Reorgs that replaced every block the indexer kept (deeper than the confirmation depth), by chain.",
 	"reorgs_detected_total":           "Reorgs detected under the indexer's cursor, by chain.",
+	"signing_requests_refused_total":  "External signing event requests a signer refused (malformed, or its source not proven on its own node), by reason.",
+	"signing_source_handed_total":     "Confirmed burns toward Kaspa handed to the signer, by stream (a restarted signer hands its streams over again).",
+	"signing_source_invalid_total":    "Confirmed burns toward Kaspa that make no signing event, never handed over, by stream.",
 	"withdrawals_executed_total":      "Withdrawals claimed on chain (including ones found already claimed).",
 	"withdrawals_failed_total":        "Withdrawal claims that failed.",
 }
