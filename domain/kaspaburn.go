@@ -27,8 +27,8 @@ const WeiPerSompi = 10_000_000_000
 const MaxKaspaRecipientBytes = 100
 
 // FirstBurnID is the id of a contract's first burn toward Kaspa: where its
-// stream starts (a signer's twophase.Config.FirstNonce).
-const FirstBurnID = 1
+// stream starts, as every signing stream does (twophase.FirstNonce).
+const FirstBurnID = twophase.FirstNonce
 
 // Errors of a burn toward Kaspa that cannot become a signing event.
 var (

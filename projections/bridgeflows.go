@@ -18,7 +18,7 @@ import (
 // them).
 func RelayProjections() []Projection {
 	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, WithdrawalsToKaspa{}, Batches{}, TxIntents{}, RelayBindings{}},
-		SignerProjections(0)...)
+		SignerProjections()...)
 }
 
 // ChainCursors is each chain indexer's cursor: the last scanned block,

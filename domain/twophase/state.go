@@ -33,8 +33,6 @@ type Config struct {
 	Scheme   PayoutScheme
 	Payout   PayoutSigner
 	Identity ed25519.PrivateKey
-	// FirstNonce is the nonce every stream starts at.
-	FirstNonce uint64
 	// Verify verifies envelope signatures (nil: ed25519.Verify).
 	Verify VerifyFunc
 }

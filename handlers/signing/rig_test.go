@@ -218,6 +218,6 @@ func (r *rig) checkSafety(events []twophase.SigningEvent) {
 }
 
 func event(n uint64) twophase.SigningEvent {
-	return twophase.SigningEvent{Stream: "evm:1:bridge", Nonce: n, Destination: fmt.Sprintf("sim:user-%d", n),
+	return twophase.SigningEvent{Stream: "evm:1:bridge", Nonce: n + twophase.FirstNonce, Destination: fmt.Sprintf("sim:user-%d", n),
 		Amount: 100_000 + n, Source: twophase.SourceRef{Chain: "evm:1", Block: 10 + n}}
 }

@@ -8,8 +8,8 @@
 //
 // A burn's stream is its contract's, "evm:<chain id>:<contract>"
 // ([domain.BurnStream]), and its nonce the burn's id, which the contract
-// numbers from 1 without gaps: a signer pays these streams with
-// twophase.Config.FirstNonce = [domain.FirstBurnID]. An id not confirmed
+// numbers from 1 without gaps, where every signing stream starts
+// ([domain.FirstBurnID] = twophase.FirstNonce). An id not confirmed
 // yet is a hole that stalls its stream; that is the protocol's business:
 // the source hands over what is confirmed, in id order, and nothing
 // reorged.
