@@ -31,16 +31,19 @@ type testGroup struct {
 	group   twophase.Group
 	rules   *Rules
 	signers []*Signer // in member order
+	secrets [][]byte  // the signers' secrets
 }
 
 func newTestGroup(t testing.TB, n, m int) testGroup {
 	t.Helper()
 	g := testGroup{group: twophase.Group{Profile: twophase.ProfileA, Quorum: m, Network: testNetwork}}
 	for i := range n {
-		s, err := NewSigner(testSecret(fmt.Sprintf("%d-of-%d/member/%d", m, n, i)))
+		secret := testSecret(fmt.Sprintf("%d-of-%d/member/%d", m, n, i))
+		s, err := NewSigner(secret)
 		if err != nil {
 			t.Fatal(err)
 		}
+		g.secrets = append(g.secrets, secret)
 		id := sha256.Sum256([]byte(fmt.Sprintf("identity/%d", i)))
 		g.signers = append(g.signers, s)
 		g.group.Members = append(g.group.Members, twophase.Member{

@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kaspanet/go-secp256k1"
+	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
-	"github.com/kaspanet/kaspad/domain/consensus/utils/txscript"
 	"github.com/kaspanet/kaspad/util"
 )
 
-// Key sizes: a payout key is an x-only secp256k1 Schnorr public key, its
-// secret the 32-byte scalar, as kaspawallet stores them.
+// Key sizes: a payout key is an x-only secp256k1 Schnorr public key
+// (BIP-340), its secret the 32-byte scalar, as kaspawallet stores them.
 const (
-	PublicKeySize = secp256k1.SerializedSchnorrPublicKeySize
-	SecretSize    = secp256k1.SerializedPrivateKeySize
+	PublicKeySize = schnorr.PubKeyBytesLen
+	SecretSize    = btcec.PrivKeyBytesLen
 )
 
 // MaxGroupKeys is the largest group whose multisig Kaspa nodes relay: the
@@ -33,55 +33,42 @@ var ErrKey = errors.New("invalid Kaspa payout key")
 // as kaspawallet's CreateKeyPair does: the 32-byte secret and its x-only
 // public key.
 func NewKeyPair() (secret, public []byte, err error) {
-	kp, err := secp256k1.GenerateSchnorrKeyPair()
+	k, err := btcec.NewPrivateKey()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: generating a key pair: %v", ErrKey, err)
 	}
-	pub, err := schnorrPublic(kp)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kp.SerializePrivateKey()[:], pub, nil
+	return k.Serialize(), schnorr.SerializePubKey(k.PubKey()), nil
 }
 
 // PublicKey derives the x-only public key of a 32-byte secret.
 func PublicKey(secret []byte) ([]byte, error) {
-	kp, err := keyPair(secret)
+	k, err := privateKey(secret)
 	if err != nil {
 		return nil, err
 	}
-	return schnorrPublic(kp)
+	return schnorr.SerializePubKey(k.PubKey()), nil
 }
 
-func keyPair(secret []byte) (*secp256k1.SchnorrKeyPair, error) {
+// privateKey refuses, as libsecp256k1's keypair_create does, a secret
+// that is zero or not below the group order (btcec would reduce it).
+func privateKey(secret []byte) (*btcec.PrivateKey, error) {
 	if len(secret) != SecretSize {
 		return nil, fmt.Errorf("%w: secret has %d bytes, want %d", ErrKey, len(secret), SecretSize)
 	}
-	kp, err := secp256k1.DeserializeSchnorrPrivateKeyFromSlice(secret)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
+	var d btcec.ModNScalar
+	if overflow := d.SetByteSlice(secret); overflow || d.IsZero() {
+		return nil, fmt.Errorf("%w: the secret is zero or not below the secp256k1 group order", ErrKey)
 	}
-	return kp, nil
+	return btcec.PrivKeyFromScalar(&d), nil
 }
 
-func schnorrPublic(kp *secp256k1.SchnorrKeyPair) ([]byte, error) {
-	pub, err := kp.SchnorrPublicKey()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
-	}
-	ser, err := pub.Serialize()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
-	}
-	return ser[:], nil
-}
-
-// parsePublicKey checks that key is a point on the curve, not just 32 bytes.
-func parsePublicKey(key []byte) (*secp256k1.SchnorrPublicKey, error) {
+// parsePublicKey checks that key is the x coordinate of a point on the
+// curve (BIP-340's lift_x), not just 32 bytes.
+func parsePublicKey(key []byte) (*btcec.PublicKey, error) {
 	if len(key) != PublicKeySize {
 		return nil, fmt.Errorf("%w: public key has %d bytes, want %d", ErrKey, len(key), PublicKeySize)
 	}
-	pk, err := secp256k1.DeserializeSchnorrPubKey(key)
+	pk, err := schnorr.ParsePubKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %x is not a secp256k1 x-only key: %v", ErrKey, key, err)
 	}
@@ -103,7 +90,8 @@ func GroupScript(network string, keys [][]byte, m int) ([]byte, util.Address, er
 
 // multisig is a group's M-of-N multisig and what spending from it takes.
 type multisig struct {
-	keys    [][]byte // sorted: the order OP_CHECKMULTISIG matches signatures in
+	keys    [][]byte           // sorted: the order OP_CHECKMULTISIG matches signatures in
+	pub     []*btcec.PublicKey // keys, parsed
 	m       int
 	redeem  []byte
 	lock    *externalapi.ScriptPublicKey // P2SH of redeem
@@ -123,29 +111,23 @@ func newMultisig(network string, keys [][]byte, m int) (multisig, error) {
 	if err != nil {
 		return multisig{}, err
 	}
-	sorted, err := sortedGroupKeys(keys, m)
+	sorted, pub, err := sortedGroupKeys(keys, m)
 	if err != nil {
 		return multisig{}, err
 	}
-	ms := multisig{keys: sorted, m: m}
-	if ms.redeem, err = multisigScript(sorted, m); err != nil {
-		return multisig{}, err
-	}
+	ms := multisig{keys: sorted, pub: pub, m: m, redeem: multisigScript(sorted, m)}
 	if ms.address, err = util.NewAddressScriptHash(ms.redeem, p.Prefix); err != nil {
 		return multisig{}, fmt.Errorf("%w: %v", ErrKey, err)
 	}
-	if ms.lock, err = p2sh(ms.redeem); err != nil {
+	if ms.lock, err = payToAddrScript(ms.address); err != nil {
 		return multisig{}, err
 	}
 	zero := make([][]byte, m)
 	for i := range zero {
 		zero[i] = make([]byte, SignatureSize)
 	}
-	if ms.sigScript, err = signatureScript(zero, ms.redeem); err != nil {
-		return multisig{}, err
-	}
-	// Counted as the node counts it rather than assumed to be N.
-	ops := txscript.GetPreciseSigOpCount(ms.sigScript, ms.lock, true)
+	ms.sigScript = signatureScript(zero, ms.redeem)
+	ops := multisigSigOps(len(sorted))
 	if ops > maxStandardP2SHSigOps || len(ms.sigScript) > maxStandardSignatureScript {
 		return multisig{}, fmt.Errorf("%w: a %d-of-%d multisig input has %d sig ops and a %d-byte signature script, over the standard %d and %d",
 			ErrKey, m, len(keys), ops, len(ms.sigScript), maxStandardP2SHSigOps, maxStandardSignatureScript)
@@ -154,62 +136,27 @@ func newMultisig(network string, keys [][]byte, m int) (multisig, error) {
 	return ms, nil
 }
 
-// signatureScript spends a P2SH multisig: the signatures, in the order of
-// the keys they belong to in the redeem script, then the redeem script
-// (as kaspawallet's ExtractTransaction builds it).
-func signatureScript(sigs [][]byte, redeem []byte) ([]byte, error) {
-	b := txscript.NewScriptBuilder()
-	for _, s := range sigs {
-		b.AddData(s)
-	}
-	script, err := b.AddData(redeem).Script()
-	if err != nil {
-		return nil, fmt.Errorf("%w: signature script: %v", ErrKey, err)
-	}
-	return script, nil
-}
-
 // sortedGroupKeys validates a group's keys and threshold and returns the
-// keys sorted, on a copy.
-func sortedGroupKeys(keys [][]byte, m int) ([][]byte, error) {
+// keys sorted, on a copy, and parsed in that order.
+func sortedGroupKeys(keys [][]byte, m int) ([][]byte, []*btcec.PublicKey, error) {
 	n := len(keys)
 	switch {
 	case n < 1 || n > MaxGroupKeys:
-		return nil, fmt.Errorf("%w: %d keys, a standard Kaspa multisig has 1..%d", ErrKey, n, MaxGroupKeys)
+		return nil, nil, fmt.Errorf("%w: %d keys, a standard Kaspa multisig has 1..%d", ErrKey, n, MaxGroupKeys)
 	case m < 1 || m > n:
-		return nil, fmt.Errorf("%w: threshold %d of %d keys", ErrKey, m, n)
+		return nil, nil, fmt.Errorf("%w: threshold %d of %d keys", ErrKey, m, n)
 	}
 	sorted := slices.Clone(keys)
 	slices.SortFunc(sorted, bytes.Compare)
+	pub := make([]*btcec.PublicKey, n)
 	for i, k := range sorted {
-		if _, err := parsePublicKey(k); err != nil {
-			return nil, err
+		var err error
+		if pub[i], err = parsePublicKey(k); err != nil {
+			return nil, nil, err
 		}
 		if i > 0 && bytes.Equal(k, sorted[i-1]) {
-			return nil, fmt.Errorf("%w: key %x listed twice", ErrKey, k)
+			return nil, nil, fmt.Errorf("%w: key %x listed twice", ErrKey, k)
 		}
 	}
-	return sorted, nil
-}
-
-// multisigScript builds the redeem script over keys in the order given.
-func multisigScript(keys [][]byte, m int) ([]byte, error) {
-	b := txscript.NewScriptBuilder().AddInt64(int64(m))
-	for _, k := range keys {
-		b.AddData(k)
-	}
-	script, err := b.AddInt64(int64(len(keys))).AddOp(txscript.OpCheckMultiSig).Script()
-	if err != nil {
-		return nil, fmt.Errorf("%w: redeem script: %v", ErrKey, err)
-	}
-	return script, nil
-}
-
-// p2sh is the locking script of a redeem script's P2SH address.
-func p2sh(redeem []byte) (*externalapi.ScriptPublicKey, error) {
-	script, err := txscript.PayToScriptHashScript(redeem)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
-	}
-	return &externalapi.ScriptPublicKey{Script: script, Version: 0}, nil
+	return sorted, pub, nil
 }

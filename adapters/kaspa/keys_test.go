@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaspanet/go-secp256k1"
 	"github.com/kaspanet/kaspad/cmd/kaspawallet/libkaspawallet"
 	"github.com/kaspanet/kaspad/cmd/kaspawallet/libkaspawallet/bip32"
 	"github.com/kaspanet/kaspad/domain/dagconfig"
@@ -159,10 +160,7 @@ func TestGroupScriptMatchesKaspawallet(t *testing.T) {
 		for i, x := range xpubs {
 			walletOrder[i] = byXpub[x]
 		}
-		redeem, err := multisigScript(walletOrder, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		redeem := multisigScript(walletOrder, 2)
 		got, err := util.NewAddressScriptHash(redeem, params.Prefix)
 		if err != nil || got.String() != want.String() {
 			t.Fatalf("set %d: redeem script in kaspawallet's order gives %s, kaspawallet %s", set, got, want)
@@ -192,4 +190,60 @@ func testKeys(t testing.TB, n int) [][]byte {
 		keys[i] = k
 	}
 	return keys
+}
+
+// TestKeysMatchGoSecp256k1: the secrets this package takes and refuses,
+// their public keys and the x-only keys it parses are libsecp256k1's
+// (through go-secp256k1, as kaspawallet and the node use it).
+func TestKeysMatchGoSecp256k1(t *testing.T) {
+	one := append(make([]byte, 31), 1)
+	nMinus1 := slices.Clone(groupOrder)
+	nMinus1[31]--
+	nPlus1 := slices.Clone(groupOrder)
+	nPlus1[31]++
+	secrets := [][]byte{make([]byte, 32), one, nMinus1, groupOrder, nPlus1, bytes.Repeat([]byte{0xff}, 32)}
+	for i := range 32 {
+		secrets = append(secrets, testSecret(fmt.Sprintf("cross-check/%d", i)))
+	}
+	for _, s := range secrets {
+		ours, err := PublicKey(s)
+		kp, libErr := secp256k1.DeserializeSchnorrPrivateKeyFromSlice(s)
+		if (err == nil) != (libErr == nil) {
+			t.Fatalf("secret %x: %v, go-secp256k1 %v", s, err, libErr)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrKey) {
+				t.Fatalf("secret %x: %v", s, err)
+			}
+			continue
+		}
+		pub, err := kp.SchnorrPublicKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := pub.Serialize()
+		if err != nil || !bytes.Equal(ours, lib[:]) {
+			t.Fatalf("secret %x: public key %x, go-secp256k1 %x (%v)", s, ours, lib[:], err)
+		}
+	}
+
+	// About half of all x coordinates are on the curve.
+	xs := [][]byte{make([]byte, 32), fieldPrime, bytes.Repeat([]byte{0xff}, 32)}
+	for i := range 64 {
+		xs = append(xs, testSecret(fmt.Sprintf("x/%d", i)))
+	}
+	onCurve := 0
+	for _, x := range xs {
+		_, err := parsePublicKey(x)
+		_, libErr := secp256k1.DeserializeSchnorrPubKey(x)
+		if (err == nil) != (libErr == nil) {
+			t.Fatalf("key %x: %v, go-secp256k1 %v", x, err, libErr)
+		}
+		if err == nil {
+			onCurve++
+		}
+	}
+	if onCurve == 0 || onCurve == len(xs) {
+		t.Fatalf("%d of %d keys on the curve: the comparison saw one side only", onCurve, len(xs))
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/constants"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/subnetworks"
-	"github.com/kaspanet/kaspad/domain/consensus/utils/txscript"
 	"github.com/kaspanet/kaspad/util"
 	"github.com/kaspanet/kaspad/util/txmass"
 )
@@ -94,9 +93,9 @@ func (r *Rules) ScriptFor(address string) (twophase.Script, error) {
 	if err != nil {
 		return twophase.Script{}, err
 	}
-	spk, err := txscript.PayToAddrScript(a)
+	spk, err := payToAddrScript(a)
 	if err != nil {
-		return twophase.Script{}, fmt.Errorf("%w: %q: %v", ErrNetwork, address, err)
+		return twophase.Script{}, fmt.Errorf("%q: %w", address, err)
 	}
 	return templateScript(spk), nil
 }
@@ -106,7 +105,7 @@ func (r *Rules) TxID(t twophase.Template) twophase.Hash { return transactionID(T
 
 // Input spends u from the group's multisig: sequence 0 (no relative lock,
 // as kaspawallet), and the sig-op count the node requires (N for N keys,
-// as GetPreciseSigOpCount counts OP_N OP_CHECKMULTISIG).
+// see multisigSigOps).
 func (r *Rules) Input(u twophase.UTXO) twophase.TemplateInput {
 	return twophase.TemplateInput{Outpoint: u.Outpoint, Amount: u.Amount, Script: u.Script, SigOpCount: r.group.sigOps}
 }
@@ -184,12 +183,13 @@ func (r *Rules) isGroupScript(s twophase.Script) bool {
 	return s.Version == r.group.lock.Version && bytes.Equal(s.Bytes, r.group.lock.Script)
 }
 
-// standardOutput: a known script version and class, and not dust.
+// standardOutput: a known script version and a standard class (pay to a
+// key or to a script hash, none of them unspendable), and not dust.
 func standardOutput(o twophase.TemplateOutput) error {
 	switch {
 	case o.Script.Version > constants.MaxScriptPublicKeyVersion:
 		return fmt.Errorf("%w: script version %d", ErrNonStandard, o.Script.Version)
-	case txscript.GetScriptClass(o.Script.Bytes) == txscript.NonStandardTy:
+	case classifyScript(o.Script.Bytes) == nonStandardScript:
 		return fmt.Errorf("%w: non-standard script", ErrNonStandard)
 	case o.Amount == 0:
 		return fmt.Errorf("%w: amount 0", ErrNonStandard)
@@ -202,9 +202,11 @@ func standardOutput(o twophase.TemplateOutput) error {
 // isDust is the mempool's rule: spending the output would cost more than
 // a third of the minimum relay fee it carries. kaspad computes
 // amount*1000/(3*size) < fee; amount < 3*size*fee/1000 is the same
-// without the product that overflows above 1.8e16 sompi.
+// without the product that overflows above 1.8e16 sompi. kaspad also
+// counts an unspendable script as dust; standardOutput has refused every
+// such script as non-standard before.
 func isDust(o twophase.TemplateOutput) bool {
-	return txscript.IsUnspendable(o.Script.Bytes) || o.Amount < dustThreshold(o.Script)
+	return o.Amount < dustThreshold(o.Script)
 }
 
 // dustThreshold is the least amount that is not dust under script.

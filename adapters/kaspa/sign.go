@@ -5,19 +5,20 @@ import (
 	"fmt"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
-	"github.com/kaspanet/go-secp256k1"
+	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/kaspanet/kaspad/cmd/kaspawallet/libkaspawallet/serialization"
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/consensushashing"
-	"github.com/kaspanet/kaspad/domain/consensus/utils/txscript"
 )
 
 // SignatureSize is one input's signature as OP_CHECKMULTISIG takes it:
-// the 64-byte Schnorr signature and the sighash type (SigHashAll).
+// the 64-byte BIP-340 Schnorr signature and the sighash type
+// (SigHashAll).
 //
 // A member's payout signature of a template is its inputs' signatures
 // concatenated in input order: exactly SignatureSize × len(inputs) bytes.
-const SignatureSize = secp256k1.SerializedSchnorrSignatureSize + 1
+const SignatureSize = schnorr.SignatureSize + 1
 
 // Errors of payout signatures.
 var (
@@ -27,7 +28,7 @@ var (
 
 // Signer signs payout templates with one member's payout key.
 type Signer struct {
-	key    *secp256k1.SchnorrKeyPair
+	key    *btcec.PrivateKey
 	public []byte
 }
 
@@ -35,33 +36,34 @@ var _ twophase.PayoutSigner = (*Signer)(nil)
 
 // NewSigner holds a 32-byte payout secret.
 func NewSigner(secret []byte) (*Signer, error) {
-	kp, err := keyPair(secret)
+	k, err := privateKey(secret)
 	if err != nil {
 		return nil, err
 	}
-	pub, err := schnorrPublic(kp)
-	if err != nil {
-		return nil, err
-	}
-	return &Signer{key: kp, public: pub}, nil
+	return &Signer{key: k, public: schnorr.SerializePubKey(k.PubKey())}, nil
 }
 
 // PublicKey is the member's payout key.
 func (s *Signer) PublicKey() []byte { return s.public }
 
 // SignPayout signs every input of t with SigHashAll (see SignatureSize
-// for the format). It signs what it is given: validating the template is
-// the protocol's work, before.
+// for the format), as txscript.RawTxInSignature does: BIP-340 over the
+// input's Schnorr signature hash. It signs what it is given: validating
+// the template is the protocol's work, before.
 func (s *Signer) SignPayout(t twophase.Template) ([]byte, error) {
 	tx := Transaction(t)
 	reused := &consensushashing.SighashReusedValues{}
 	out := make([]byte, 0, SignatureSize*len(tx.Inputs))
 	for i := range tx.Inputs {
-		sig, err := txscript.RawTxInSignature(tx, i, consensushashing.SigHashAll, s.key, reused)
+		hash, err := consensushashing.CalculateSignatureHashSchnorr(tx, i, consensushashing.SigHashAll, reused)
 		if err != nil {
 			return nil, fmt.Errorf("signing input %d: %w", i, err)
 		}
-		out = append(out, sig...)
+		sig, err := schnorr.Sign(s.key, hash.ByteSlice())
+		if err != nil {
+			return nil, fmt.Errorf("signing input %d: %w", i, err)
+		}
+		out = append(append(out, sig.Serialize()...), byte(consensushashing.SigHashAll))
 	}
 	return out, nil
 }
@@ -82,7 +84,7 @@ func (Scheme) VerifySignature(t twophase.Template, member twophase.Member, sig [
 }
 
 func verifyInputs(tx *externalapi.DomainTransaction, reused *consensushashing.SighashReusedValues,
-	key *secp256k1.SchnorrPublicKey, who string, sig []byte) error {
+	key *btcec.PublicKey, who string, sig []byte) error {
 	if len(sig) != SignatureSize*len(tx.Inputs) {
 		return fmt.Errorf("%w: %s: %d bytes for %d inputs, want %d", ErrSignature, who, len(sig), len(tx.Inputs), SignatureSize*len(tx.Inputs))
 	}
@@ -95,12 +97,8 @@ func verifyInputs(tx *externalapi.DomainTransaction, reused *consensushashing.Si
 		if err != nil {
 			return fmt.Errorf("%w: %s: input %d: %v", ErrSignature, who, i, err)
 		}
-		s, err := secp256k1.DeserializeSchnorrSignatureFromSlice(one[:SignatureSize-1])
-		if err != nil {
+		if err := verifySchnorr(key, hash, one[:SignatureSize-1]); err != nil {
 			return fmt.Errorf("%w: %s: input %d: %v", ErrSignature, who, i, err)
-		}
-		if !key.SchnorrVerify((*secp256k1.Hash)(hash.ByteArray()), s) {
-			return fmt.Errorf("%w: %s: input %d does not verify", ErrSignature, who, i)
 		}
 	}
 	return nil
@@ -108,11 +106,12 @@ func verifyInputs(tx *externalapi.DomainTransaction, reused *consensushashing.Si
 
 // Assemble verifies the signatures, builds every input's signature script
 // (the first M valid signatures in the redeem script's key order, then
-// the redeem script), runs kaspad's script engine on every input, and
-// returns the signed transaction serialized by kaspawallet's
-// serialization.SerializeDomainTransaction (a protobuf TransactionMessage;
-// UTXO entries are not part of it). Any signature that does not verify,
-// of a non-member or twice from one member is refused, not skipped.
+// the redeem script), checks every input as the node's OP_CHECKMULTISIG
+// would (checkMultisig), and returns the signed transaction serialized by
+// kaspawallet's serialization.SerializeDomainTransaction (a protobuf
+// TransactionMessage; UTXO entries are not part of it). Any signature
+// that does not verify, of a non-member or twice from one member is
+// refused, not skipped.
 func (Scheme) Assemble(t twophase.Template, g twophase.Group, sigs []twophase.MemberSignature) ([]byte, error) {
 	ms, err := newMultisig(g.Network, payoutKeys(g), g.Quorum)
 	if err != nil {
@@ -137,18 +136,10 @@ func (Scheme) Assemble(t twophase.Template, g twophase.Group, sigs []twophase.Me
 				chosen = append(chosen, sig[i*SignatureSize:(i+1)*SignatureSize])
 			}
 		}
-		if in.SignatureScript, err = signatureScript(chosen, ms.redeem); err != nil {
-			return nil, err
+		if err := ms.checkMultisig(tx, i, reused, chosen); err != nil {
+			return nil, fmt.Errorf("%w: input %d: %v", ErrSignature, i, err)
 		}
-	}
-	for i, in := range tx.Inputs {
-		vm, err := txscript.NewEngine(in.UTXOEntry.ScriptPublicKey(), tx, i, txscript.ScriptNoFlags, nil, nil, reused)
-		if err == nil {
-			err = vm.Execute()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: input %d fails the script engine: %v", ErrSignature, i, err)
-		}
+		in.SignatureScript = signatureScript(chosen, ms.redeem)
 	}
 	out, err := serialization.SerializeDomainTransaction(tx)
 	if err != nil {

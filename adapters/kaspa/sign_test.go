@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/kaspanet/go-secp256k1"
 	"github.com/kaspanet/kaspad/cmd/kaspawallet/libkaspawallet/serialization"
+	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/consensushashing"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/txscript"
 )
@@ -142,5 +144,83 @@ func TestAssembleRefusesAnotherGroupsInputs(t *testing.T) {
 	}
 	if _, err := ForGroup(twophase.Group{Network: testNetwork, Quorum: 2, Members: g.group.Members, ChangeScript: other.group.ChangeScript}); !errors.Is(err, ErrKey) {
 		t.Fatalf("a change script of other keys: %v", err)
+	}
+}
+
+// TestSignaturesCrossVerifyWithGoSecp256k1: what SignPayout signs,
+// libsecp256k1 (go-secp256k1, as the node) verifies, and a corrupted
+// signature neither verifies; what go-secp256k1 signs (kaspawallet's
+// txscript.RawTxInSignature) VerifySignature verifies and Assemble
+// assembles into a transaction the script engine runs.
+func TestSignaturesCrossVerifyWithGoSecp256k1(t *testing.T) {
+	g := newTestGroup(t, 3, 2)
+	tpl := g.build(t, 4*kas, g.view(3*kas, 3*kas, kas/2))
+	tx := Transaction(tpl)
+	reused := &consensushashing.SighashReusedValues{}
+	hashes := make([]*externalapi.DomainHash, len(tx.Inputs))
+	for i := range tx.Inputs {
+		var err error
+		if hashes[i], err = consensushashing.CalculateSignatureHashSchnorr(tx, i, consensushashing.SigHashAll, reused); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for m, s := range g.signers {
+		sig, err := s.SignPayout(tpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		libKey, err := secp256k1.DeserializeSchnorrPubKey(s.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ourKey, err := parsePublicKey(s.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, hash := range hashes {
+			one := sig[i*SignatureSize : (i+1)*SignatureSize-1]
+			corrupted := slices.Clone(one)
+			corrupted[40] ^= 0x10
+			for _, c := range []struct {
+				sig  []byte
+				want bool
+			}{{one, true}, {corrupted, false}} {
+				parsed, err := secp256k1.DeserializeSchnorrSignatureFromSlice(c.sig)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lib := libKey.SchnorrVerify((*secp256k1.Hash)(hash.ByteArray()), parsed)
+				ours := verifySchnorr(ourKey, hash, c.sig) == nil
+				if lib != c.want || ours != c.want {
+					t.Fatalf("member %d input %d (valid %v): go-secp256k1 verifies %v, btcec %v", m, i, c.want, lib, ours)
+				}
+			}
+		}
+	}
+
+	var sigs []twophase.MemberSignature
+	for _, m := range []int{2, 0} {
+		var sig []byte
+		for i := range tx.Inputs {
+			sig = append(sig, libsecpSign(t, tx, i, consensushashing.SigHashAll, g.secrets[m], reused)...)
+		}
+		if err := (Scheme{}).VerifySignature(tpl, g.group.Members[m], sig); err != nil {
+			t.Fatalf("a go-secp256k1 signature of member %d: %v", m, err)
+		}
+		if err := (Scheme{}).VerifySignature(tpl, g.group.Members[1], sig); !errors.Is(err, ErrSignature) {
+			t.Fatalf("member %d's go-secp256k1 signature as member 1's: %v", m, err)
+		}
+		sigs = append(sigs, twophase.MemberSignature{Signer: g.group.Members[m].ID, Signature: sig})
+	}
+	raw, err := Scheme{}.Assemble(tpl, g.group, sigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := serialization.DeserializeDomainTransaction(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := executeEngine(withEntries(signed, tpl)); err != nil {
+		t.Fatalf("script engine: %v", err)
 	}
 }
