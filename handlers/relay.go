@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-
 )
 
 // Projector brings the projections up to the log's end: the relay calls
