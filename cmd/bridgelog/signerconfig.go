@@ -19,6 +19,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/simledger"
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
@@ -51,6 +52,48 @@ type signerConfig struct {
 	// written as Go durations ("5s") or nanoseconds.
 	Params twophase.Params `json:"params"`
 	Policy twophase.Policy `json:"policy"`
+	// What only a running signer reads (`bridgelog signer --config`):
+	// the admin commands work without it.
+	signerNetConfig
+}
+
+// signerNetConfig is where a running signer meets its peers and its
+// chains.
+type signerNetConfig struct {
+	// Listen is the host:port the signer accepts its peers' links on;
+	// Peers maps other members' ids to theirs (the member with the
+	// greater id waits to be dialled, so one address book serves all).
+	Listen string            `json:"listen,omitempty"`
+	Peers  map[string]string `json:"peers,omitempty"`
+	// HTTP is the host:port of /metrics, /healthz, /status and
+	// POST /signing-events (the authenticated entry point for external
+	// requests); empty: none.
+	HTTP   string       `json:"http,omitempty"`
+	Kaspad *signerNode  `json:"kaspad,omitempty"`
+	EVM    *signerChain `json:"evm,omitempty"`
+}
+
+// signerNode is the signer's own Kaspa node.
+type signerNode struct {
+	RPC string `json:"rpc"` // host:port of its gRPC server (kaspad --rpclisten)
+	// Timeout bounds each call (default 10s); StallAfter is how long the
+	// node's virtual DAA score may stand still before its views are
+	// refused (default 60s; "0s": never); Poll is how often the signer
+	// reads its view to notice new blocks (default 1s).
+	Timeout    string `json:"timeout,omitempty"`
+	StallAfter string `json:"stallAfter,omitempty"`
+	Poll       string `json:"poll,omitempty"`
+}
+
+// signerChain is the signer's own EVM node and the token whose burns
+// toward Kaspa the group pays.
+type signerChain struct {
+	RPC           string         `json:"rpc"`
+	ChainID       uint64         `json:"chainId"`
+	Token         domain.Address `json:"token"`
+	Confirmations uint64         `json:"confirmations,omitempty"` // default domain.DefaultConfirmationDepth
+	StartBlock    uint64         `json:"startBlock,omitempty"`
+	Poll          string         `json:"poll,omitempty"` // pause between idle rounds, default 200ms
 }
 
 // signerGroup is twophase.Group as an operator writes it: keys in hex,
@@ -101,6 +144,8 @@ type signerSetup struct {
 	protocol  twophase.Config
 	data      string // absolute
 	adminHash []byte // nil: admin actions are disabled
+	net       signerNetConfig
+	rules     twophase.LedgerRules
 }
 
 // logDir is the signer's embedded log, where a relay keeps its own.
@@ -139,7 +184,8 @@ func loadSignerConfig(path string) (*signerSetup, error) {
 	}
 	s := &signerSetup{path: path, data: resolvePath(dir, c.Data),
 		protocol: twophase.Config{Self: self.ID, Group: group, Params: params, Policy: c.Policy,
-			Rules: led.rules, Scheme: led.scheme, Payout: led.payout, Identity: identity}}
+			Rules: led.rules, Scheme: led.scheme, Payout: led.payout, Identity: identity},
+		net: c.signerNetConfig, rules: led.rules}
 	if s.data, err = filepath.Abs(s.data); err != nil {
 		return nil, bad(err)
 	}

@@ -302,8 +302,14 @@ type Status struct {
 func (s *Signer) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Self: s.cfg.Protocol.Self, Session: s.state.Session(), Streams: s.state.Streams(), Peers: s.state.Peers()}
-	for _, e := range s.state.Events() {
+	return StatusOf(s.cfg.Protocol.Self, s.state)
+}
+
+// StatusOf is the status of self's protocol state: a running signer's, or
+// one replayed from a stopped signer's log.
+func StatusOf(self twophase.PeerID, state *twophase.State) Status {
+	st := Status{Self: self, Session: state.Session(), Streams: state.Streams(), Peers: state.Peers()}
+	for _, e := range state.Events() {
 		st.Events = append(st.Events, *e)
 	}
 	return st
