@@ -244,6 +244,17 @@ func (s *State) Event(id Hash) (EventState, bool) {
 	return *e, true
 }
 
+// Template returns the template with hash h that the signer knows for
+// event id (received in a vote, or its own), as `signer status` and the
+// devnet's summary read a committed payout's fee and mass.
+func (e *EventState) Template(h Hash) (Template, bool) {
+	kt := e.templates[h]
+	if kt == nil {
+		return Template{}, false
+	}
+	return kt.template, true
+}
+
 // Events lists the events held in memory in the order they are served.
 func (s *State) Events() []*EventState { return sortEvents(s.events) }
 
