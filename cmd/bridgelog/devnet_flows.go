@@ -155,7 +155,7 @@ func auditUntil(ctx context.Context, u devchain.Users, deposits, withdrawals int
 		if err != nil {
 			return a, nil, err
 		}
-		problems := a.Problems(deposits, withdrawals)
+		problems := a.Problems(devchain.Counts{Locks: deposits, Burns: withdrawals, KaspaBurns: -1})
 		if len(problems) == 0 || !time.Now().Before(deadline) {
 			return a, problems, nil
 		}
