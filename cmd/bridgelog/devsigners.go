@@ -48,6 +48,9 @@ type devGroupSpec struct {
 	kaspadRPC []string // each member's node; one entry serves all
 	evm       signerChain
 	params    twophase.Params
+	// peerAddr, when set, is the address self dials peer at (a test's
+	// proxy); nil: the peer's listen address.
+	peerAddr func(self, peer devSigner) string
 }
 
 // devnetSignerParams are a devnet group's protocol parameters: the
@@ -67,6 +70,9 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 	g := &devSignerGroup{dir: spec.dir, network: spec.network, quorum: spec.quorum}
 	if err := os.MkdirAll(spec.dir, 0o700); err != nil {
 		return nil, err
+	}
+	if spec.peerAddr == nil {
+		spec.peerAddr = func(_, peer devSigner) string { return peer.listen }
 	}
 	credential := make([]byte, 32)
 	if _, err := rand.Read(credential); err != nil {
@@ -118,7 +124,7 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		peers := map[string]string{}
 		for _, o := range g.members {
 			if o.id != m.id {
-				peers[o.id] = o.listen
+				peers[o.id] = spec.peerAddr(m, o)
 			}
 		}
 		node := spec.kaspadRPC[0]
