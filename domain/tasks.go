@@ -14,12 +14,52 @@ type Cursor struct {
 	Found        bool   // false before the first scan
 }
 
-// Observed is a detected deposit or withdrawal not yet confirmed.
+// Observed is a detected chain log not yet confirmed.
 type Observed struct {
 	Ref         LogRef
-	Withdrawal  bool
+	Kind        ObservationKind
 	BlockNumber uint64
 	BlockHash   Hash32
+}
+
+// ObservationKind says which bridge log an observation is of.
+type ObservationKind uint8
+
+const (
+	ObservedDeposit           ObservationKind = iota // DepositLocked
+	ObservedWithdrawal                               // WithdrawalBurned
+	ObservedWithdrawalToKaspa                        // WithdrawalToKaspa
+)
+
+func (k ObservationKind) String() string {
+	switch k {
+	case ObservedWithdrawal:
+		return "withdrawal"
+	case ObservedWithdrawalToKaspa:
+		return "withdrawal_to_kaspa"
+	}
+	return "deposit"
+}
+
+// Confirmed is the event that confirms o at tip.
+func (o Observed) Confirmed(tip uint64) Event {
+	depth := tip - o.BlockNumber
+	switch o.Kind {
+	case ObservedWithdrawal:
+		return WithdrawalConfirmed{Ref: o.Ref, AtBlock: tip, Confirmation: depth}
+	case ObservedWithdrawalToKaspa:
+		return WithdrawalToKaspaConfirmed{Ref: o.Ref, BlockHash: o.BlockHash, AtBlock: tip, Confirmation: depth}
+	}
+	return DepositConfirmed{Ref: o.Ref, AtBlock: tip, Confirmation: depth}
+}
+
+// Reorged is the event that records o's block replaced: the canonical
+// block at its height is now newHash (zero: the chain no longer reaches it).
+func (o Observed) Reorged(newHash Hash32) Event {
+	if o.Kind == ObservedWithdrawalToKaspa {
+		return WithdrawalToKaspaReorged{Ref: o.Ref, Block: o.BlockNumber, BlockHash: o.BlockHash, NewHash: newHash}
+	}
+	return ObservationReorged{Ref: o.Ref, Withdraw: o.Kind == ObservedWithdrawal, Block: o.BlockNumber, BlockHash: o.BlockHash, NewHash: newHash}
 }
 
 // MintTask is a confirmed deposit to mint, with its open intents.

@@ -9,7 +9,8 @@ import (
 )
 
 // ObservationReader lists a chain's detected, unconfirmed observations
-// (deposits and withdrawals projections, status DETECTED).
+// (deposits, withdrawals and withdrawals_to_kaspa projections, status
+// DETECTED).
 type ObservationReader interface {
 	Unconfirmed(ctx context.Context, chainID uint64) ([]domain.Observed, error)
 }
@@ -63,19 +64,15 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 		}
 		switch domain.Confirm(o.BlockNumber, o.BlockHash, domain.CanonicalView{Tip: tip, HashAtLogBlock: h}, depth) {
 		case domain.Confirmed:
-			if o.Withdrawal {
-				evs = append(evs, domain.WithdrawalConfirmed{Ref: o.Ref, AtBlock: tip, Confirmation: tip - o.BlockNumber})
-			} else {
-				evs = append(evs, domain.DepositConfirmed{Ref: o.Ref, AtBlock: tip, Confirmation: tip - o.BlockNumber})
-			}
+			evs = append(evs, o.Confirmed(tip))
 			res.Confirmed++
-			log.Info("observation confirmed", "event_source", o.Ref.Key(), "withdrawal", o.Withdrawal,
+			log.Info("observation confirmed", "event_source", o.Ref.Key(), "observation", o.Kind.String(),
 				"block_number", o.BlockNumber, "depth", tip-o.BlockNumber)
 		case domain.Reorged:
-			evs = append(evs, domain.ObservationReorged{Ref: o.Ref, Withdraw: o.Withdrawal, Block: o.BlockNumber, BlockHash: o.BlockHash, NewHash: h})
+			evs = append(evs, o.Reorged(h))
 			res.Reorged++
 			m.Count("reorged_observations_total", labels, 1)
-			log.Warn("observation reorged, not acting on it", "event_source", o.Ref.Key(), "withdrawal", o.Withdrawal,
+			log.Warn("observation reorged, not acting on it", "event_source", o.Ref.Key(), "observation", o.Kind.String(),
 				"block_number", o.BlockNumber, "block_hash", o.BlockHash.Hex(), "canonical_hash", h.Hex())
 		default:
 			res.Pending++

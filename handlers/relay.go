@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-
-	"github.com/bridgelog/bridgelog/domain"
 )
 
 // Projector brings the projections up to the log's end: the relay calls
@@ -35,47 +33,15 @@ type Relay struct {
 	Appender *Appender
 	Now      func() time.Time
 
-	streaks map[string]*streak // failing steps
+	health *StepHealth
 }
 
-// streak is a step's run of consecutive failed rounds.
-type streak struct {
-	since    time.Time
-	failures int
-}
-
-// track records a step's result; a failure streak's start and end become
-// events, so an outage is one line in the audit trail, not one per retry.
+// track records a step's result (see StepHealth).
 func (r *Relay) track(ctx context.Context, step string, err error) {
-	if r.streaks == nil {
-		r.streaks = map[string]*streak{}
+	if r.health == nil {
+		r.health = &StepHealth{Appender: r.Appender, Logger: r.Logger, Metrics: r.Metrics, Now: r.Now}
 	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
-	st := r.streaks[step]
-	var ev domain.Event
-	switch {
-	case err != nil && st == nil:
-		st = &streak{since: now()}
-		r.streaks[step] = st
-		ev = domain.RelayStepFailed{Step: step, Reason: err.Error(), Since: st.since.UnixNano()}
-		loggerOr(r.Logger).Error("relay step failing", "step", step, "error", err)
-	case err == nil && st != nil:
-		delete(r.streaks, step)
-		ev = domain.RelayStepRecovered{Step: step, Since: st.since.UnixNano(), Failures: st.failures}
-		loggerOr(r.Logger).Info("relay step recovered", "step", step, "failures", st.failures, "down_for", now().Sub(st.since))
-	}
-	if st != nil && err != nil {
-		st.failures++
-		metricsOr(r.Metrics).Count("relay_step_failures_total", map[string]string{"step": step}, 1)
-	}
-	if ev != nil && r.Appender != nil {
-		if _, aerr := r.Appender.Append(ctx, Cause{}, ev); aerr != nil {
-			loggerOr(r.Logger).Warn("recording relay health failed", "step", step, "error", aerr)
-		}
-	}
+	r.health.Track(ctx, step, err)
 }
 
 // Round runs every step once. A step's error is returned after the other

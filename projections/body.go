@@ -37,6 +37,12 @@ func newBody(typ string) domain.Event {
 		return new(domain.WithdrawalFailed)
 	case domain.TypeDepositReorged, domain.TypeWithdrawalReorged:
 		return new(domain.ObservationReorged)
+	case domain.TypeWithdrawalToKaspaDetected:
+		return new(domain.WithdrawalToKaspaDetected)
+	case domain.TypeWithdrawalToKaspaConfirmed:
+		return new(domain.WithdrawalToKaspaConfirmed)
+	case domain.TypeWithdrawalToKaspaReorged:
+		return new(domain.WithdrawalToKaspaReorged)
 	case domain.TypeChainScanned:
 		return new(domain.ChainScanned)
 	case domain.TypeChainReorged:
@@ -47,6 +53,8 @@ func newBody(typ string) domain.Event {
 		return new(domain.ChainLogRejected)
 	case domain.TypeChainRescanRequested:
 		return new(domain.ChainRescanRequested)
+	case domain.TypeSigningRequestRefused:
+		return new(domain.SigningRequestRefused)
 	case domain.TypeRelayStepFailed:
 		return new(domain.RelayStepFailed)
 	case domain.TypeRelayStepRecovered:

@@ -11,11 +11,14 @@ import (
 // RelayProjections are every projection the relay keeps (the runner adds
 // processed_events): what it reads to decide, and what a replay of its
 // log rebuilds; and a signer's ([SignerProjections], streams starting at
-// nonce 0), so that project, replay and verify fold one set whichever
-// process wrote the log. Each log fills only its own tables.
+// nonce 0, and [BurnSourceProjections]), so that project, replay and
+// verify fold one set whichever process wrote the log. Each log fills
+// only its own tables (a relay's token also records its burns toward
+// Kaspa, confirmed, for the audit trail; nothing of the relay acts on
+// them).
 func RelayProjections() []Projection {
-	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, Batches{}, TxIntents{}, RelayBindings{}},
-		SignerProjections(0)...)
+	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, WithdrawalsToKaspa{}, Batches{}, TxIntents{}, RelayBindings{}},
+		SignerProjections()...)
 }
 
 // ChainCursors is each chain indexer's cursor: the last scanned block,

@@ -215,15 +215,18 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 	return task, err
 }
 
-// Unconfirmed lists chain chainID's detected deposits and withdrawals that
-// are neither confirmed nor known to be reorged out.
+// Unconfirmed lists chain chainID's detected deposits, withdrawals and
+// burns toward Kaspa that are neither confirmed nor known to be reorged
+// out. A store folds only the projections of its process (a signer keeps
+// no deposits); a table never built is skipped.
 func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain.Observed, error) {
 	var out []domain.Observed
 	err := r.read(ctx, func(tx Tx) error {
 		for _, src := range []struct {
 			projection string
-			withdrawal bool
-		}{{Deposits{}.Name(), false}, {Withdrawals{}.Name(), true}} {
+			kind       domain.ObservationKind
+		}{{Deposits{}.Name(), domain.ObservedDeposit}, {Withdrawals{}.Name(), domain.ObservedWithdrawal},
+			{WithdrawalsToKaspa{}.Name(), domain.ObservedWithdrawalToKaspa}} {
 			t, err := table(ctx, tx, src.projection, src.projection)
 			if err != nil {
 				return err
@@ -240,7 +243,7 @@ func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain
 				if err := rows.Scan(&txHash, &logIndex, &block, &blockHash); err != nil {
 					return err
 				}
-				o := domain.Observed{Withdrawal: src.withdrawal, BlockNumber: uint64(block)}
+				o := domain.Observed{Kind: src.kind, BlockNumber: uint64(block)}
 				var e1, e2 error
 				o.Ref.TxHash, e1 = domain.ParseHash32(txHash)
 				o.BlockHash, e2 = domain.ParseHash32(blockHash)

@@ -14,10 +14,9 @@ import (
 
 // SignerProjections are the read models of a signer's own log (seed 001):
 // its events' phases and streams, the votes it holds, and the templates it
-// signed. firstNonce is the signer's [twophase.Config].FirstNonce, where
-// every stream starts.
-func SignerProjections(firstNonce uint64) []Projection {
-	return []Projection{EventPhases{FirstNonce: firstNonce}, EventProposals{}, SignedTemplates{}}
+// signed.
+func SignerProjections() []Projection {
+	return []Projection{EventPhases{}, EventProposals{}, SignedTemplates{}}
 }
 
 // EventPhases is event_phase, one row per signing event the signer took
@@ -35,11 +34,7 @@ func SignerProjections(firstNonce uint64) []Projection {
 // no-ops although the phase is not monotonic. Streams span partitions;
 // their rows are recomputed from the event rows, whose final state does
 // not depend on how partitions interleave.
-type EventPhases struct {
-	// FirstNonce is the nonce every stream starts at (the signer's
-	// [twophase.Config].FirstNonce).
-	FirstNonce uint64
-}
+type EventPhases struct{}
 
 func (EventPhases) Name() string           { return "event_phase" }
 func (EventPhases) Version() int           { return 1 }
@@ -328,7 +323,7 @@ func (p EventPhases) requested(ctx context.Context, tx Tx, ev *Event, f *twophas
 // streamNext returns a stream's next nonce, creating the stream at the
 // first nonce.
 func (p EventPhases) streamNext(ctx context.Context, tx Tx, stream string, ev *Event) (int64, error) {
-	first, err := nullUint(p.FirstNonce, "first nonce", ev)
+	first, err := nullUint(twophase.FirstNonce, "first nonce", ev)
 	if err != nil {
 		return 0, err
 	}

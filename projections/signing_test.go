@@ -121,7 +121,7 @@ func TestSignerProjectionsFollowTheProtocol(t *testing.T) {
 	steps := 0
 	for _, id := range r.ids {
 		stores[id], _ = sqliteStore(t)
-		live[id] = newRunner(t, r.signers[id].log, stores[id], projections.SignerProjections(0), projections.WithBatchSize(7))
+		live[id] = newRunner(t, r.signers[id].log, stores[id], projections.SignerProjections(), projections.WithBatchSize(7))
 		refs[id] = newFirstFacts(t, r, id)
 		refs[id].add(r.signers[id].facts)
 	}
@@ -142,13 +142,13 @@ func TestSignerProjectionsFollowTheProtocol(t *testing.T) {
 		want := digests(t, live[id])
 
 		pgStore, _ := postgresStore(pg)(t)
-		pgRun := newRunner(t, r.signers[id].log, pgStore, projections.SignerProjections(0), projections.WithBatchSize(5000))
+		pgRun := newRunner(t, r.signers[id].log, pgStore, projections.SignerProjections(), projections.WithBatchSize(5000))
 		catchUp(t, pgRun)
 		checkAll(t, pgStore, ref, string(id)+" on PostgreSQL")
 		sameDigests(t, string(id)+" replayed on PostgreSQL", want, digests(t, pgRun))
 
 		replay, _ := sqliteStore(t)
-		replayRun := newRunner(t, r.signers[id].log, replay, projections.SignerProjections(0))
+		replayRun := newRunner(t, r.signers[id].log, replay, projections.SignerProjections())
 		if s := catchUp(t, replayRun); s.Conflicts+s.Duplicates != int64(ref.dropped) {
 			t.Errorf("%s: the log's dedup dropped %d facts, the first-fact fold %d", id, s.Conflicts+s.Duplicates, ref.dropped)
 		}
@@ -167,7 +167,7 @@ func TestSignerProjectionsFollowTheProtocol(t *testing.T) {
 
 func sameDigests(t *testing.T, what string, want, got map[string]string) {
 	t.Helper()
-	for _, p := range projections.SignerProjections(0) {
+	for _, p := range projections.SignerProjections() {
 		if got[p.Name()] == "" || got[p.Name()] != want[p.Name()] {
 			t.Errorf("%s: %s digest %s, live %s", what, p.Name(), got[p.Name()], want[p.Name()])
 		}
@@ -363,7 +363,7 @@ func scenarioOutcomes(t *testing.T, r *signerRig, stores map[twophase.PeerID]pro
 			streams = append(streams, fmt.Sprintf("%s %d %d %d", s, next, pending, blocked))
 			return err
 		})
-		if want := []string{streamA + " 5 0 0", streamB + " 0 1 1"}; !slices.Equal(streams, want) {
+		if want := []string{streamA + " 6 0 0", streamB + " 1 1 1"}; !slices.Equal(streams, want) {
 			t.Errorf("%s: streams %v, want %v", id, streams, want)
 		}
 		var phase string
@@ -441,7 +441,7 @@ func TestSignedTemplatesWriteOnce(t *testing.T) {
 	second.Hash, second.TxID, second.AtNs = twophase.Hash{3}, twophase.Hash{4}, 20
 	appendEv(t, lg, t0, requested(ev, 1), first, first, second)
 	st, _ := sqliteStore(t)
-	s := catchUp(t, newRunner(t, lg, st, projections.SignerProjections(0)))
+	s := catchUp(t, newRunner(t, lg, st, projections.SignerProjections()))
 	if s.First != 2 || s.Duplicates != 1 || s.Conflicts != 1 {
 		t.Fatalf("summary %+v, want the repeat a duplicate and the other hash a conflict", s)
 	}
@@ -460,11 +460,11 @@ func TestSignedTemplatesWriteOnce(t *testing.T) {
 // order wait for the nonces before them. The rows are the same whatever
 // order the events' partitions are folded in.
 func TestSigningStreamsOrderIndependent(t *testing.T) {
-	evs := []twophase.SigningEvent{signingEvent(streamA, 1), signingEvent(streamA, 2), signingEvent(streamA, 3), signingEvent(streamB, 7)}
+	evs := []twophase.SigningEvent{signingEvent(streamA, 0), signingEvent(streamA, 1), signingEvent(streamA, 2), signingEvent(streamB, 6)}
 	streamsOf := func(order []int, stop int) []string {
 		lg := embeddedLog(t)
 		st, _ := sqliteStore(t)
-		run := newRunner(t, lg, st, []projections.Projection{projections.EventPhases{FirstNonce: 1}})
+		run := newRunner(t, lg, st, []projections.Projection{projections.EventPhases{}})
 		for _, i := range order[:stop] {
 			ev := evs[i%len(evs)]
 			if i < len(evs) {
@@ -509,7 +509,7 @@ func TestEventRequestedTakenUpAsTheSignerDoes(t *testing.T) {
 	late.Amount++
 	appendEv(t, lg, t0, requested(a0, 1), requested(a1, 2), completed(a0, 3), requested(rival, 4), requested(late, 5))
 	st, _ := sqliteStore(t)
-	catchUp(t, newRunner(t, lg, st, projections.SignerProjections(0)))
+	catchUp(t, newRunner(t, lg, st, projections.SignerProjections()))
 	ref, err := twophase.NewState(newSignerRig(t).config("s1"))
 	if err != nil {
 		t.Fatal(err)

@@ -256,6 +256,6 @@ func (r *signerRig) withdrawn(ev twophase.SigningEvent) {
 }
 
 func signingEvent(stream string, nonce uint64) twophase.SigningEvent {
-	return twophase.SigningEvent{Stream: stream, Nonce: nonce, Destination: fmt.Sprintf("sim:user-%s-%d", stream, nonce),
+	return twophase.SigningEvent{Stream: stream, Nonce: nonce + twophase.FirstNonce, Destination: fmt.Sprintf("sim:user-%s-%d", stream, nonce),
 		Amount: 50_000 + nonce, Source: twophase.SourceRef{Chain: "evm:1337", Block: 100 + nonce}}
 }

@@ -2,11 +2,13 @@ package topics
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 func sampleDeposit() domain.DepositDetected {
@@ -131,5 +133,41 @@ func TestPartitionForStable(t *testing.T) {
 	}
 	if len(seen) != 6 {
 		t.Fatalf("keys spread over %d of 6 partitions", len(seen))
+	}
+}
+
+// TestWithdrawalToKaspaEvents: a burn toward Kaspa's events go to the
+// bridge topic in the burn's partition, a refused signing request to the
+// chain topic in its stream's, and all read back equal (through msgpack:
+// they are too few on any log to want the fast path).
+func TestWithdrawalToKaspaEvents(t *testing.T) {
+	c := DefaultCatalog()
+	ref := domain.LogRef{ChainID: 1337, TxHash: domain.Hash32{1, 31: 2}, LogIndex: 3}
+	for _, ev := range []domain.Event{
+		domain.WithdrawalToKaspaDetected{Ref: ref, Contract: domain.Address{4}, BlockNumber: 9, BlockHash: domain.Hash32{5}, OnChainID: 6,
+			Withdrawer: domain.Address{7}, Amount: domain.AmountFromUint64(8e10), Recipient: "kaspa:qz0s9f7vzg5dpm0q4s2fgcse3ghv5uahyd0ldcfl5vy3ar7t6q05lnwr2mtkx"},
+		domain.WithdrawalToKaspaConfirmed{Ref: ref, BlockHash: domain.Hash32{5}, AtBlock: 14, Confirmation: 5},
+		domain.WithdrawalToKaspaReorged{Ref: ref, Block: 9, BlockHash: domain.Hash32{5}, NewHash: domain.Hash32{6}},
+		domain.SigningRequestRefused{Via: "rpc", Reason: "not deep", Event: twophase.SigningEvent{Stream: "evm:1337:0x70", Nonce: 2,
+			Destination: "kaspa:q", Amount: 3, Source: twophase.SourceRef{Chain: "evm:1337", TxHash: twophase.Hash{1, 31: 2}, LogIndex: 4, Block: 5}}},
+	} {
+		env, topic, err := c.Wrap(ev, Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTopic, wantKey := TopicBridge, ref.WithdrawalToKaspaID()
+		if r, ok := ev.(domain.SigningRequestRefused); ok {
+			wantTopic, wantKey = TopicChain, "signing_request:"+r.Event.Stream
+		}
+		if topic != wantTopic || env.PartitionKey != wantKey {
+			t.Fatalf("%s: topic %s partition key %s", ev.EventType(), topic, env.PartitionKey)
+		}
+		back := reflect.New(reflect.TypeOf(ev)).Interface()
+		if err := DecodePayload(env.Payload, back); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := asJSON(t, back), asJSON(t, ev); got != want {
+			t.Fatalf("%s: read back %s, wrote %s", ev.EventType(), got, want)
+		}
 	}
 }

@@ -2,6 +2,18 @@
 // payout templates as Kaspa transactions, each member's signature, their
 // assembly into a signed transaction, and the ledger rules the protocol
 // needs (domain/twophase.LedgerRules), through github.com/kaspanet/kaspad.
+//
+// The package links no libsecp256k1: kaspad's txscript and kaspawallet
+// sign and verify through github.com/kaspanet/go-secp256k1, a cgo copy of
+// libsecp256k1, and go-ethereum, linked into the same bridgelog binary,
+// compiles its own copy, so the binary would not link (duplicate C
+// symbols). Keys and BIP-340 Schnorr signatures (Kaspa's Schnorr) are
+// therefore github.com/btcsuite/btcd/btcec/v2's, pure Go, and the few
+// scripts a payout needs are written byte for byte as txscript writes
+// them and checked as its OP_CHECKMULTISIG checks them (script.go,
+// checkmultisig.go). The tests, whose binary does not link go-ethereum,
+// cross-check every script, signature and signed transaction against
+// txscript, its script engine and go-secp256k1.
 package kaspa
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -45,8 +46,18 @@ func Serve(ctx context.Context, addr string, r *Registry) error {
 // ServeListener is [Serve] on a listener the caller opened (a test's
 // 127.0.0.1:0, say). It closes ln.
 func ServeListener(ctx context.Context, ln net.Listener, r *Registry) error {
+	return ServeHandler(ctx, ln, r.Mux(), r.logger)
+}
+
+// ServeHandler serves h (a [Registry.Mux] with a process's own routes
+// added, say) on ln with the metrics server's timeouts until ctx ends,
+// then shuts down gracefully. It closes ln.
+func ServeHandler(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	srv := &http.Server{
-		Handler:           r.Mux(),
+		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -55,7 +66,7 @@ func ServeListener(ctx context.Context, ln net.Listener, r *Registry) error {
 	addr := ln.Addr().String()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	r.logger.Info("metrics server listening", "addr", addr)
+	logger.Info("metrics server listening", "addr", addr)
 
 	select {
 	case err := <-done:
@@ -71,6 +82,6 @@ func ServeListener(ctx context.Context, ln net.Listener, r *Registry) error {
 	if err != nil {
 		return fmt.Errorf("metrics: shutdown %s: %w", addr, err)
 	}
-	r.logger.Info("metrics server stopped", "addr", addr)
+	logger.Info("metrics server stopped", "addr", addr)
 	return nil
 }

@@ -207,7 +207,7 @@ func assertChainPaidOnce(t *testing.T, u devchain.Users, deposits, withdrawals i
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := a.Problems(deposits, withdrawals); len(p) > 0 {
+	if p := a.Problems(devchain.Counts{Locks: deposits, Burns: withdrawals}); len(p) > 0 {
 		t.Fatalf("on chain (%s):\n%s", a.Summary(), strings.Join(p, "\n"))
 	}
 }

@@ -286,7 +286,7 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit
 	}
 	fmt.Fprintf(w, "  conflicting events     %d\n", s.Conflicts)
 	fmt.Fprintf(w, "  on chain               %s\n", a.Summary())
-	problems := a.Problems(deposits, withdrawals)
+	problems := a.Problems(devchain.Counts{Locks: deposits, Burns: withdrawals})
 	for _, p := range problems {
 		fmt.Fprintf(w, "  chain differs          %s\n", p)
 	}

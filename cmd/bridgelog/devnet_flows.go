@@ -110,8 +110,8 @@ func runDevnetTraffic(cmd *cobra.Command, _ []string) error {
 	out := cmd.OutOrStdout()
 	flows := devchain.Flows{Users: u, Keys: keys, Deposits: fl.deposits, Withdrawals: fl.withdrawals,
 		BurstSize: fl.burstSize, BurstEvery: fl.burstEvery,
-		Sent: func(d, w int) {
-			fmt.Fprintf(out, "sent %d/%d deposits, %d/%d withdrawals\n", d, fl.deposits, w, fl.withdrawals)
+		Sent: func(s devchain.Counts) {
+			fmt.Fprintf(out, "sent %d/%d deposits, %d/%d withdrawals\n", s.Locks, fl.deposits, s.Burns, fl.withdrawals)
 		}}
 	if err := flows.Run(ctx); err != nil {
 		return fmt.Errorf("devnet traffic: %w", err)
@@ -155,7 +155,7 @@ func auditUntil(ctx context.Context, u devchain.Users, deposits, withdrawals int
 		if err != nil {
 			return a, nil, err
 		}
-		problems := a.Problems(deposits, withdrawals)
+		problems := a.Problems(devchain.Counts{Locks: deposits, Burns: withdrawals, KaspaBurns: -1})
 		if len(problems) == 0 || !time.Now().Before(deadline) {
 			return a, problems, nil
 		}

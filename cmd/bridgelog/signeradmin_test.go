@@ -19,7 +19,7 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
-var fixtureEvent = twophase.SigningEvent{Stream: "evm:31337:0xbridge", Nonce: 0, Destination: "sim:alice", Amount: 150_000,
+var fixtureEvent = twophase.SigningEvent{Stream: "evm:31337:0xbridge", Nonce: twophase.FirstNonce, Destination: "sim:alice", Amount: 150_000,
 	Source: twophase.SourceRef{Chain: "evm:31337", Block: 1200}}
 
 // abandonedSignerLog writes the log of signer s1 having run fixtureEvent
@@ -188,9 +188,9 @@ func TestSignerAdminReinjectIdempotent(t *testing.T) {
 	f := newSignerFixture(t, 3, 2)
 	path := f.write(t)
 	s := f.load(t)
-	abandonedSignerLog(t, s) // the signer has run; the stream is at nonce 0
+	abandonedSignerLog(t, s) // the signer has run; the stream is at its first nonce
 	ev := fixtureEvent
-	ev.Nonce = 1
+	ev.Nonce = twophase.FirstNonce + 1
 	ev.Destination = "sim:bob"
 	for run := 1; run <= 2; run++ {
 		res, err := runSignerAdmin(context.Background(), adminFlagsFor(f, path), reinjectAction(ev))
@@ -276,7 +276,7 @@ func TestSignerAdminCommands(t *testing.T) {
 		t.Fatalf("stdout %q, want %q", stdout, want)
 	}
 
-	stdout, _ = runCommand(t, bin, 0, "signer", "admin", "reinject", "--config", path, "--stream", fixtureEvent.Stream, "--nonce", "1",
+	stdout, _ = runCommand(t, bin, 0, "signer", "admin", "reinject", "--config", path, "--stream", fixtureEvent.Stream, "--nonce", "2",
 		"--destination", "sim:bob", "--amount", "20000", "--source-chain", "evm:31337", "--source-block", "1300",
 		"--source-tx", "0x"+strings.Repeat("ab", 32), "--operator", "alice", "--reason", "missed by the indexer", "--credential", f.credential)
 	if !strings.Contains(stdout, "recorded signing.admin_reinjected") || !strings.Contains(stdout, "recorded signing.event_requested") {
@@ -288,7 +288,7 @@ func TestSignerAdminCommands(t *testing.T) {
 			got = append(got, r.Event)
 		}
 	}
-	if len(got) != 1 || got[0].Source.TxHash[0] != 0xab || got[0].Source.Block != 1300 || got[0].Amount != 20000 || got[0].Nonce != 1 {
+	if len(got) != 1 || got[0].Source.TxHash[0] != 0xab || got[0].Source.Block != 1300 || got[0].Amount != 20000 || got[0].Nonce != 2 {
 		t.Fatalf("re-injected events recorded: %+v", got)
 	}
 }

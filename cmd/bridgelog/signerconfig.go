@@ -17,7 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/simledger"
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
@@ -50,6 +52,48 @@ type signerConfig struct {
 	// written as Go durations ("5s") or nanoseconds.
 	Params twophase.Params `json:"params"`
 	Policy twophase.Policy `json:"policy"`
+	// What only a running signer reads (`bridgelog signer --config`):
+	// the admin commands work without it.
+	signerNetConfig
+}
+
+// signerNetConfig is where a running signer meets its peers and its
+// chains.
+type signerNetConfig struct {
+	// Listen is the host:port the signer accepts its peers' links on;
+	// Peers maps other members' ids to theirs (the member with the
+	// greater id waits to be dialled, so one address book serves all).
+	Listen string            `json:"listen,omitempty"`
+	Peers  map[string]string `json:"peers,omitempty"`
+	// HTTP is the host:port of /metrics, /healthz, /status and
+	// POST /signing-events (the authenticated entry point for external
+	// requests); empty: none.
+	HTTP   string       `json:"http,omitempty"`
+	Kaspad *signerNode  `json:"kaspad,omitempty"`
+	EVM    *signerChain `json:"evm,omitempty"`
+}
+
+// signerNode is the signer's own Kaspa node.
+type signerNode struct {
+	RPC string `json:"rpc"` // host:port of its gRPC server (kaspad --rpclisten)
+	// Timeout bounds each call (default 10s); StallAfter is how long the
+	// node's virtual DAA score may stand still before its views are
+	// refused (default 60s; "0s": never); Poll is how often the signer
+	// reads its view to notice new blocks (default 1s).
+	Timeout    string `json:"timeout,omitempty"`
+	StallAfter string `json:"stallAfter,omitempty"`
+	Poll       string `json:"poll,omitempty"`
+}
+
+// signerChain is the signer's own EVM node and the token whose burns
+// toward Kaspa the group pays.
+type signerChain struct {
+	RPC           string         `json:"rpc"`
+	ChainID       uint64         `json:"chainId"`
+	Token         domain.Address `json:"token"`
+	Confirmations uint64         `json:"confirmations,omitempty"` // default domain.DefaultConfirmationDepth
+	StartBlock    uint64         `json:"startBlock,omitempty"`
+	Poll          string         `json:"poll,omitempty"` // pause between idle rounds, default 200ms
 }
 
 // signerGroup is twophase.Group as an operator writes it: keys in hex,
@@ -57,7 +101,7 @@ type signerConfig struct {
 type signerGroup struct {
 	Profile       twophase.Profile `json:"profile"` // "a" (default)
 	Quorum        int              `json:"quorum"`
-	Network       string           `json:"network"` // "sim"
+	Network       string           `json:"network"` // "sim", or kaspa-mainnet, -testnet, -simnet, -devnet
 	ChangeAddress string           `json:"changeAddress"`
 	Members       []signerMember   `json:"members"`
 }
@@ -88,8 +132,9 @@ var (
 	ErrKeyFileMode = errors.New("secret file readable by others than its owner")
 )
 
-// networkSim is the simulated ledger of adapters/simledger; the only
-// network until the Kaspa ledger adapter exists.
+// networkSim is the simulated ledger of adapters/simledger: a group on
+// it can only be run by the simulator and tests, all its members in one
+// process.
 const networkSim = "sim"
 
 // signerSetup is a loaded and checked signer config: the protocol's
@@ -99,6 +144,8 @@ type signerSetup struct {
 	protocol  twophase.Config
 	data      string // absolute
 	adminHash []byte // nil: admin actions are disabled
+	net       signerNetConfig
+	rules     twophase.LedgerRules
 }
 
 // logDir is the signer's embedded log, where a relay keeps its own.
@@ -121,28 +168,13 @@ func loadSignerConfig(path string) (*signerSetup, error) {
 			return nil, bad(fmt.Errorf("%s is required", f.name))
 		}
 	}
-	if c.Group.Network != networkSim {
-		if strings.HasPrefix(c.Group.Network, "kaspa") {
-			return nil, bad(fmt.Errorf("%w: %q: kaspa networks come with the Kaspa ledger adapter; this binary runs %q only",
-				ErrSignerNetwork, c.Group.Network, networkSim))
-		}
-		return nil, bad(fmt.Errorf("%w: %q, want %q", ErrSignerNetwork, c.Group.Network, networkSim))
-	}
-	rules := simledger.Rules{}
-	group, err := c.Group.build(rules)
-	if err != nil {
-		return nil, bad(err)
-	}
-	self, ok := group.Member(twophase.PeerID(c.Self))
-	if !ok {
-		return nil, bad(fmt.Errorf("%w: %q is not among %v", ErrNotMember, c.Self, group.IDs()))
-	}
 	dir := filepath.Dir(path)
-	identity, err := loadIdentityKey(resolvePath(dir, c.IdentityKeyFile), self)
+	led, err := c.Group.ledger(resolvePath(dir, c.PayoutKeyFile), twophase.PeerID(c.Self))
 	if err != nil {
 		return nil, bad(err)
 	}
-	keys, payout, err := simPayoutKeys(resolvePath(dir, c.PayoutKeyFile), group, self)
+	group, self := led.group, led.self
+	identity, err := loadIdentityKey(resolvePath(dir, c.IdentityKeyFile), self)
 	if err != nil {
 		return nil, bad(err)
 	}
@@ -152,7 +184,8 @@ func loadSignerConfig(path string) (*signerSetup, error) {
 	}
 	s := &signerSetup{path: path, data: resolvePath(dir, c.Data),
 		protocol: twophase.Config{Self: self.ID, Group: group, Params: params, Policy: c.Policy,
-			Rules: rules, Scheme: keys, Payout: payout, Identity: identity}}
+			Rules: led.rules, Scheme: led.scheme, Payout: led.payout, Identity: identity},
+		net: c.signerNetConfig, rules: led.rules}
 	if s.data, err = filepath.Abs(s.data); err != nil {
 		return nil, bad(err)
 	}
@@ -239,30 +272,119 @@ func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-// build turns the written group into the protocol's, and checks it
-// (twophase.Group.Validate: size, profile, strict-majority quorum,
-// distinct ids and keys).
-func (g signerGroup) build(rules twophase.LedgerRules) (twophase.Group, error) {
-	change, err := rules.ScriptFor(g.ChangeAddress)
+// groupLedger is a group with the ledger it pays on: the rules, the
+// payout scheme and this signer's payout signer.
+type groupLedger struct {
+	group  twophase.Group
+	self   twophase.Member
+	rules  twophase.LedgerRules
+	scheme twophase.PayoutScheme
+	payout twophase.PayoutSigner
+}
+
+// ledger builds the group on its network ("sim", or a Kaspa network:
+// kaspa-mainnet, -testnet, -simnet, -devnet) and loads self's payout key.
+// On Kaspa the change address must be the group's own multisig address.
+func (g signerGroup) ledger(payoutKeyFile string, self twophase.PeerID) (groupLedger, error) {
+	var l groupLedger
+	members, err := g.members()
 	if err != nil {
-		return twophase.Group{}, fmt.Errorf("group.changeAddress: %w", err)
+		return l, err
 	}
-	out := twophase.Group{Profile: g.Profile, Quorum: g.Quorum, Network: g.Network, ChangeScript: change}
+	switch {
+	case g.Network == networkSim:
+		rules := simledger.Rules{}
+		change, err := rules.ScriptFor(g.ChangeAddress)
+		if err != nil {
+			return l, fmt.Errorf("group.changeAddress: %w", err)
+		}
+		if l.group, l.self, err = g.validated(members, change, self); err != nil {
+			return l, err
+		}
+		keys, payout, err := simPayoutKeys(payoutKeyFile, l.group, l.self)
+		if err != nil {
+			return l, err
+		}
+		l.rules, l.scheme, l.payout = rules, keys, payout
+	case strings.HasPrefix(g.Network, "kaspa-"):
+		keys := make([][]byte, len(members))
+		for i, m := range members {
+			keys[i] = m.PayoutKey
+		}
+		rules, err := kaspa.NewRules(g.Network, keys, g.Quorum)
+		if err != nil {
+			return l, fmt.Errorf("%w: %w", ErrSignerNetwork, err)
+		}
+		if want := rules.Address().String(); g.ChangeAddress != want {
+			return l, fmt.Errorf("%w: group.changeAddress %s is not the group's multisig address %s", ErrKeyMismatch, g.ChangeAddress, want)
+		}
+		if l.group, l.self, err = g.validated(members, rules.ChangeScript(), self); err != nil {
+			return l, err
+		}
+		payout, err := kaspaPayoutKey(payoutKeyFile, l.self)
+		if err != nil {
+			return l, err
+		}
+		l.rules, l.scheme, l.payout = rules, kaspa.Scheme{}, payout
+	default:
+		return l, fmt.Errorf("%w: %q, want %q or a Kaspa network (kaspa-mainnet, kaspa-testnet, kaspa-simnet, kaspa-devnet)",
+			ErrSignerNetwork, g.Network, networkSim)
+	}
+	return l, nil
+}
+
+// members decodes the written members' keys.
+func (g signerGroup) members() ([]twophase.Member, error) {
+	var out []twophase.Member
 	for _, m := range g.Members {
 		id, err := hex.DecodeString(trim0x(m.IdentityKey))
 		if err != nil {
-			return twophase.Group{}, fmt.Errorf("%w: member %q identityKey: %w", twophase.ErrMemberKey, m.ID, err)
+			return nil, fmt.Errorf("%w: member %q identityKey: %w", twophase.ErrMemberKey, m.ID, err)
 		}
 		payout, err := hex.DecodeString(trim0x(m.PayoutKey))
 		if err != nil {
-			return twophase.Group{}, fmt.Errorf("%w: member %q payoutKey: %w", twophase.ErrMemberKey, m.ID, err)
+			return nil, fmt.Errorf("%w: member %q payoutKey: %w", twophase.ErrMemberKey, m.ID, err)
 		}
-		out.Members = append(out.Members, twophase.Member{ID: twophase.PeerID(m.ID), IdentityKey: id, PayoutKey: payout})
+		out = append(out, twophase.Member{ID: twophase.PeerID(m.ID), IdentityKey: id, PayoutKey: payout})
 	}
+	return out, nil
+}
+
+// validated is the protocol's group, checked (twophase.Group.Validate:
+// size, profile, strict-majority quorum, distinct ids and keys), and
+// self's member in it.
+func (g signerGroup) validated(members []twophase.Member, change twophase.Script, self twophase.PeerID) (twophase.Group, twophase.Member, error) {
+	out := twophase.Group{Profile: g.Profile, Quorum: g.Quorum, Network: g.Network, ChangeScript: change, Members: members}
 	if err := out.Validate(); err != nil {
-		return twophase.Group{}, err
+		return twophase.Group{}, twophase.Member{}, err
 	}
-	return out.Sorted(), nil
+	out = out.Sorted()
+	m, ok := out.Member(self)
+	if !ok {
+		return twophase.Group{}, twophase.Member{}, fmt.Errorf("%w: %q is not among %v", ErrNotMember, self, out.IDs())
+	}
+	return out, m, nil
+}
+
+// kaspaPayoutKey reads self's Kaspa payout secret (32 bytes, hex) and
+// checks it is the key the group lists for self.
+func kaspaPayoutKey(path string, self twophase.Member) (twophase.PayoutSigner, error) {
+	b, err := readSecretFile("payout key file", path)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := hex.DecodeString(trim0x(string(b)))
+	if err != nil || len(secret) != 32 {
+		return nil, fmt.Errorf("payout key file %s: want the 32-byte Kaspa secret as 64 hex digits", path)
+	}
+	signer, err := kaspa.NewSigner(secret)
+	if err != nil {
+		return nil, fmt.Errorf("payout key file %s: %w", path, err)
+	}
+	if !bytes.Equal(signer.PublicKey(), self.PayoutKey) {
+		return nil, fmt.Errorf("%w: payout key file %s does not hold member %s's payout key", ErrKeyMismatch, path, self.ID)
+	}
+	return signer, nil
 }
 
 // loadIdentityKey reads the signer's ed25519 key and checks it is the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/simledger"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
@@ -160,10 +161,10 @@ func TestSignerConfigRefused(t *testing.T) {
 		{"a member's payout key not of the network", func(_ *testing.T, f *signerFixture) {
 			f.cfg.Group.Members[2].PayoutKey = hex.EncodeToString(otherKeys.PublicKey(2))
 		}, ErrKeyMismatch, "member s3's payout key is not one of the simulated network's keys"},
-		{"kaspa network", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Network = "kaspa-mainnet" },
-			ErrSignerNetwork, `"kaspa-mainnet": kaspa networks come with the Kaspa ledger adapter`},
+		{"kaspa network with the sim's payout keys", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Network = "kaspa-mainnet" },
+			ErrSignerNetwork, "invalid Kaspa payout key"},
 		{"unknown network", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Network = "evm" },
-			ErrSignerNetwork, `"evm", want "sim"`},
+			ErrSignerNetwork, `"evm", want "sim" or a Kaspa network`},
 		{"identity key file world-readable", func(t *testing.T, f *signerFixture) { chmod(t, filepath.Join(f.dir, "s1.identity"), 0o644) },
 			ErrKeyFileMode, "identity key file " + "%DIR%/s1.identity has mode 0644"},
 		{"payout key file group-readable", func(t *testing.T, f *signerFixture) { chmod(t, filepath.Join(f.dir, "sim.payout"), 0o640) },
@@ -210,5 +211,87 @@ func chmod(t *testing.T, path string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// kaspaFixture turns f's group into one on Kaspa simnet: each member's
+// payout key a secp256k1 key, s1's secret in its payout key file, the
+// change to the group's multisig address.
+func kaspaFixture(t *testing.T, f *signerFixture) {
+	t.Helper()
+	var keys [][]byte
+	for i := range f.cfg.Group.Members {
+		secret := sha256.Sum256([]byte(fmt.Sprintf("fixture/kaspa/%d", i)))
+		pub, err := kaspa.PublicKey(secret[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.writeSecret(t, fmt.Sprintf("s%d.kaspa", i+1), hex.EncodeToString(secret[:])+"\n")
+		f.cfg.Group.Members[i].PayoutKey = hex.EncodeToString(pub)
+		keys = append(keys, pub)
+	}
+	rules, err := kaspa.NewRules("kaspa-simnet", keys, f.cfg.Group.Quorum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cfg.Group.Network, f.cfg.Group.ChangeAddress, f.cfg.PayoutKeyFile = "kaspa-simnet", rules.Address().String(), "s1.kaspa"
+}
+
+func TestSignerConfigKaspa(t *testing.T) {
+	f := newSignerFixture(t, 3, 2)
+	kaspaFixture(t, f)
+	p := f.load(t).protocol
+	if p.Group.Network != "kaspa-simnet" {
+		t.Fatalf("network %q", p.Group.Network)
+	}
+	if _, err := twophase.NewState(p); err != nil {
+		t.Fatal(err)
+	}
+	// s1's payout signature on a template checks with the Kaspa scheme
+	// under s1's listed key, and not under s2's.
+	rules := p.Rules.(*kaspa.Rules)
+	tmpl := rules.Base()
+	tmpl.Inputs = []twophase.TemplateInput{rules.Input(twophase.UTXO{Outpoint: twophase.Outpoint{Index: 1}, Amount: 5_000_000_000,
+		Script: rules.ChangeScript()})}
+	tmpl.Outputs = []twophase.TemplateOutput{{Amount: 4_000_000_000, Script: rules.ChangeScript()}}
+	sig, err := p.Payout.SignPayout(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, _ := p.Group.Member("s1")
+	s2, _ := p.Group.Member("s2")
+	if err := p.Scheme.VerifySignature(tmpl, s1, sig); err != nil {
+		t.Fatalf("s1's signature under s1's key: %v", err)
+	}
+	if err := p.Scheme.VerifySignature(tmpl, s2, sig); err == nil {
+		t.Fatal("s1's signature verified under s2's key")
+	}
+
+	refused := []struct {
+		name   string
+		mutate func(f *signerFixture)
+		is     error
+		want   string
+	}{
+		{"change to another address", func(f *signerFixture) { f.cfg.Group.ChangeAddress = "kaspasim:qq" },
+			ErrKeyMismatch, "is not the group's multisig address"},
+		{"payout secret of another member", func(f *signerFixture) { f.cfg.PayoutKeyFile = "s2.kaspa" },
+			ErrKeyMismatch, "does not hold member s1's payout key"},
+		{"payout file holding the identity seed", func(f *signerFixture) { f.cfg.PayoutKeyFile = "s1.identity" },
+			ErrKeyMismatch, "does not hold member s1's payout key"},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			f := newSignerFixture(t, 3, 2)
+			kaspaFixture(t, f)
+			c.mutate(f)
+			_, err := loadSignerConfig(f.write(t))
+			if err == nil {
+				t.Fatal("config accepted")
+			}
+			if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q\nwant one that is %v and says %q", err, c.is, c.want)
+			}
+		})
 	}
 }

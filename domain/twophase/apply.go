@@ -63,7 +63,7 @@ func (s *State) applyStarted(f SignerStarted) {
 func (s *State) stream(name string) *streamState {
 	st, ok := s.streams[name]
 	if !ok {
-		st = &streamState{next: s.cfg.FirstNonce, pending: map[uint64]Hash{}, done: map[uint64]bool{}}
+		st = &streamState{next: FirstNonce, pending: map[uint64]Hash{}, done: map[uint64]bool{}}
 		s.streams[name] = st
 	}
 	return st

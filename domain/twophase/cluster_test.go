@@ -286,7 +286,7 @@ func (c *cluster) templateOf(h twophase.Hash) (twophase.Template, bool) {
 }
 
 func event(n uint64) twophase.SigningEvent {
-	return twophase.SigningEvent{Stream: "evm:1337:bridge", Nonce: n, Destination: fmt.Sprintf("sim:user-%d", n),
+	return twophase.SigningEvent{Stream: "evm:1337:bridge", Nonce: n + twophase.FirstNonce, Destination: fmt.Sprintf("sim:user-%d", n),
 		Amount: 50_000 + n, Source: twophase.SourceRef{Chain: "evm:1337", Block: 100 + n}}
 }
 

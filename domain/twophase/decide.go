@@ -27,7 +27,6 @@ func (s *State) sendTo(to PeerID, kind Kind, raw []byte) {
 // recorded before the crash, so they are the same votes, never new ones.
 func (s *State) Start(env Env) Step {
 	s.emit(SignerStarted{Signer: s.cfg.Self, Session: s.session + 1, AtNs: ns(env.Now)})
-	s.started = true
 	for _, e := range s.openEvents() {
 		if b := e.votes[e.Round][s.cfg.Self]; b != nil {
 			if env, err := parseEnvelope(b.envelope); err == nil {

@@ -125,6 +125,9 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 			}
 		}
 		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
+		if v.proposal != nil {
+			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
+		}
 		return
 	}
 	if v.voter != v.env.Sender {

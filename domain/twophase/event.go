@@ -22,6 +22,10 @@ type SigningEvent struct {
 	Source      SourceRef `msgpack:"source" json:"source"`
 }
 
+// FirstNonce is the nonce every stream starts at: a burn contract's first
+// id (domain.FirstBurnID).
+const FirstNonce uint64 = 1
+
 // Bounds of an event's strings on the wire.
 const (
 	MaxStreamBytes      = 128

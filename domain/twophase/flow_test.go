@@ -67,8 +67,8 @@ func TestStreamHoles(t *testing.T) {
 		t.Fatalf("nonce 1 is %s before nonce 0 is known, want Unknown", p)
 	}
 	st := c.nodes["s1"].st.Streams()
-	if len(st) != 1 || !st[0].Blocked || st[0].Next != 0 {
-		t.Fatalf("streams %+v, want one blocked at 0", st)
+	if len(st) != 1 || !st[0].Blocked || st[0].Next != twophase.FirstNonce {
+		t.Fatalf("streams %+v, want one blocked at the first nonce", st)
 	}
 	blocked := c.observed("s1", twophase.MetricStreamHoleBlockedMs)
 	if len(blocked) == 0 || blocked[len(blocked)-1].Value <= 0 || blocked[0].Label != st[0].Stream {

@@ -158,6 +158,7 @@ func BuildTemplate(req BuildRequest, view LedgerView) (Template, []UTXO, Selecti
 	}
 	utxos, st := eligible(view, req.Group, p, false, req.Exclude)
 	var sum uint64
+	var lastErr error
 	for k := 1; k <= len(utxos) && k <= p.MaxUTXOsPerProposal; k++ {
 		sum += utxos[k-1].Amount
 		if sum < req.Event.Amount {
@@ -165,18 +166,23 @@ func BuildTemplate(req BuildRequest, view LedgerView) (Template, []UTXO, Selecti
 		}
 		t, ok, err := payoutTemplate(req, pay, utxos[:k], sum)
 		if err != nil {
-			return Template{}, nil, st, err
+			lastErr = err // this many inputs are refused (mass); more may not be
+			continue
 		}
 		if ok {
 			return t, slices.Clone(utxos[:k]), st, nil
 		}
+	}
+	if lastErr != nil {
+		return Template{}, nil, st, fmt.Errorf("no template the ledger takes pays %d from %d eligible outputs: %w", req.Event.Amount, st.Eligible, lastErr)
 	}
 	return Template{}, nil, st, fmt.Errorf("%w: %d eligible outputs (%d too shallow, %d immature coinbase, %d spent in the mempool, %d held by other payouts) do not cover %d plus fees",
 		ErrInsufficientDeepUTXOs, st.Eligible, st.DepthRejects, st.MaturityRejects, st.MempoolRejects, st.ExcludedRejects, req.Event.Amount)
 }
 
 // payoutTemplate tries inputs worth sum: false when they cannot cover the
-// amount and the fee.
+// amount and the fee; an error when the ledger refuses the template even
+// without change (its mass).
 func payoutTemplate(req BuildRequest, pay Script, inputs []UTXO, sum uint64) (Template, bool, error) {
 	t := req.Rules.Base()
 	t.Inputs = make([]TemplateInput, len(inputs))
@@ -184,33 +190,49 @@ func payoutTemplate(req BuildRequest, pay Script, inputs []UTXO, sum uint64) (Te
 		t.Inputs[i] = req.Rules.Input(u)
 	}
 	amount := req.Event.Amount
-	// With change: the fee of the larger template.
-	t.Outputs = []TemplateOutput{{Amount: amount, Script: pay}, {Amount: 0, Script: req.Group.ChangeScript}}
+	// sum >= amount here (the caller checks); compare what is left, so no
+	// sum of amounts can wrap.
+	left := sum - amount
+	if c, ok := withChange(req, t, pay, left); ok {
+		return c, true, nil
+	}
+	// Without change: everything above the amount is fee.
+	t.Outputs = []TemplateOutput{{Amount: amount, Script: pay}}
 	mass, err := req.Rules.Mass(t)
 	if err != nil {
 		return Template{}, false, err
 	}
-	fee := mass * req.Params.FeeRate
-	// sum >= amount here (the caller checks); compare what is left, so no
-	// sum of amounts can wrap.
-	left := sum - amount
-	if (req.Policy.MaxFee == 0 || fee <= req.Policy.MaxFee) && left >= fee && left-fee >= max(req.Policy.MinChange, 1) {
-		t.Outputs[1].Amount = left - fee
-		return t, true, nil
-	}
-	// Without change: everything above the amount is fee.
-	t.Outputs = t.Outputs[:1]
-	if mass, err = req.Rules.Mass(t); err != nil {
-		return Template{}, false, err
-	}
-	fee = mass * req.Params.FeeRate
-	if left < fee {
-		return Template{}, false, nil
-	}
-	if req.Policy.MaxFee > 0 && sum-amount > req.Policy.MaxFee {
+	if left < mass*req.Params.FeeRate || (req.Policy.MaxFee > 0 && left > req.Policy.MaxFee) {
 		return Template{}, false, nil
 	}
 	return t, true, nil
+}
+
+// withChange finds the template with a change output whose fee is exactly
+// its mass at the fee rate. A ledger whose mass depends on the amounts
+// (Kaspa's storage mass grows as the change shrinks) needs a few steps:
+// the change is what is left after the fee of the template with that
+// change, until it no longer moves. False when no change output fits
+// (below Policy.MinChange, over MaxFee, refused by the ledger, or no fixed
+// point within a few steps).
+func withChange(req BuildRequest, t Template, pay Script, left uint64) (Template, bool) {
+	change := left
+	for step := 0; step < 8; step++ {
+		t.Outputs = []TemplateOutput{{Amount: req.Event.Amount, Script: pay}, {Amount: change, Script: req.Group.ChangeScript}}
+		mass, err := req.Rules.Mass(t)
+		if err != nil {
+			return Template{}, false
+		}
+		fee := mass * req.Params.FeeRate
+		if (req.Policy.MaxFee > 0 && fee > req.Policy.MaxFee) || left < fee || left-fee < max(req.Policy.MinChange, 1) {
+			return Template{}, false
+		}
+		if left-fee == change {
+			return t, true
+		}
+		change = left - fee
+	}
+	return Template{}, false
 }
 
 // RevalidationFailure says why an input no longer passes.

@@ -33,8 +33,6 @@ type Config struct {
 	Scheme   PayoutScheme
 	Payout   PayoutSigner
 	Identity ed25519.PrivateKey
-	// FirstNonce is the nonce every stream starts at.
-	FirstNonce uint64
 	// Verify verifies envelope signatures (nil: ed25519.Verify).
 	Verify VerifyFunc
 }
@@ -83,6 +81,10 @@ type Step struct {
 	Out     []Outbound
 	Submit  []Submission
 	Metrics []Observation
+	// Unconfirmed are events peers proposed that this signer's own source
+	// has not confirmed: the caller may prove them against its own chain
+	// node and hand them over with Request (the source proof).
+	Unconfirmed []SigningEvent
 }
 
 // Observation is a metric sample a decision reports (see metrics.go).
@@ -146,7 +148,7 @@ type EventState struct {
 	syncAsked map[PeerID]time.Time // targeted syncs, for STATE_SYNC_COOLDOWN_MS
 }
 
-// Known reports whether the event came from the signer's own source.
+// started reports whether the event left Unknown (its first round or commit).
 func (e *EventState) started() bool { return e.Phase != PhaseUnknown }
 
 // streamState orders one stream's events by nonce (section 1.5).
@@ -240,6 +242,17 @@ func (s *State) Event(id Hash) (EventState, bool) {
 		return EventState{}, false
 	}
 	return *e, true
+}
+
+// Template returns the template with hash h that the signer knows for
+// event id (received in a vote, or its own), as `signer status` and the
+// devnet's summary read a committed payout's fee and mass.
+func (e *EventState) Template(h Hash) (Template, bool) {
+	kt := e.templates[h]
+	if kt == nil {
+		return Template{}, false
+	}
+	return kt.template, true
 }
 
 // Events lists the events held in memory in the order they are served.

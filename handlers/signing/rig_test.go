@@ -38,11 +38,12 @@ type rig struct {
 	nodes  map[twophase.PeerID]*signing.Signer
 	start  time.Time
 
-	fmu   sync.Mutex
-	facts map[twophase.PeerID][]twophase.Fact
-	crash func(id twophase.PeerID) bool
-	done  chan struct{}
-	wg    sync.WaitGroup
+	fmu    sync.Mutex
+	facts  map[twophase.PeerID][]twophase.Fact
+	crash  func(id twophase.PeerID) bool
+	prover map[twophase.PeerID]signing.SourceProver
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
@@ -82,7 +83,8 @@ func (r *rig) config(id twophase.PeerID) signing.Config {
 			r.facts[self] = append(r.facts[self], fs...)
 			r.fmu.Unlock()
 		},
-		Crash: func() bool { return r.crash != nil && r.crash(id) },
+		Crash:  func() bool { return r.crash != nil && r.crash(id) },
+		Prover: r.prover[id],
 	}
 }
 
@@ -216,6 +218,6 @@ func (r *rig) checkSafety(events []twophase.SigningEvent) {
 }
 
 func event(n uint64) twophase.SigningEvent {
-	return twophase.SigningEvent{Stream: "evm:1:bridge", Nonce: n, Destination: fmt.Sprintf("sim:user-%d", n),
+	return twophase.SigningEvent{Stream: "evm:1:bridge", Nonce: n + twophase.FirstNonce, Destination: fmt.Sprintf("sim:user-%d", n),
 		Amount: 100_000 + n, Source: twophase.SourceRef{Chain: "evm:1", Block: 10 + n}}
 }

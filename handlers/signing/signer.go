@@ -45,6 +45,13 @@ type Ledger interface {
 	Submit(ctx context.Context, tx []byte) error
 }
 
+// SourceProver checks, against the signer's own chain node, that an event
+// a peer proposed really happened and is deep enough (the source proof
+// of an event the signer's own source has not confirmed yet).
+type SourceProver interface {
+	Prove(ctx context.Context, ev twophase.SigningEvent) error
+}
+
 // Metrics receives the protocol's observations (twophase.Metric*).
 type Metrics interface {
 	Observe(name, label string, value float64)
@@ -75,6 +82,12 @@ type Config struct {
 	Crash func() bool
 	// LedgerTimeout bounds each call to the ledger (default 10 s).
 	LedgerTimeout time.Duration
+	// Prover, when set, proves events that peers propose and this
+	// signer's source has not confirmed; a proven event is requested (via
+	// "proof"). Each event is tried at most once per ProveEvery (default
+	// 5 s).
+	Prover     SourceProver
+	ProveEvery time.Duration
 }
 
 // ErrCrashed: the Crash hook stopped the signer; it must be reopened.
@@ -89,6 +102,9 @@ type Signer struct {
 	log     *slog.Logger
 	metrics Metrics
 	dead    error // set once the signer must not decide any more
+
+	pmu    sync.Mutex
+	proved map[twophase.Hash]time.Time // last proof attempt per event
 }
 
 // Open replays the signer's log into a fresh protocol state and starts a
@@ -101,7 +117,10 @@ func Open(ctx context.Context, cfg Config) (*Signer, error) {
 	if cfg.LedgerTimeout == 0 {
 		cfg.LedgerTimeout = 10 * time.Second
 	}
-	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics}
+	if cfg.ProveEvery == 0 {
+		cfg.ProveEvery = 5 * time.Second
+	}
+	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, proved: map[twophase.Hash]time.Time{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -194,6 +213,9 @@ func (s *Signer) commit(ctx context.Context, st twophase.Step) error {
 			s.log.Debug("send failed", "signer", s.cfg.Protocol.Self, "to", o.To, "kind", o.Kind, "err", err)
 		}
 	}
+	for _, ev := range st.Unconfirmed {
+		s.prove(ev)
+	}
 	for _, sub := range st.Submit {
 		c, cancel := context.WithTimeout(ctx, s.cfg.LedgerTimeout)
 		err := s.cfg.Ledger.Submit(c, sub.Tx)
@@ -280,8 +302,14 @@ type Status struct {
 func (s *Signer) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Self: s.cfg.Protocol.Self, Session: s.state.Session(), Streams: s.state.Streams(), Peers: s.state.Peers()}
-	for _, e := range s.state.Events() {
+	return StatusOf(s.cfg.Protocol.Self, s.state)
+}
+
+// StatusOf is the status of self's protocol state: a running signer's, or
+// one replayed from a stopped signer's log.
+func StatusOf(self twophase.PeerID, state *twophase.State) Status {
+	st := Status{Self: self, Session: state.Session(), Streams: state.Streams(), Peers: state.Peers()}
+	for _, e := range state.Events() {
 		st.Events = append(st.Events, *e)
 	}
 	return st
@@ -292,4 +320,32 @@ func (s *Signer) Event(id twophase.Hash) (twophase.EventState, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state.Event(id)
+}
+
+// prove checks an event a peer proposed against the signer's own chain
+// node, off the decision path, and requests it when the proof holds.
+func (s *Signer) prove(ev twophase.SigningEvent) {
+	if s.cfg.Prover == nil {
+		return
+	}
+	id, now := ev.ID(), s.cfg.Clock()
+	s.pmu.Lock()
+	if last, ok := s.proved[id]; ok && now.Sub(last) < s.cfg.ProveEvery {
+		s.pmu.Unlock()
+		return
+	}
+	s.proved[id] = now
+	s.pmu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.LedgerTimeout)
+		defer cancel()
+		if err := s.cfg.Prover.Prove(ctx, ev); err != nil {
+			s.log.Warn("a peer's event does not prove on this signer's chain", "signer", s.cfg.Protocol.Self,
+				"event_id", id.Hex(), "stream", ev.Stream, "nonce", ev.Nonce, "err", err)
+			return
+		}
+		if err := s.Request(ctx, ev, "proof"); err != nil {
+			s.log.Warn("request of a proven event failed", "signer", s.cfg.Protocol.Self, "event_id", id.Hex(), "err", err)
+		}
+	}()
 }

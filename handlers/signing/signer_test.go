@@ -2,6 +2,7 @@ package signing_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,23 +112,41 @@ func TestTimeoutRacesQuorum(t *testing.T) {
 	r.checkSafety(evs)
 }
 
-// Fast-forward against a local commit: s3 gets the last vote it needs
-// for a quorum and a peer's commit carrying that quorum's evidence at
-// the same moment, from two goroutines. It commits once and signs once.
+// Fast-forward against a local commit: s3 gets the votes it needs for a
+// quorum and a peer's commit carrying that quorum's evidence at the same
+// moment, from several goroutines. It commits once, and signs at most
+// once: not at all only when the others' payout was already accepted
+// (nothing left to sign).
 func TestFastForwardRacesLocalCommit(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		r := newRig(t, 3, time.Millisecond)
 		ev := event(0)
+		opener := twophase.NewOpener(r.group, nil)
 		var held [][]byte
+		kinds := map[twophase.Kind]int{}
 		var hmu sync.Mutex
 		// s3 hears nothing from the bus; the test hands it what it needs.
 		r.bus.Attach("s3", func(_ context.Context, raw []byte, _ *simnet.Opened) {
+			env, err := opener.Open(raw)
 			hmu.Lock()
+			defer hmu.Unlock()
 			held = append(held, raw)
-			hmu.Unlock()
+			if err == nil {
+				kinds[env.Kind]++
+			}
 		})
 		r.request(ev, "s1", "s2")
-		r.waitCommitted("s1", ev)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			hmu.Lock()
+			ready := kinds[twophase.KindProposal] >= 2 && kinds[twophase.KindCommit] >= 1
+			hmu.Unlock()
+			if ready {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: s1 and s2 sent s3 no proposals and commit", i)
+			}
+		}
 		r.request(ev, "s3")
 		hmu.Lock()
 		msgs := append([][]byte(nil), held...)
@@ -140,6 +159,7 @@ func TestFastForwardRacesLocalCommit(t *testing.T) {
 		wg.Wait()
 		r.fmu.Lock()
 		commits, signs := 0, 0
+		var payout twophase.Hash
 		for _, f := range r.facts["s3"] {
 			switch f.(type) {
 			case twophase.Committed:
@@ -148,9 +168,17 @@ func TestFastForwardRacesLocalCommit(t *testing.T) {
 				signs++
 			}
 		}
+		for _, f := range r.facts["s1"] {
+			if s, ok := f.(twophase.TemplateSigned); ok {
+				payout = s.TxID
+			}
+		}
 		r.fmu.Unlock()
-		if commits != 1 || signs != 1 {
-			t.Fatalf("run %d: s3 recorded %d commits and %d signatures, want one each", i, commits, signs)
+		r.mu.Lock()
+		paid := r.ledger.Status(payout, 0).Accepted
+		r.mu.Unlock()
+		if commits != 1 || signs > 1 || (signs == 0 && !paid) {
+			t.Fatalf("run %d: s3 recorded %d commits and %d signatures (payout accepted: %v), want one commit and one signature unless paid", i, commits, signs, paid)
 		}
 		r.stop()
 	}
@@ -201,5 +229,45 @@ func TestRPCAndGossipRace(t *testing.T) {
 				t.Errorf("%s voted %d times in round %d", id, n, round)
 			}
 		}
+	}
+}
+
+type fakeProver struct {
+	ok    bool
+	tries atomic.Int32
+}
+
+func (p *fakeProver) Prove(context.Context, twophase.SigningEvent) error {
+	p.tries.Add(1)
+	if !p.ok {
+		return errors.New("no such burn on this node")
+	}
+	return nil
+}
+
+// The source proof: s3's own source never reports the event. A peer's
+// proposal makes s3 prove it against its own chain node; proven, s3 takes
+// the event up and it completes everywhere; unproven, s3 never does.
+func TestPeersEventProvenOnOwnChain(t *testing.T) {
+	for _, ok := range []bool{true, false} {
+		prover := &fakeProver{ok: ok}
+		r := newRig(t, 3, time.Millisecond, func(*twophase.Params) {})
+		r.prover = map[twophase.PeerID]signing.SourceProver{"s3": prover}
+		r.open("s3")
+		ev := event(0)
+		r.request(ev, "s1", "s2")
+		if ok {
+			r.waitCompleted(ev, 20*time.Second)
+			continue
+		}
+		r.waitCommitted("s1", ev)
+		time.Sleep(200 * time.Millisecond)
+		if prover.tries.Load() == 0 {
+			t.Fatal("s3 never tried to prove the event")
+		}
+		if e, known := r.node("s3").Event(ev.ID()); known {
+			t.Fatalf("s3 took up an event that does not prove: %s", e.Phase)
+		}
+		r.stop()
 	}
 }

@@ -26,9 +26,9 @@ var (
 
 // BridgeTokenMetaData contains all meta data concerning the BridgeToken contract.
 var BridgeTokenMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"string\",\"name\":\"name_\",\"type\":\"string\"},{\"internalType\":\"string\",\"name\":\"symbol_\",\"type\":\"string\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"allowance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientAllowance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"balance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientBalance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"approver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidApprover\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"receiver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidReceiver\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSender\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSpender\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"DepositMinted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"WithdrawalBurned\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"burn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"minted\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"string\",\"name\":\"name_\",\"type\":\"string\"},{\"internalType\":\"string\",\"name\":\"symbol_\",\"type\":\"string\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"AmountNotWholeSompi\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"length\",\"type\":\"uint256\"}],\"name\":\"BadKaspaRecipient\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"allowance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientAllowance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"balance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientBalance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"approver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidApprover\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"receiver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidReceiver\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSender\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSpender\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"DepositMinted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"WithdrawalBurned\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"WithdrawalToKaspa\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"MAX_KASPA_RECIPIENT_BYTES\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"WEI_PER_SOMPI\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"burn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"burnToKaspa\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"kaspaWithdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"minted\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 	ID:  "BridgeToken",
-	Bin: "0x608060405234610365576112578038038061001981610369565b9283398101906080818303126103655780516001600160401b038111610365578261004591830161038e565b602082015190926001600160401b0382116103655761006591830161038e565b61007d6060610076604085016103df565b93016103df565b83519091906001600160401b03811161026b57600354600181811c9116801561035b575b602082101461024d57601f81116102ed575b50602094601f821160011461028a579481929394955f9261027f575b50508160011b915f199060031b1c1916176003555b8051906001600160401b03821161026b57600454600181811c91168015610261575b602082101461024d57601f81116101df575b50602090601f83116001146101735791806101589592610152945f92610168575b50508160011b915f199060031b1c1916176004556103f3565b50610469565b50604051610cfa90816104fd8239f35b015190505f80610139565b90601f1983169160045f52815f20925f5b8181106101c75750926001928592610152966101589996106101af575b505050811b016004556103f3565b01515f1960f88460031b161c191690555f80806101a1565b92936020600181928786015181550195019301610184565b828111156101185760045f52601f830160051c7f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b60208510610245575b81601f9101920160051c03905f5b828110610238575050610118565b5f8282015560010161022a565b5f915061021c565b634e487b7160e01b5f52602260045260245ffd5b90607f1690610106565b634e487b7160e01b5f52604160045260245ffd5b015190505f806100cf565b601f1982169560035f52805f20915f5b8881106102d5575083600195969798106102bd575b505050811b016003556100e4565b01515f1960f88460031b161c191690555f80806102af565b9192602060018192868501518155019401920161029a565b818111156100b35760035f52601f820160051c7fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b60208410610353575b81601f9101920160051c03905f5b8281106103465750506100b3565b5f82820155600101610338565b5f915061032a565b90607f16906100a1565b5f80fd5b6040519190601f01601f191682016001600160401b0381118382101761026b57604052565b81601f82011215610365578051906001600160401b03821161026b576103bd601f8301601f1916602001610369565b928284526020838301011161036557815f9260208093018386015e8301015290565b51906001600160a01b038216820361036557565b6001600160a01b0381165f9081525f5160206112375f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f5160206112375f395f51905f5260205260408120805460ff191660011790553391905f5160206111f75f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f5160206112175f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f5160206112175f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f5160206111f75f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a714610a3a5750806306fdde0314610968578063095ea7b3146108e657806318160ddd146108c95780631e458bee1461073d57806323b872dd1461065e578063248a9ca31461062b5780632f2ff15d146105ed578063313ce567146105d257806336568abe1461058e57806370a082311461055757806371706cbe1461053a5780638ccc5f801461050b57806391d14854146104c2578063926d7d7f1461048857806395d89b411461036d578063a217fddf14610353578063a9059cbb14610322578063d547741f146102dd578063dd62ed3e1461028d5763fcd3533c14610103575f80fd5b346102895760403660031901126102895760043561011f610acd565b8115610256576001600160a01b0316801561022057331561020d57335f525f6020528160405f20548181106101f457335f525f6020520360405f205581600254036002555f6040518381527fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef60203392a3600754915f1983146101e057600160209301918260075560405191825283820152817f107bb2869466913e6c4a2dadd4fe6890b56c2112bfa88a1201a1fb1141bdd30c60403393a3604051908152f35b634e487b7160e01b5f52601160045260245ffd5b63391434e360e21b5f523360045260245260445260645ffd5b634b637e8f60e11b5f525f60045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b5f80fd5b34610289576040366003190112610289576102a6610ab7565b6102ae610acd565b6001600160a01b039182165f908152600160209081526040808320949093168252928352819020549051908152f35b34610289576040366003190112610289576103206004356102fc610acd565b9061031b610316825f526005602052600160405f20015490565b610ae3565b610c40565b005b346102895760403660031901126102895761034861033e610ab7565b6024359033610b1d565b602060405160018152f35b34610289575f3660031901126102895760206040515f8152f35b34610289575f366003190112610289576040515f6004548060011c9060018116801561047e575b60208310811461046a5782855290811561044e57506001146103f9575b50819003601f01601f191681019067ffffffffffffffff8211818310176103e5576103e182918260405282610a8d565b0390f35b634e487b7160e01b5f52604160045260245ffd5b905060045f527f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b5f905b828210610438575060209150820101826103b1565b6001816020925483858801015201910190610423565b90506020925060ff191682840152151560051b820101826103b1565b634e487b7160e01b5f52602260045260245ffd5b91607f1691610394565b34610289575f3660031901126102895760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b34610289576040366003190112610289576104db610acd565b6004355f52600560205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b34610289576020366003190112610289576004355f526006602052602060ff60405f2054166040519015158152f35b34610289575f366003190112610289576020600754604051908152f35b34610289576020366003190112610289576001600160a01b03610578610ab7565b165f525f602052602060405f2054604051908152f35b34610289576040366003190112610289576105a7610acd565b336001600160a01b038216036105c35761032090600435610c40565b63334bd91960e11b5f5260045ffd5b34610289575f36600319011261028957602060405160128152f35b346102895760403660031901126102895761032060043561060c610acd565b90610626610316825f526005602052600160405f20015490565b610bb4565b346102895760203660031901126102895760206106566004355f526005602052600160405f20015490565b604051908152f35b3461028957606036600319011261028957610677610ab7565b61067f610acd565b6001600160a01b0382165f818152600160209081526040808320338452909152902054909260443592915f1981106106bd575b506103489350610b1d565b83811061072257841561070f5733156106fc57610348945f52600160205260405f2060018060a01b0333165f526020528360405f2091039055846106b2565b634a1406b160e11b5f525f60045260245ffd5b63e602df0560e01b5f525f60045260245ffd5b8390637dc7a0d960e11b5f523360045260245260445260645ffd5b3461028957606036600319011261028957610756610ab7565b335f9081527f650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f6020526040902054602435916044359160ff161561089257815f52600660205260ff60405f20541661085c575f828152600660205260409020805460ff191660011790556001600160a01b0316918215610849576002548181018091116101e0577f0cfe4923db11ce7ab1cb18095532a365e8e21cbdcf56eabf0d8689a9e4fa17bf91602091600255845f525f825260405f20818154019055845f7fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef84604051858152a3604051908152a3005b63ec442f0560e01b5f525f60045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d185b1c9958591e481b5a5b9d195960921b6044820152606490fd5b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b34610289575f366003190112610289576020600254604051908152f35b34610289576040366003190112610289576108ff610ab7565b60243590331561070f576001600160a01b03169081156106fc57335f52600160205260405f20825f526020528060405f20556040519081527f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b92560203392a3602060405160018152f35b34610289575f366003190112610289576040515f6003548060011c90600181168015610a30575b60208310811461046a5782855290811561044e57506001146109db5750819003601f01601f191681019067ffffffffffffffff8211818310176103e5576103e182918260405282610a8d565b905060035f527fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b5f905b828210610a1a575060209150820101826103b1565b6001816020925483858801015201910190610a05565b91607f169161098f565b34610289576020366003190112610289576004359063ffffffff60e01b821680920361028957602091637965db0b60e01b8114908115610a7c575b5015158152f35b6301ffc9a760e01b14905083610a75565b602060409281835280519182918282860152018484015e5f828201840152601f01601f1916010190565b600435906001600160a01b038216820361028957565b602435906001600160a01b038216820361028957565b5f81815260056020908152604080832033845290915290205460ff1615610b075750565b63e2517d3f60e01b5f523360045260245260445ffd5b6001600160a01b031690811561020d576001600160a01b031691821561084957815f525f60205260405f2054818110610b9b57817fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef92602092855f525f84520360405f2055845f525f825260405f20818154019055604051908152a3565b8263391434e360e21b5f5260045260245260445260645ffd5b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff16610c3a575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19166001179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff1615610c3a575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a460019056fea26469706673582212208f071b1b81d12f4ffb5767d5ac09e8285f909735827378efd6c23da1f897707764736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f05b8ccbb9d4d8fb16ea74ce3c29a41f1b461fbdaff4714a0d9a8eb05499746bc",
+	Bin: "0x6080604052346103655761142d8038038061001981610369565b9283398101906080818303126103655780516001600160401b038111610365578261004591830161038e565b602082015190926001600160401b0382116103655761006591830161038e565b61007d6060610076604085016103df565b93016103df565b83519091906001600160401b03811161026b57600354600181811c9116801561035b575b602082101461024d57601f81116102ed575b50602094601f821160011461028a579481929394955f9261027f575b50508160011b915f199060031b1c1916176003555b8051906001600160401b03821161026b57600454600181811c91168015610261575b602082101461024d57601f81116101df575b50602090601f83116001146101735791806101589592610152945f92610168575b50508160011b915f199060031b1c1916176004556103f3565b50610469565b50604051610ed090816104fd8239f35b015190505f80610139565b90601f1983169160045f52815f20925f5b8181106101c75750926001928592610152966101589996106101af575b505050811b016004556103f3565b01515f1960f88460031b161c191690555f80806101a1565b92936020600181928786015181550195019301610184565b828111156101185760045f52601f830160051c7f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b60208510610245575b81601f9101920160051c03905f5b828110610238575050610118565b5f8282015560010161022a565b5f915061021c565b634e487b7160e01b5f52602260045260245ffd5b90607f1690610106565b634e487b7160e01b5f52604160045260245ffd5b015190505f806100cf565b601f1982169560035f52805f20915f5b8881106102d5575083600195969798106102bd575b505050811b016003556100e4565b01515f1960f88460031b161c191690555f80806102af565b9192602060018192868501518155019401920161029a565b818111156100b35760035f52601f820160051c7fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b60208410610353575b81601f9101920160051c03905f5b8281106103465750506100b3565b5f82820155600101610338565b5f915061032a565b90607f16906100a1565b5f80fd5b6040519190601f01601f191682016001600160401b0381118382101761026b57604052565b81601f82011215610365578051906001600160401b03821161026b576103bd601f8301601f1916602001610369565b928284526020838301011161036557815f9260208093018386015e8301015290565b51906001600160a01b038216820361036557565b6001600160a01b0381165f9081525f51602061140d5f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f51602061140d5f395f51905f5260205260408120805460ff191660011790553391905f5160206113cd5f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f5160206113ed5f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f5160206113ed5f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f5160206113cd5f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a714610b315750806306fdde0314610a5f578063095ea7b3146109dd57806318160ddd146109c05780631e458bee1461082057806323b872dd14610741578063248a9ca31461070e5780632f2ff15d146106d0578063313ce567146106b557806336568abe1461067157806370a082311461063a57806371706cbe1461061d57806376a25f60146105fe5780637c41f7dc146105e15780638ccc5f80146105b257806391d1485414610569578063926d7d7f1461052f57806395d89b4114610414578063a217fddf146103fa578063a9059cbb146103c9578063d547741f14610384578063dd62ed3e14610334578063e54014eb14610210578063f38151af146101f55763fcd3533c1461012f575f80fd5b346101f15760403660031901126101f15760043561014b610bc4565b610156821515610bda565b6001600160a01b031680156101bb578161017260209333610e16565b61017d600754610c14565b918260075560405191825283820152817f107bb2869466913e6c4a2dadd4fe6890b56c2112bfa88a1201a1fb1141bdd30c60403393a3604051908152f35b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b5f80fd5b346101f1575f3660031901126101f157602060405160648152f35b346101f15760403660031901126101f15760043560243567ffffffffffffffff81116101f157366023820112156101f15780600401359167ffffffffffffffff83116101f15736602484840101116101f15761026d811515610bda565b6402540be40081066103225782158015610318575b61030557916024917f0c5077aa4d2ad3a84743796dbbfe844344a779852b98d4ae67ea11c383ea47b2846102b860209633610e16565b836102c4600854610c14565b958694856008556040519384526040898501528260408501520160608301375f606085830101526060813395601f80199101168101030190a3604051908152f35b8263340b571b60e11b5f5260045260245ffd5b5060648311610282565b6398678fa760e01b5f5260045260245ffd5b346101f15760403660031901126101f15761034d610bae565b610355610bc4565b6001600160a01b039182165f908152600160209081526040808320949093168252928352819020549051908152f35b346101f15760403660031901126101f1576103c76004356103a3610bc4565b906103c26103bd825f526005602052600160405f20015490565b610c22565b610d92565b005b346101f15760403660031901126101f1576103ef6103e5610bae565b6024359033610c5c565b602060405160018152f35b346101f1575f3660031901126101f15760206040515f8152f35b346101f1575f3660031901126101f1576040515f6004548060011c90600181168015610525575b602083108114610511578285529081156104f557506001146104a0575b50819003601f01601f191681019067ffffffffffffffff82118183101761048c5761048882918260405282610b84565b0390f35b634e487b7160e01b5f52604160045260245ffd5b905060045f527f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b5f905b8282106104df57506020915082010182610458565b60018160209254838588010152019101906104ca565b90506020925060ff191682840152151560051b82010182610458565b634e487b7160e01b5f52602260045260245ffd5b91607f169161043b565b346101f1575f3660031901126101f15760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b346101f15760403660031901126101f157610582610bc4565b6004355f52600560205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b346101f15760203660031901126101f1576004355f526006602052602060ff60405f2054166040519015158152f35b346101f1575f3660031901126101f1576020600854604051908152f35b346101f1575f3660031901126101f15760206040516402540be4008152f35b346101f1575f3660031901126101f1576020600754604051908152f35b346101f15760203660031901126101f1576001600160a01b0361065b610bae565b165f525f602052602060405f2054604051908152f35b346101f15760403660031901126101f15761068a610bc4565b336001600160a01b038216036106a6576103c790600435610d92565b63334bd91960e11b5f5260045ffd5b346101f1575f3660031901126101f157602060405160128152f35b346101f15760403660031901126101f1576103c76004356106ef610bc4565b906107096103bd825f526005602052600160405f20015490565b610d06565b346101f15760203660031901126101f15760206107396004355f526005602052600160405f20015490565b604051908152f35b346101f15760603660031901126101f15761075a610bae565b610762610bc4565b6001600160a01b0382165f818152600160209081526040808320338452909152902054909260443592915f1981106107a0575b506103ef9350610c5c565b8381106108055784156107f25733156107df576103ef945f52600160205260405f2060018060a01b0333165f526020528360405f209103905584610795565b634a1406b160e11b5f525f60045260245ffd5b63e602df0560e01b5f525f60045260245ffd5b8390637dc7a0d960e11b5f523360045260245260445260645ffd5b346101f15760603660031901126101f157610839610bae565b335f9081527f650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f6020526040902054602435916044359160ff161561098957815f52600660205260ff60405f205416610953575f828152600660205260409020805460ff191660011790556001600160a01b03169182156109405760025481810180911161092c577f0cfe4923db11ce7ab1cb18095532a365e8e21cbdcf56eabf0d8689a9e4fa17bf91602091600255845f525f825260405f20818154019055845f7fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef84604051858152a3604051908152a3005b634e487b7160e01b5f52601160045260245ffd5b63ec442f0560e01b5f525f60045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d185b1c9958591e481b5a5b9d195960921b6044820152606490fd5b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b346101f1575f3660031901126101f1576020600254604051908152f35b346101f15760403660031901126101f1576109f6610bae565b6024359033156107f2576001600160a01b03169081156107df57335f52600160205260405f20825f526020528060405f20556040519081527f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b92560203392a3602060405160018152f35b346101f1575f3660031901126101f1576040515f6003548060011c90600181168015610b27575b602083108114610511578285529081156104f55750600114610ad25750819003601f01601f191681019067ffffffffffffffff82118183101761048c5761048882918260405282610b84565b905060035f527fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b5f905b828210610b1157506020915082010182610458565b6001816020925483858801015201910190610afc565b91607f1691610a86565b346101f15760203660031901126101f1576004359063ffffffff60e01b82168092036101f157602091637965db0b60e01b8114908115610b73575b5015158152f35b6301ffc9a760e01b14905083610b6c565b602060409281835280519182918282860152018484015e5f828201840152601f01601f1916010190565b600435906001600160a01b03821682036101f157565b602435906001600160a01b03821682036101f157565b15610be157565b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b5f19811461092c5760010190565b5f81815260056020908152604080832033845290915290205460ff1615610c465750565b63e2517d3f60e01b5f523360045260245260445ffd5b6001600160a01b0316908115610cf3576001600160a01b031691821561094057815f525f60205260405f2054818110610cda57817fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef92602092855f525f84520360405f2055845f525f825260405f20818154019055604051908152a3565b8263391434e360e21b5f5260045260245260445260645ffd5b634b637e8f60e11b5f525f60045260245ffd5b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff16610d8c575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19166001179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff1615610d8c575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a4600190565b9091906001600160a01b03168015610cf357805f525f60205260405f2054838110610e80576020845f94957fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef938587528684520360408620558060025403600255604051908152a3565b915063391434e360e21b5f5260045260245260445260645ffdfea26469706673582212208a2db0cd2190ce878243d0938a1c413cec0187cb829cb5b56dbfe56719a2036664736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f05b8ccbb9d4d8fb16ea74ce3c29a41f1b461fbdaff4714a0d9a8eb05499746bc",
 }
 
 // BridgeToken is an auto generated Go binding around an Ethereum contract.
@@ -103,6 +103,41 @@ func (bridgeToken *BridgeToken) UnpackDEFAULTADMINROLE(data []byte) ([32]byte, e
 	return out0, nil
 }
 
+// PackMAXKASPARECIPIENTBYTES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf38151af.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_KASPA_RECIPIENT_BYTES() view returns(uint256)
+func (bridgeToken *BridgeToken) PackMAXKASPARECIPIENTBYTES() []byte {
+	enc, err := bridgeToken.abi.Pack("MAX_KASPA_RECIPIENT_BYTES")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXKASPARECIPIENTBYTES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf38151af.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_KASPA_RECIPIENT_BYTES() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackMAXKASPARECIPIENTBYTES() ([]byte, error) {
+	return bridgeToken.abi.Pack("MAX_KASPA_RECIPIENT_BYTES")
+}
+
+// UnpackMAXKASPARECIPIENTBYTES is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf38151af.
+//
+// Solidity: function MAX_KASPA_RECIPIENT_BYTES() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackMAXKASPARECIPIENTBYTES(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("MAX_KASPA_RECIPIENT_BYTES", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
 // PackRELAYERROLE is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x926d7d7f.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -135,6 +170,41 @@ func (bridgeToken *BridgeToken) UnpackRELAYERROLE(data []byte) ([32]byte, error)
 		return *new([32]byte), err
 	}
 	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackWEIPERSOMPI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x76a25f60.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function WEI_PER_SOMPI() view returns(uint256)
+func (bridgeToken *BridgeToken) PackWEIPERSOMPI() []byte {
+	enc, err := bridgeToken.abi.Pack("WEI_PER_SOMPI")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWEIPERSOMPI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x76a25f60.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function WEI_PER_SOMPI() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackWEIPERSOMPI() ([]byte, error) {
+	return bridgeToken.abi.Pack("WEI_PER_SOMPI")
+}
+
+// UnpackWEIPERSOMPI is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x76a25f60.
+//
+// Solidity: function WEI_PER_SOMPI() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackWEIPERSOMPI(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("WEI_PER_SOMPI", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
 }
 
@@ -278,6 +348,41 @@ func (bridgeToken *BridgeToken) UnpackBurn(data []byte) (*big.Int, error) {
 	return out0, nil
 }
 
+// PackBurnToKaspa is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe54014eb.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function burnToKaspa(uint256 amount, string kaspaRecipient) returns(uint256 id)
+func (bridgeToken *BridgeToken) PackBurnToKaspa(amount *big.Int, kaspaRecipient string) []byte {
+	enc, err := bridgeToken.abi.Pack("burnToKaspa", amount, kaspaRecipient)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBurnToKaspa is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe54014eb.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function burnToKaspa(uint256 amount, string kaspaRecipient) returns(uint256 id)
+func (bridgeToken *BridgeToken) TryPackBurnToKaspa(amount *big.Int, kaspaRecipient string) ([]byte, error) {
+	return bridgeToken.abi.Pack("burnToKaspa", amount, kaspaRecipient)
+}
+
+// UnpackBurnToKaspa is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe54014eb.
+//
+// Solidity: function burnToKaspa(uint256 amount, string kaspaRecipient) returns(uint256 id)
+func (bridgeToken *BridgeToken) UnpackBurnToKaspa(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("burnToKaspa", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
 // PackDecimals is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x313ce567.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -402,6 +507,41 @@ func (bridgeToken *BridgeToken) UnpackHasRole(data []byte) (bool, error) {
 		return *new(bool), err
 	}
 	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackKaspaWithdrawalCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7c41f7dc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function kaspaWithdrawalCount() view returns(uint256)
+func (bridgeToken *BridgeToken) PackKaspaWithdrawalCount() []byte {
+	enc, err := bridgeToken.abi.Pack("kaspaWithdrawalCount")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackKaspaWithdrawalCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7c41f7dc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function kaspaWithdrawalCount() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackKaspaWithdrawalCount() ([]byte, error) {
+	return bridgeToken.abi.Pack("kaspaWithdrawalCount")
+}
+
+// UnpackKaspaWithdrawalCount is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7c41f7dc.
+//
+// Solidity: function kaspaWithdrawalCount() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackKaspaWithdrawalCount(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("kaspaWithdrawalCount", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
 }
 
@@ -1074,6 +1214,53 @@ func (bridgeToken *BridgeToken) UnpackWithdrawalBurnedEvent(log *types.Log) (*Br
 	return out, nil
 }
 
+// BridgeTokenWithdrawalToKaspa represents a WithdrawalToKaspa event raised by the BridgeToken contract.
+type BridgeTokenWithdrawalToKaspa struct {
+	Id             *big.Int
+	Withdrawer     common.Address
+	Amount         *big.Int
+	KaspaRecipient string
+	Raw            *types.Log // Blockchain specific contextual infos
+}
+
+const BridgeTokenWithdrawalToKaspaEventName = "WithdrawalToKaspa"
+
+// ContractEventName returns the user-defined event name.
+func (BridgeTokenWithdrawalToKaspa) ContractEventName() string {
+	return BridgeTokenWithdrawalToKaspaEventName
+}
+
+// UnpackWithdrawalToKaspaEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event WithdrawalToKaspa(uint256 indexed id, address indexed withdrawer, uint256 amount, string kaspaRecipient)
+func (bridgeToken *BridgeToken) UnpackWithdrawalToKaspaEvent(log *types.Log) (*BridgeTokenWithdrawalToKaspa, error) {
+	event := "WithdrawalToKaspa"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bridgeToken.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BridgeTokenWithdrawalToKaspa)
+	if len(log.Data) > 0 {
+		if err := bridgeToken.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bridgeToken.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // UnpackError attempts to decode the provided error data using user-defined
 // error definitions.
 func (bridgeToken *BridgeToken) UnpackError(raw []byte) (any, error) {
@@ -1082,6 +1269,12 @@ func (bridgeToken *BridgeToken) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["AccessControlUnauthorizedAccount"].ID.Bytes()[:4]) {
 		return bridgeToken.UnpackAccessControlUnauthorizedAccountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["AmountNotWholeSompi"].ID.Bytes()[:4]) {
+		return bridgeToken.UnpackAmountNotWholeSompiError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["BadKaspaRecipient"].ID.Bytes()[:4]) {
+		return bridgeToken.UnpackBadKaspaRecipientError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["ERC20InsufficientAllowance"].ID.Bytes()[:4]) {
 		return bridgeToken.UnpackERC20InsufficientAllowanceError(raw[4:])
@@ -1147,6 +1340,54 @@ func BridgeTokenAccessControlUnauthorizedAccountErrorID() common.Hash {
 func (bridgeToken *BridgeToken) UnpackAccessControlUnauthorizedAccountError(raw []byte) (*BridgeTokenAccessControlUnauthorizedAccount, error) {
 	out := new(BridgeTokenAccessControlUnauthorizedAccount)
 	if err := bridgeToken.abi.UnpackIntoInterface(out, "AccessControlUnauthorizedAccount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BridgeTokenAmountNotWholeSompi represents a AmountNotWholeSompi error raised by the BridgeToken contract.
+type BridgeTokenAmountNotWholeSompi struct {
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AmountNotWholeSompi(uint256 amount)
+func BridgeTokenAmountNotWholeSompiErrorID() common.Hash {
+	return common.HexToHash("0x98678fa76dfd530e4d4dc25e454c13b3d4dc80267ef54ad78939f99dc1dadc36")
+}
+
+// UnpackAmountNotWholeSompiError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AmountNotWholeSompi(uint256 amount)
+func (bridgeToken *BridgeToken) UnpackAmountNotWholeSompiError(raw []byte) (*BridgeTokenAmountNotWholeSompi, error) {
+	out := new(BridgeTokenAmountNotWholeSompi)
+	if err := bridgeToken.abi.UnpackIntoInterface(out, "AmountNotWholeSompi", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BridgeTokenBadKaspaRecipient represents a BadKaspaRecipient error raised by the BridgeToken contract.
+type BridgeTokenBadKaspaRecipient struct {
+	Length *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BadKaspaRecipient(uint256 length)
+func BridgeTokenBadKaspaRecipientErrorID() common.Hash {
+	return common.HexToHash("0x6816ae365360837cf639b20298da8863ec14c792a5d919abd7472cd820136bcf")
+}
+
+// UnpackBadKaspaRecipientError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BadKaspaRecipient(uint256 length)
+func (bridgeToken *BridgeToken) UnpackBadKaspaRecipientError(raw []byte) (*BridgeTokenBadKaspaRecipient, error) {
+	out := new(BridgeTokenBadKaspaRecipient)
+	if err := bridgeToken.abi.UnpackIntoInterface(out, "BadKaspaRecipient", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -145,6 +146,68 @@ func TestBurnEmitsWithdrawalBurned(t *testing.T) {
 	}
 	mustRevert(t, c, holder, tok, c.Token.PackBurn(eth(5), lockSideRecipient), nil, contracts.ErrInsufficientFunds)
 	mustRevert(t, c, holder, tok, c.Token.PackBurn(big.NewInt(0), lockSideRecipient), nil, contracts.ErrZeroAmount)
+}
+
+// TestBurnToKaspaEmitsWithdrawalToKaspa: burns toward Kaspa have their own ids from 1, burn the
+// amount, and revert (burning nothing) on an amount that is not whole sompi or a recipient that is
+// empty or over 100 bytes.
+func TestBurnToKaspaEmitsWithdrawalToKaspa(t *testing.T) {
+	c := contractstest.New(t, contractstest.Config{})
+	tok := c.TokenContract()
+	holder := c.Users[0]
+	send(t, c, c.Relayer, tok, c.Token.PackMint(holder.Address, eth(10), common.Hash{1}), nil)
+	// A lock-side withdrawal first: its id sequence is not the Kaspa one.
+	send(t, c, holder, tok, c.Token.PackBurn(eth(1), c.Users[1].Address), nil)
+
+	sompi := big.NewInt(1e10) // WEI_PER_SOMPI
+	if got := call(t, tok, c.Token.PackWEIPERSOMPI(), c.Token.UnpackWEIPERSOMPI); got.Cmp(sompi) != 0 {
+		t.Fatalf("WEI_PER_SOMPI %s, want 1e10", got)
+	}
+	recipients := []string{"kaspa:qz0s9f7vzg5dpm0q4s2fgcse3ghv5uahyd0ldcfl5vy3ar7t6q05lnwr2mtkx", strings.Repeat("k", 100)}
+	amounts := []*big.Int{eth(2), new(big.Int).Mul(big.NewInt(123_456_789), sompi)}
+	for i, recipient := range recipients {
+		id := int64(i + 1)
+		r := send(t, c, holder, tok, c.Token.PackBurnToKaspa(amounts[i], recipient), nil)
+		var ev *contracts.BridgeTokenWithdrawalToKaspa
+		for _, l := range r.Logs {
+			if e, err := c.Token.UnpackWithdrawalToKaspaEvent(l); err == nil {
+				ev = e
+			}
+		}
+		if ev == nil || ev.Id.Int64() != id || ev.Withdrawer != holder.Address || ev.Amount.Cmp(amounts[i]) != 0 || ev.KaspaRecipient != recipient {
+			t.Fatalf("WithdrawalToKaspa = %+v, want id %d amount %s to %q", ev, id, amounts[i], recipient)
+		}
+	}
+	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 2 {
+		t.Fatalf("kaspaWithdrawalCount %s, want 2", got)
+	}
+	if got := call(t, tok, c.Token.PackWithdrawalCount(), c.Token.UnpackWithdrawalCount); got.Int64() != 1 {
+		t.Fatalf("withdrawalCount %s, want 1 (burns to Kaspa have their own ids)", got)
+	}
+	left := new(big.Int).Sub(eth(7), amounts[1])
+	if got := call(t, tok, c.Token.PackBalanceOf(holder.Address), c.Token.UnpackBalanceOf); got.Cmp(left) != 0 {
+		t.Fatalf("balance %s after burns, want %s", got, left)
+	}
+
+	re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(new(big.Int).Add(eth(1), big.NewInt(1)), recipients[0]), nil, contracts.ErrAmountNotWholeSompi)
+	if re.Args["amount"].(*big.Int).Cmp(new(big.Int).Add(eth(1), big.NewInt(1))) != 0 {
+		t.Fatalf("AmountNotWholeSompi args %v", re.Args)
+	}
+	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(big.NewInt(9_999_999_999), recipients[0]), nil, contracts.ErrAmountNotWholeSompi)
+	for _, bad := range []string{"", strings.Repeat("k", 101)} {
+		re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(eth(1), bad), nil, contracts.ErrBadKaspaRecipient)
+		if re.Args["length"].(*big.Int).Int64() != int64(len(bad)) {
+			t.Fatalf("BadKaspaRecipient args %v, want length %d", re.Args, len(bad))
+		}
+	}
+	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(big.NewInt(0), recipients[0]), nil, contracts.ErrZeroAmount)
+	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(eth(100), recipients[0]), nil, contracts.ErrInsufficientFunds)
+	if got := call(t, tok, c.Token.PackBalanceOf(holder.Address), c.Token.UnpackBalanceOf); got.Cmp(left) != 0 {
+		t.Fatalf("balance %s after refused burns, want %s", got, left)
+	}
+	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 2 {
+		t.Fatalf("kaspaWithdrawalCount %s after refused burns, want 2", got)
+	}
 }
 
 func TestAnchorIsSequentialAndRelayerOnly(t *testing.T) {

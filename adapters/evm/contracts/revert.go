@@ -30,6 +30,11 @@ var (
 	ErrEmptyRoot          = errors.New("empty root")
 	ErrUnauthorized       = errors.New("caller lacks the role")
 	ErrInsufficientFunds  = errors.New("insufficient token balance")
+	// ErrAmountNotWholeSompi: a burn toward Kaspa that is not a whole number of sompi
+	// (WEI_PER_SOMPI); it is refused, never rounded.
+	ErrAmountNotWholeSompi = errors.New("amount is not a whole number of sompi")
+	// ErrBadKaspaRecipient: a burn toward Kaspa with an empty or over-long recipient.
+	ErrBadKaspaRecipient = errors.New("bad kaspa recipient")
 	// ErrUnknownRevert is a revert whose reason is none of the above.
 	ErrUnknownRevert = errors.New("unrecognised revert")
 )
@@ -52,6 +57,8 @@ var customErrors = map[string]error{
 	"EmptyRoot":                        ErrEmptyRoot,
 	"AccessControlUnauthorizedAccount": ErrUnauthorized,
 	"ERC20InsufficientBalance":         ErrInsufficientFunds,
+	"AmountNotWholeSompi":              ErrAmountNotWholeSompi,
+	"BadKaspaRecipient":                ErrBadKaspaRecipient,
 }
 
 // RevertError is a decoded revert. It unwraps to one of the Err* sentinels.

@@ -3,8 +3,11 @@ package devchain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,26 +25,36 @@ import (
 // Audit is what a dev bridge's chain itself shows of its flows, read
 // without the relay's log or store: every lock and burn its users sent,
 // every mint and claim the relay sent, and the balances they must add up
-// to. [Audit.Problems] judges it.
+// to. [Audit.Problems] judges it. Burns toward Kaspa are paid on Kaspa,
+// which the audit does not read.
 type Audit struct {
-	Locks  []Transfer // DepositLocked, keyed by the token's deposit key
-	Mints  []Transfer // DepositMinted, keyed by deposit key
-	Burns  []Transfer // WithdrawalBurned, keyed by the burn's id
-	Claims []Transfer // Claimed, keyed by the burn's id (the leaf's txId)
-	Supply *big.Int   // the token's total supply
-	Locked *big.Int   // the distributor's locked pool
+	Locks      []Transfer // DepositLocked, keyed by the token's deposit key
+	Mints      []Transfer // DepositMinted, keyed by deposit key
+	Burns      []Transfer // WithdrawalBurned, keyed by the burn's id
+	Claims     []Transfer // Claimed, keyed by the burn's id (the leaf's txId)
+	KaspaBurns []Transfer // WithdrawalToKaspa, keyed by the burn's id
+	Supply     *big.Int   // the token's total supply
+	Locked     *big.Int   // the distributor's locked pool
 	// Balances are the token balances of every mint recipient and burner.
 	Balances map[common.Address]*big.Int
+}
+
+// Counts are how many user transactions of each kind were sent.
+type Counts struct {
+	Locks      int // deposits, Kaspa payouts' own included
+	Burns      int // withdrawals paid on the lock side
+	KaspaBurns int // burns toward Kaspa
 }
 
 // Transfer is one lock, mint, burn or claim. Key pairs a lock with its
 // mint and a burn with its claim.
 type Transfer struct {
-	Key    common.Hash
-	Tx     common.Hash
-	From   common.Address // the depositor or burner; zero for mints and claims
-	To     common.Address
-	Amount *big.Int
+	Key            common.Hash
+	Tx             common.Hash
+	From           common.Address // the depositor or burner; zero for mints and claims
+	To             common.Address // zero for a burn toward Kaspa
+	KaspaRecipient string         // a burn toward Kaspa's payee
+	Amount         *big.Int
 }
 
 // ReadAudit reads every bridge log of u's contracts and the balances.
@@ -83,6 +96,13 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 			}
 			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, To: ev.Recipient, Amount: ev.Amount}, nil
 		}},
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenWithdrawalToKaspaEventName], &a.KaspaBurns, func(l *types.Log) (Transfer, error) {
+			ev, err := t.UnpackWithdrawalToKaspaEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, KaspaRecipient: ev.KaspaRecipient, Amount: ev.Amount}, nil
+		}},
 		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorClaimedEventName], &a.Claims, func(l *types.Log) (Transfer, error) {
 			ev, err := d.UnpackClaimedEvent(l)
 			if err != nil {
@@ -113,7 +133,7 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 		return a, fmt.Errorf("locked pool: %w", err)
 	}
 	a.Balances = map[common.Address]*big.Int{}
-	for _, tr := range append(append([]Transfer(nil), a.Mints...), a.Burns...) {
+	for _, tr := range slices.Concat(a.Mints, a.Burns, a.KaspaBurns) {
 		holder := tr.To
 		if tr.From != (common.Address{}) {
 			holder = tr.From
@@ -130,20 +150,29 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 
 // Problems lists every way the chain differs from what was sent, none
 // when every deposit was minted once and every withdrawal paid once, to
-// the right account and amount, and the supply, the locked pool and each
-// holder's balance add up. deposits and withdrawals, where not negative,
-// are how many locks and burns were sent.
-func (a Audit) Problems(deposits, withdrawals int) []string {
+// the right account and amount, the burns toward Kaspa are numbered from
+// 1 without gaps or repeats, and the supply, the locked pool and each
+// holder's balance add up. sent's counts, where not negative, are checked
+// against the logs.
+func (a Audit) Problems(sent Counts) []string {
 	var out []string
-	if deposits >= 0 && len(a.Locks) != deposits {
-		out = append(out, fmt.Sprintf("%d deposits locked on chain, %d sent", len(a.Locks), deposits))
-	}
-	if withdrawals >= 0 && len(a.Burns) != withdrawals {
-		out = append(out, fmt.Sprintf("%d withdrawals burned on chain, %d sent", len(a.Burns), withdrawals))
+	for _, c := range []struct {
+		sent, got int
+		what      string
+	}{
+		{sent.Locks, len(a.Locks), "deposits locked"},
+		{sent.Burns, len(a.Burns), "withdrawals burned"},
+		{sent.KaspaBurns, len(a.KaspaBurns), "burns toward Kaspa"},
+	} {
+		if c.sent >= 0 && c.got != c.sent {
+			out = append(out, fmt.Sprintf("%d %s on chain, %d sent", c.got, c.what, c.sent))
+		}
 	}
 	out = append(out, paidOnce("deposit", "minted", a.Locks, a.Mints)...)
 	out = append(out, paidOnce("withdrawal", "claimed", a.Burns, a.Claims)...)
-	if want := new(big.Int).Sub(total(a.Mints), total(a.Burns)); a.Supply.Cmp(want) != 0 {
+	out = append(out, numberedOnce(a.KaspaBurns)...)
+	burned := new(big.Int).Add(total(a.Burns), total(a.KaspaBurns))
+	if want := new(big.Int).Sub(total(a.Mints), burned); a.Supply.Cmp(want) != 0 {
 		out = append(out, fmt.Sprintf("token supply %s, want %s (minted less burned)", a.Supply, want))
 	}
 	if want := new(big.Int).Sub(total(a.Locks), total(a.Claims)); a.Locked.Cmp(want) != 0 {
@@ -153,7 +182,7 @@ func (a Audit) Problems(deposits, withdrawals int) []string {
 	for _, m := range a.Mints {
 		add(want, m.To, m.Amount)
 	}
-	for _, b := range a.Burns {
+	for _, b := range slices.Concat(a.Burns, a.KaspaBurns) {
 		add(want, b.From, new(big.Int).Neg(b.Amount))
 	}
 	holders := make([]common.Address, 0, len(want))
@@ -171,8 +200,8 @@ func (a Audit) Problems(deposits, withdrawals int) []string {
 
 // Summary is one line of what the chain shows.
 func (a Audit) Summary() string {
-	return fmt.Sprintf("%d deposits locked, %d mints; %d withdrawals burned, %d claims; token supply %s wei, locked %s wei",
-		len(a.Locks), len(a.Mints), len(a.Burns), len(a.Claims), a.Supply, a.Locked)
+	return fmt.Sprintf("%d deposits locked, %d mints; %d withdrawals burned, %d claims; %d burns toward Kaspa; token supply %s wei, locked %s wei",
+		len(a.Locks), len(a.Mints), len(a.Burns), len(a.Claims), len(a.KaspaBurns), a.Supply, a.Locked)
 }
 
 // paidOnce checks that each request (lock, burn) has exactly one payment
@@ -204,6 +233,46 @@ func paidOnce(what, paid string, requests, payments []Transfer) []string {
 	if len(strays) > 0 {
 		sort.Strings(strays)
 		out = append(out, fmt.Sprintf("%s for no %s sent: in tx %s", paid, what, strings.Join(strays, ", ")))
+	}
+	return out
+}
+
+// numberedOnce checks that the burns toward Kaspa have ids
+// [domain.FirstBurnID] on, each once: the signing group pays them in id
+// order, so a gap stalls its stream, and a repeated id pays two burns once.
+func numberedOnce(burns []Transfer) []string {
+	times := map[uint64]int{}
+	var out []string
+	for _, b := range burns {
+		id := new(big.Int).SetBytes(b.Key[:])
+		if !id.IsUint64() || id.Uint64() < domain.FirstBurnID {
+			out = append(out, fmt.Sprintf("burn toward Kaspa in tx %s has id %s; ids count from %d", b.Tx, id, domain.FirstBurnID))
+			continue
+		}
+		times[id.Uint64()]++
+	}
+	ids := slices.Sorted(maps.Keys(times))
+	var missing []string
+	skipped := uint64(0)
+	next := uint64(domain.FirstBurnID)
+	for _, id := range ids {
+		if times[id] > 1 {
+			out = append(out, fmt.Sprintf("burn toward Kaspa id %d logged %d times, want once", id, times[id]))
+		}
+		// Name the first few missing ids; a bogus huge id must not make
+		// the list as long as the gap.
+		for ; next < id && len(missing) < 5; next++ {
+			missing = append(missing, strconv.FormatUint(next, 10))
+		}
+		skipped += id - next
+		next = id + 1
+	}
+	if len(missing) > 0 {
+		gap := strings.Join(missing, ", ")
+		if skipped > 0 {
+			gap += fmt.Sprintf(" and %d more", skipped)
+		}
+		out = append(out, fmt.Sprintf("burns toward Kaspa lack ids %s (the highest is %d)", gap, ids[len(ids)-1]))
 	}
 	return out
 }

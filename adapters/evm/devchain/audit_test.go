@@ -2,6 +2,7 @@ package devchain
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,10 +29,10 @@ func TestAuditProblems(t *testing.T) {
 			Balances: map[common.Address]*big.Int{alice: big.NewInt(25)},
 		}
 	}
-	if p := good().Problems(2, 1); len(p) != 0 {
+	if p := good().Problems(Counts{Locks: 2, Burns: 1}); len(p) != 0 {
 		t.Fatalf("a good chain: %v", p)
 	}
-	if p := good().Problems(-1, -1); len(p) != 0 {
+	if p := good().Problems(Counts{Locks: -1, Burns: -1, KaspaBurns: -1}); len(p) != 0 {
 		t.Fatalf("a good chain, counts not given: %v", p)
 	}
 	for _, c := range []struct {
@@ -60,14 +61,89 @@ func TestAuditProblems(t *testing.T) {
 	} {
 		a := good()
 		c.change(&a)
-		got := strings.Join(a.Problems(c.counts[0], c.counts[1]), "\n")
+		got := strings.Join(a.Problems(Counts{Locks: c.counts[0], Burns: c.counts[1]}), "\n")
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: problems\n%s\nlack %q", c.name, got, w)
 			}
 		}
-		if n := len(a.Problems(c.counts[0], c.counts[1])); n != len(c.want) {
+		if n := len(a.Problems(Counts{Locks: c.counts[0], Burns: c.counts[1]})); n != len(c.want) {
 			t.Errorf("%s: %d problems, want %d:\n%s", c.name, n, len(c.want), got)
+		}
+	}
+}
+
+// TestAuditProblemsKaspaBurns: burns toward Kaspa count in the supply and
+// their burner's balance, and a chain that lacks one, logs one twice,
+// skips an id or keeps their tokens in the supply is named.
+func TestAuditProblemsKaspaBurns(t *testing.T) {
+	alice, bob := common.HexToAddress("0xa1"), common.HexToAddress("0xb0")
+	id := func(n int64) common.Hash { return common.BigToHash(big.NewInt(n)) }
+	tx := func(n int64) common.Hash { return common.BigToHash(big.NewInt(1000 + n)) }
+	kaspaBurn := func(n int64, from common.Address, amount int64) Transfer {
+		return Transfer{Key: id(n), Tx: tx(10 + n), From: from, KaspaRecipient: "kaspasim:q" + string(rune('a'+n)), Amount: big.NewInt(amount)}
+	}
+	// alice and bob lock and are minted 100 each; alice burns 30 and 20
+	// toward Kaspa (ids 1, 3), bob 40 (id 2).
+	good := func() Audit {
+		return Audit{
+			Locks: []Transfer{{Key: id(1), Tx: tx(1), From: alice, To: alice, Amount: big.NewInt(100)},
+				{Key: id(2), Tx: tx(2), From: bob, To: bob, Amount: big.NewInt(100)}},
+			Mints: []Transfer{{Key: id(1), Tx: tx(3), To: alice, Amount: big.NewInt(100)},
+				{Key: id(2), Tx: tx(4), To: bob, Amount: big.NewInt(100)}},
+			KaspaBurns: []Transfer{kaspaBurn(1, alice, 30), kaspaBurn(2, bob, 40), kaspaBurn(3, alice, 20)},
+			Supply:     big.NewInt(110),
+			Locked:     big.NewInt(200),
+			Balances:   map[common.Address]*big.Int{alice: big.NewInt(50), bob: big.NewInt(60)},
+		}
+	}
+	sent := Counts{Locks: 2, KaspaBurns: 3}
+	if p := good().Problems(sent); len(p) != 0 {
+		t.Fatalf("a good chain: %v", p)
+	}
+	if s := good().Summary(); !strings.Contains(s, "; 3 burns toward Kaspa;") {
+		t.Fatalf("summary %q does not count the burns toward Kaspa", s)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(a *Audit)
+		want   []string
+	}{
+		{"one never burned", func(a *Audit) {
+			a.KaspaBurns = slices.Delete(a.KaspaBurns, 1, 2)
+			a.Supply, a.Balances[bob] = big.NewInt(150), big.NewInt(100)
+		}, []string{"2 burns toward Kaspa on chain, 3 sent", "burns toward Kaspa lack ids 2 (the highest is 3)"}},
+		{"the last never burned", func(a *Audit) {
+			a.KaspaBurns = a.KaspaBurns[:2]
+			a.Supply, a.Balances[alice] = big.NewInt(130), big.NewInt(70)
+		}, []string{"2 burns toward Kaspa on chain, 3 sent"}},
+		{"one logged twice", func(a *Audit) {
+			a.KaspaBurns = append(a.KaspaBurns, kaspaBurn(2, bob, 40))
+			a.Supply, a.Balances[bob] = big.NewInt(70), big.NewInt(20)
+		}, []string{"4 burns toward Kaspa on chain, 3 sent", "burn toward Kaspa id 2 logged 2 times, want once"}},
+		{"ids from 0", func(a *Audit) {
+			for i := range a.KaspaBurns {
+				a.KaspaBurns[i].Key = id(int64(i))
+			}
+		}, []string{"burn toward Kaspa in tx " + tx(11).Hex() + " has id 0; ids count from 1"}},
+		{"a far id", func(a *Audit) { a.KaspaBurns[2].Key = id(1000) },
+			[]string{"burns toward Kaspa lack ids 3, 4, 5, 6, 7 and 992 more (the highest is 1000)"}},
+		{"supply keeps what went to Kaspa", func(a *Audit) { a.Supply = big.NewInt(200) },
+			[]string{"token supply 200, want 110 (minted less burned)"}},
+		{"a burner's balance keeps it", func(a *Audit) { a.Balances[alice] = big.NewInt(100) },
+			[]string{"token balance of " + alice.Hex() + " is 100, want 50"}},
+	} {
+		a := good()
+		c.change(&a)
+		p := a.Problems(sent)
+		got := strings.Join(p, "\n")
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: problems\n%s\nlack %q", c.name, got, w)
+			}
+		}
+		if len(p) != len(c.want) {
+			t.Errorf("%s: %d problems, want %d:\n%s", c.name, len(p), len(c.want), got)
 		}
 	}
 }

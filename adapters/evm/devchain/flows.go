@@ -11,27 +11,40 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/bridgelog/bridgelog/domain"
 )
 
 // Flows sends a dev bridge's user traffic: deposits (locks for the
 // depositor itself), then withdrawals (burns, paid back to the burner)
-// of what was minted to the same users, in bursts. It reads only the
-// chain, so the relay that serves the bridge may run anywhere, or be
-// killed and started again meanwhile.
+// of what was minted to the same users, in bursts. A Kaspa payout is a
+// round trip of its own: a deposit of its amount among the deposits, then
+// a burn of exactly that toward Kaspa among the withdrawals. Flows reads
+// only the chain, so the relay that serves the bridge may run anywhere,
+// or be killed and started again meanwhile.
 type Flows struct {
 	Users Users
 	// Keys are the users' wallets: deposit i and withdrawal i are sent by
-	// Keys[i%len(Keys)].
-	Keys        []*ecdsa.PrivateKey
-	Deposits    int
-	Withdrawals int
-	BurstSize   int           // transactions sent together; 0: all at once
-	BurstEvery  time.Duration // pause between bursts
+	// Keys[i%len(Keys)], and so are Kaspa payout i's deposit and burn.
+	Keys         []*ecdsa.PrivateKey
+	Deposits     int
+	Withdrawals  int
+	KaspaPayouts []KaspaPayout
+	BurstSize    int           // transactions sent together; 0: all at once
+	BurstEvery   time.Duration // pause between bursts
 	// Sent, if set, is told after each burst how many have been sent.
-	Sent func(deposits, withdrawals int)
+	Sent func(Counts)
 	// Poll is how often a withdrawal waiting for its tokens reads the
 	// balance; default 200ms.
 	Poll time.Duration
+}
+
+// KaspaPayout is a payment on Kaspa that a user buys: it locks Amount for
+// itself, and once that is minted burns Amount toward Recipient, which
+// the signing group pays. Devnet deposits are too small to pay for one.
+type KaspaPayout struct {
+	Recipient string   // a Kaspa address
+	Amount    *big.Int // wei: a whole number of sompi
 }
 
 // WithdrawalAmount is what each withdrawal burns: a tenth of the smallest
@@ -44,73 +57,173 @@ func DepositAmount(i int) *big.Int {
 	return new(big.Int).Mul(big.NewInt(int64(1+i%7)), big.NewInt(1e16))
 }
 
+// KaspaPayoutAmount is Kaspa payout i's default amount: 0.2 to 1.0 tokens
+// in steps of 0.1, whole sompi. Below about 0.2 KAS a payout's output
+// makes its transaction's KIP-9 storage mass non-standard.
+func KaspaPayoutAmount(i int) *big.Int {
+	return new(big.Int).Mul(big.NewInt(int64(2+i%9)), big.NewInt(1e17))
+}
+
 // ErrNotEnoughDeposits: the withdrawals asked for would burn more than
 // their users hold or are sent.
 var ErrNotEnoughDeposits = errors.New("withdrawals need more deposits")
 
+// Total is how many transactions of each kind Run sends.
+func (f Flows) Total() Counts {
+	return Counts{Locks: f.Deposits + len(f.KaspaPayouts), Burns: f.Withdrawals, KaspaBurns: len(f.KaspaPayouts)}
+}
+
 // Run sends every deposit, then every withdrawal, each burst mined
 // before the next; a withdrawal waits until its user holds the tokens to
-// burn (the relay has minted them).
+// burn (the relay has minted them). Kaspa payouts' deposits and burns are
+// spread evenly among the others.
 func (f Flows) Run(ctx context.Context) error {
 	if len(f.Keys) == 0 {
 		return errors.New("flows: no user wallets")
 	}
+	if err := f.checkKaspaPayouts(); err != nil {
+		return err
+	}
 	if err := f.canPay(ctx); err != nil {
 		return err
 	}
+	total := f.Total()
 	burst := f.BurstSize
 	if burst <= 0 {
-		burst = f.Deposits + f.Withdrawals
+		burst = total.Locks + total.Burns + total.KaspaBurns
 	}
-	deposits, withdrawals := 0, 0
-	for deposits < f.Deposits || withdrawals < f.Withdrawals {
-		if deposits+withdrawals > 0 && f.BurstEvery > 0 {
+	r := flowRun{Flows: f, locks: spread(f.Deposits, len(f.KaspaPayouts)), burns: spread(f.Withdrawals, len(f.KaspaPayouts))}
+	for r.sent != total {
+		if r.sent != (Counts{}) && f.BurstEvery > 0 {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-time.After(f.BurstEvery):
 			}
 		}
-		var txs []*types.Transaction
-		for len(txs) < burst && deposits < f.Deposits {
-			k := f.Keys[deposits%len(f.Keys)]
-			tx, err := f.Users.Lock(ctx, k, DepositAmount(deposits), crypto.PubkeyToAddress(k.PublicKey))
-			if err != nil {
-				return err
-			}
-			txs, deposits = append(txs, tx), deposits+1
+		txs, err := r.sendLocks(ctx, burst)
+		if err != nil {
+			return err
 		}
 		// Withdrawals start once every deposit is sent: they burn what
 		// the deposits minted.
-		need := map[int]*big.Int{} // tokens each user burns in this burst
-		for len(txs) < burst && deposits == f.Deposits && withdrawals < f.Withdrawals {
-			u := withdrawals % len(f.Keys)
-			if need[u] == nil {
-				need[u] = new(big.Int)
-			}
-			need[u].Add(need[u], WithdrawalAmount)
-			if err := f.waitHolds(ctx, f.Keys[u], need[u]); err != nil {
-				return err
-			}
-			k := f.Keys[u]
-			tx, err := f.Users.Burn(ctx, k, WithdrawalAmount, crypto.PubkeyToAddress(k.PublicKey))
+		if r.sent.Locks == total.Locks {
+			burns, err := r.sendBurns(ctx, burst-len(txs))
 			if err != nil {
 				return err
 			}
-			txs, withdrawals = append(txs, tx), withdrawals+1
+			txs = append(txs, burns...)
 		}
 		if err := f.mined(ctx, txs); err != nil {
 			return err
 		}
 		if f.Sent != nil {
-			f.Sent(deposits, withdrawals)
+			f.Sent(r.sent)
 		}
 	}
 	return nil
 }
 
-// canPay refuses, before anything is sent, withdrawals that their users'
-// balances and the deposits to them cannot pay for.
+// flowRun is one Run's progress through its planned transactions.
+type flowRun struct {
+	Flows
+	// locks and burns are the order of each phase: true where a Kaspa
+	// payout's transaction goes.
+	locks, burns []bool
+	sent         Counts
+	// kaspaLocks counts the Kaspa payouts' deposits among sent.Locks.
+	kaspaLocks int
+}
+
+// sendLocks sends up to n of the deposits left.
+func (r *flowRun) sendLocks(ctx context.Context, n int) ([]*types.Transaction, error) {
+	var txs []*types.Transaction
+	for len(txs) < n && r.sent.Locks < len(r.locks) {
+		kaspa := r.locks[r.sent.Locks]
+		i, amount := r.sent.Locks-r.kaspaLocks, DepositAmount(r.sent.Locks-r.kaspaLocks)
+		if kaspa {
+			i, amount = r.kaspaLocks, r.KaspaPayouts[r.kaspaLocks].Amount
+		}
+		k := r.Keys[i%len(r.Keys)]
+		tx, err := r.Users.Lock(ctx, k, amount, crypto.PubkeyToAddress(k.PublicKey))
+		if err != nil {
+			return nil, err
+		}
+		if kaspa {
+			r.kaspaLocks++
+		}
+		txs, r.sent.Locks = append(txs, tx), r.sent.Locks+1
+	}
+	return txs, nil
+}
+
+// sendBurns sends up to n of the withdrawals and Kaspa burns left, each
+// once its user holds what it and the user's earlier burns of this burst
+// burn.
+func (r *flowRun) sendBurns(ctx context.Context, n int) ([]*types.Transaction, error) {
+	var txs []*types.Transaction
+	need := map[int]*big.Int{} // tokens each user burns in this burst
+	for len(txs) < n && r.sent.Burns+r.sent.KaspaBurns < len(r.burns) {
+		kaspa := r.burns[r.sent.Burns+r.sent.KaspaBurns]
+		i, amount, count := r.sent.Burns, WithdrawalAmount, &r.sent.Burns
+		if kaspa {
+			i, amount, count = r.sent.KaspaBurns, r.KaspaPayouts[r.sent.KaspaBurns].Amount, &r.sent.KaspaBurns
+		}
+		u := i % len(r.Keys)
+		if need[u] == nil {
+			need[u] = new(big.Int)
+		}
+		need[u].Add(need[u], amount)
+		k := r.Keys[u]
+		if err := r.waitHolds(ctx, k, need[u]); err != nil {
+			return nil, err
+		}
+		var tx *types.Transaction
+		var err error
+		if kaspa {
+			tx, err = r.Users.BurnToKaspa(ctx, k, amount, r.KaspaPayouts[i].Recipient)
+		} else {
+			tx, err = r.Users.Burn(ctx, k, amount, crypto.PubkeyToAddress(k.PublicKey))
+		}
+		if err != nil {
+			return nil, err
+		}
+		txs, *count = append(txs, tx), *count+1
+	}
+	return txs, nil
+}
+
+// spread orders n transactions of one kind and k of another: true at the
+// k places, spread evenly.
+func spread(n, k int) []bool {
+	order := make([]bool, n+k)
+	placed := 0
+	for s := range order {
+		// The j-th of the k (from 1) takes place ceil(j*(n+k)/k), from 1.
+		if placed < k && (placed+1)*(n+k) <= (s+1)*k {
+			order[s], placed = true, placed+1
+		}
+	}
+	return order
+}
+
+// checkKaspaPayouts refuses, before anything is sent, a payout the token
+// would refuse to burn: the deposit for it would be stranded.
+func (f Flows) checkKaspaPayouts() error {
+	for i, p := range f.KaspaPayouts {
+		if p.Amount == nil || p.Amount.Sign() <= 0 || new(big.Int).Rem(p.Amount, big.NewInt(domain.WeiPerSompi)).Sign() != 0 {
+			return fmt.Errorf("kaspa payout %d: %w: %v wei", i, domain.ErrNotWholeSompi, p.Amount)
+		}
+		if n := len(p.Recipient); n == 0 || n > domain.MaxKaspaRecipientBytes {
+			return fmt.Errorf("kaspa payout %d: %w: %d bytes, want 1 to %d", i, domain.ErrBadKaspaRecipient, n,
+				domain.MaxKaspaRecipientBytes)
+		}
+	}
+	return nil
+}
+
+// canPay refuses, before anything is sent, withdrawals and Kaspa burns
+// that their users' balances and the deposits to them cannot pay for.
 func (f Flows) canPay(ctx context.Context) error {
 	for u, k := range f.Keys {
 		addr := crypto.PubkeyToAddress(k.PublicKey)
@@ -126,9 +239,15 @@ func (f Flows) canPay(ctx context.Context) error {
 			burns = (f.Withdrawals-1-u)/len(f.Keys) + 1
 		}
 		need := new(big.Int).Mul(WithdrawalAmount, big.NewInt(int64(burns)))
+		payouts := 0
+		for i := u; i < len(f.KaspaPayouts); i += len(f.Keys) {
+			have.Add(have, f.KaspaPayouts[i].Amount)
+			need.Add(need, f.KaspaPayouts[i].Amount)
+			payouts++
+		}
 		if need.Cmp(have) > 0 {
-			return fmt.Errorf("%w: user %s would burn %s in %d withdrawals, but holds and is sent %s", ErrNotEnoughDeposits,
-				addr, need, burns, have)
+			return fmt.Errorf("%w: user %s would burn %s in %d withdrawals and %d Kaspa payouts, but holds and is sent %s",
+				ErrNotEnoughDeposits, addr, need, burns, payouts, have)
 		}
 	}
 	return nil

@@ -68,6 +68,17 @@ func (u Users) Burn(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int,
 	return tx, nil
 }
 
+// BurnToKaspa sends a withdrawal of amount bridged tokens to be paid to
+// kaspaRecipient on Kaspa by the signing group.
+func (u Users) BurnToKaspa(ctx context.Context, key *ecdsa.PrivateKey, amount *big.Int, kaspaRecipient string) (*types.Transaction, error) {
+	t := contracts.NewBridgeToken()
+	tx, err := u.send(ctx, key, t.Instance(u.Backend, u.Bridge.Token), t.PackBurnToKaspa(amount, kaspaRecipient), nil)
+	if err != nil {
+		return nil, fmt.Errorf("burn %s to %s on Kaspa: %w", amount, kaspaRecipient, err)
+	}
+	return tx, nil
+}
+
 // TokenBalance is addr's bridged-token balance.
 func (u Users) TokenBalance(ctx context.Context, addr common.Address) (*big.Int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -259,14 +259,9 @@ func (c *Client) Observe(ctx context.Context, in domain.TxIntent) (domain.Observ
 		return obs, err
 	}
 	obs.ConfirmedNonce = confirmed
-	rctx, cancel := c.bound(ctx)
-	defer cancel()
-	rc, err := c.eth.TransactionReceipt(rctx, common.Hash(in.TxHash))
-	if errors.Is(err, ethereum.NotFound) || err != nil && strings.Contains(err.Error(), "indexing is in progress") {
-		return obs, nil // not known yet: the send loop looks again
-	}
-	if err != nil {
-		return obs, rpcErr("receipt "+in.TxHash.Hex(), err)
+	rc, err := c.Receipt(ctx, in.TxHash)
+	if err != nil || rc == nil {
+		return obs, err // not known yet: the send loop looks again
 	}
 	obs.Mined, obs.Success = true, rc.Status == types.ReceiptStatusSuccessful
 	obs.GasUsed, obs.BlockNumber = rc.GasUsed, rc.BlockNumber.Uint64()
@@ -274,6 +269,22 @@ func (c *Client) Observe(ctx context.Context, in domain.TxIntent) (domain.Observ
 		obs.RevertReason = c.revertReason(ctx, in, rc.BlockNumber)
 	}
 	return obs, nil
+}
+
+// Receipt is a transaction's receipt, or nil when the node knows of no
+// mined transaction with that hash (yet: right after a block the node may
+// still be indexing it).
+func (c *Client) Receipt(ctx context.Context, tx domain.Hash32) (*types.Receipt, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	rc, err := c.eth.TransactionReceipt(ctx, common.Hash(tx))
+	if errors.Is(err, ethereum.NotFound) || err != nil && strings.Contains(err.Error(), "indexing is in progress") {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, rpcErr("receipt "+tx.Hex(), err)
+	}
+	return rc, nil
 }
 
 // revertReason re-runs a mined, reverted transaction as a call on the state

@@ -21,7 +21,7 @@ var (
 // Contracts are the bridge contracts a chain's indexer watches.
 type Contracts struct {
 	Distributor domain.Address // lock side: DepositLocked, RootAnchored, Claimed
-	Token       domain.Address // execution side: WithdrawalBurned, DepositMinted
+	Token       domain.Address // execution side: WithdrawalBurned, WithdrawalToKaspa, DepositMinted
 }
 
 // Addresses lists the watched contracts.
@@ -43,7 +43,7 @@ type Decoder struct {
 	distributor *contracts.BatchDistributor
 	token       *contracts.BridgeToken
 	// Event signatures, looked up once: Decode runs on every log.
-	depositTopic, burnTopic [32]byte
+	depositTopic, burnTopic, toKaspaTopic [32]byte
 }
 
 // NewDecoder decodes logs of chainID's watched contracts.
@@ -51,6 +51,7 @@ func NewDecoder(chainID uint64, w Contracts) *Decoder {
 	d := &Decoder{chainID: chainID, w: w, distributor: contracts.NewBatchDistributor(), token: contracts.NewBridgeToken()}
 	d.depositTopic = d.distributor.GetABI().Events["DepositLocked"].ID
 	d.burnTopic = d.token.GetABI().Events["WithdrawalBurned"].ID
+	d.toKaspaTopic = d.token.GetABI().Events["WithdrawalToKaspa"].ID
 	return d
 }
 
@@ -81,6 +82,9 @@ func (d *Decoder) Decode(l *types.Log) (domain.Event, error) {
 			OnChainID: ev.Id.Uint64(), Depositor: domain.Address(ev.Depositor), Amount: amt, Recipient: domain.Address(ev.Recipient),
 		}, nil
 	case d.w.Token:
+		if l.Topics[0] == d.toKaspaTopic {
+			return d.decodeToKaspa(l, ref)
+		}
 		if l.Topics[0] != d.burnTopic {
 			return nil, nil
 		}
@@ -98,6 +102,32 @@ func (d *Decoder) Decode(l *types.Log) (domain.Event, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: %s at %s", ErrUnknownContract, ref.Key(), addr.Hex())
+}
+
+// decodeToKaspa decodes a burn toward Kaspa. A log that makes no signing
+// event (an amount that is not whole sompi, a recipient out of bounds, an
+// id past 64 bits) cannot come from the contract, which refuses such
+// burns: it is malformed.
+func (d *Decoder) decodeToKaspa(l *types.Log, ref domain.LogRef) (domain.Event, error) {
+	ev, err := d.token.UnpackWithdrawalToKaspaEvent(l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s WithdrawalToKaspa: %v", ErrMalformedLog, ref.Key(), err)
+	}
+	if !ev.Id.IsUint64() {
+		return nil, fmt.Errorf("%w: %s WithdrawalToKaspa id %v", ErrMalformedLog, ref.Key(), ev.Id)
+	}
+	amt, err := amount(ev.Amount, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := domain.WithdrawalToKaspaDetected{
+		Ref: ref, Contract: domain.Address(l.Address), BlockNumber: l.BlockNumber, BlockHash: domain.Hash32(l.BlockHash),
+		OnChainID: ev.Id.Uint64(), Withdrawer: domain.Address(ev.Withdrawer), Amount: amt, Recipient: ev.KaspaRecipient,
+	}
+	if _, err := out.SigningEvent(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedLog, err)
+	}
+	return out, nil
 }
 
 func amount(v *big.Int, ref domain.LogRef) (domain.Amount, error) {

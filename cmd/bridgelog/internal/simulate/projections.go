@@ -30,7 +30,7 @@ func (w *world) checkProjections() (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		run, err := projections.NewRunner(ctx, n.log, st, projections.SignerProjections(w.config(n).FirstNonce))
+		run, err := projections.NewRunner(ctx, n.log, st, projections.SignerProjections())
 		if err == nil {
 			_, err = run.CatchUp(ctx)
 		}

@@ -82,7 +82,7 @@ func newWorld(cfg Config) *world {
 	w.bus.Tap = w.tap
 	for i := 0; i < cfg.Events; i++ {
 		w.events = append(w.events, twophase.SigningEvent{
-			Stream: fmt.Sprintf("evm:31337:0xbridge/%d", i%cfg.Streams), Nonce: uint64(i / cfg.Streams),
+			Stream: fmt.Sprintf("evm:31337:0xbridge/%d", i%cfg.Streams), Nonce: twophase.FirstNonce + uint64(i/cfg.Streams),
 			Destination: fmt.Sprintf("sim:user-%d", i), Amount: 100_000 + uint64(w.rng.IntN(900_000)),
 			Source: twophase.SourceRef{Chain: "evm:31337", TxHash: sha256.Sum256([]byte(fmt.Sprint("burn", i))), Block: uint64(1000 + i)},
 		})

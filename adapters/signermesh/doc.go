@@ -1,0 +1,82 @@
+// Package signermesh is the transport between signer processes: a static
+// full mesh over gRPC. Every member knows every other member's id,
+// identity key (from the group) and address (from its configuration);
+// nothing is discovered.
+//
+// # Links
+//
+// Each pair of members keeps one link: the member with the smaller id
+// dials the other (ids compare as byte strings) and redials with backoff
+// whenever the link ends; the other only accepts. One link per pair, with
+// no duplicates to resolve: had both sides dialled, two links could come
+// up at once and each side would have to agree which to drop. The cost is
+// that a link waits for its dialling side: a member with the smaller id
+// that restarts brings the link back itself, one with the greater id is
+// redialled within the backoff (at most ReconnectMax). A member that
+// accepts a new link from a peer replaces the one it had (the peer
+// restarted), and refuses a link from a member with a greater id.
+//
+// Send never waits for a peer: it puts the message on the peer's queue,
+// bounded in messages and bytes, and a full queue drops its oldest
+// message (counted as DropQueueFull). The protocol tolerates loss: its
+// anti-entropy recovers what is dropped. A queue outlives the peer's
+// links, so what is sent while a peer restarts leaves when it is back.
+//
+// # Wire
+//
+// The gRPC service bridgelog.signermesh.v1.Mesh has one bidirectional
+// streaming method, Link, declared by hand (no protoc: the messages are
+// opaque). A message is a frame: one kind byte, then its body. Frames are
+// carried by a codec of their own instead of protobuf, because the
+// envelopes are already a signed, versioned binary encoding
+// (twophase.Seal); the codec is set on this mesh's server and calls, not
+// registered globally, so it cannot displace the "proto" codec that
+// kaspad's client in the same process uses.
+//
+//	1 hello    version (u16 BE) | group id (32) | id length (u8) | id | nonce (32)
+//	2 proof    ed25519 signature (64) of the transcript
+//	3 accept   (empty)
+//	4 refuse   reason (UTF-8, at most 512 bytes)
+//	5 envelope a sealed twophase envelope, opaque to the mesh
+//
+// A frame is at most MaxMessageBytes (twophase.MaxEnvelopeBytes plus the
+// kind byte by default); both sides set it as gRPC's message limits.
+//
+// # Handshake
+//
+// Both sides send a hello with a fresh random nonce, then check the
+// other's: the same protocol version, the same group id (a hash of the
+// version, profile, network, quorum, change script and every member's id
+// and keys: any difference in configuration shows here), an id that is a
+// member of the group, is not their own, is the member dialled (on the
+// dialling side) and is smaller than their own (on the accepting side).
+// Each then proves its identity key by signing the transcript
+//
+//	"bridgelog/signermesh/handshake/v1" 0x00
+//	| protocol version (u16 BE) | group id (32)
+//	| prover id (u8 length, bytes) | verifier id (u8 length, bytes)
+//	| prover's nonce (32) | verifier's nonce (32)
+//
+// and verifies the other's proof against the key the group lists for it.
+// The verifier's nonce makes a proof good for one link only; the ids in
+// order keep a proof from being reflected; the tag keeps a handshake
+// signature from ever being an envelope signature (twophase signs
+// envelopes under "bridgelog/twophase/envelope/v1"). Last, each side
+// sends accept, and the link is up once both have. A side that refuses
+// sends a refuse frame with its reason and ends the link, so both sides
+// log why ("peer s2 speaks protocol version 2, this signer 1" on one,
+// "peer s1 refused this signer: …" or its own finding on the other) and
+// count it by [Outcome]. No envelope is read on a link before it is up;
+// the envelopes that follow are attributed to the authenticated peer
+// ([PeerFromContext]) and verified one by one by the protocol anyway.
+//
+// # Across hosts
+//
+// The mesh speaks plaintext gRPC. On loopback that is enough. Between
+// hosts the handshake authenticates each link when it opens, and every
+// envelope is signed, so a party on the path cannot forge messages; it
+// can still read them, drop them, or hold a link open and feed it
+// garbage. Run the mesh inside an encrypted, authenticated network
+// between the signers' hosts (WireGuard or IPsec between exactly those
+// hosts), with the listen port open to the peers' addresses only.
+package signermesh

@@ -1,0 +1,139 @@
+package signermesh
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+func TestHelloEncoding(t *testing.T) {
+	h := hello{version: 7, group: twophase.Hash{1, 2, 3}, id: "s12", nonce: [NonceBytes]byte{9, 8, 7}}
+	got, err := parseHello(h.encode())
+	if err != nil || got != h {
+		t.Fatalf("round trip: %+v, %v; want %+v", got, err, h)
+	}
+	long := h
+	long.id = twophase.PeerID(strings.Repeat("x", twophase.MaxPeerIDBytes+1))
+	bad := map[string][]byte{
+		"empty":          nil,
+		"cut short":      h.encode()[:20],
+		"trailing bytes": append(h.encode(), 0),
+		"empty id":       hello{version: 1}.encode(),
+		"id too long":    long.encode(),
+	}
+	for name, b := range bad {
+		if _, err := parseHello(b); !errors.Is(err, errHelloMalformed) {
+			t.Errorf("%s: got %v, want errHelloMalformed", name, err)
+		}
+	}
+}
+
+// A proof is good for one link, one direction and one version and group.
+func TestProofBinding(t *testing.T) {
+	c := newCluster(t, "s1", "s2")
+	m := &Mesh{cfg: Config{ProtocolVersion: twophase.ProtocolVersion}, group: c.g.Group.ID(),
+		keys: map[twophase.PeerID]ed25519.PublicKey{}}
+	for _, mem := range c.g.Members {
+		m.keys[mem.ID] = mem.IdentityKey
+	}
+	s1 := hello{version: twophase.ProtocolVersion, group: m.group, id: "s1", nonce: [NonceBytes]byte{1}}
+	s2 := hello{version: twophase.ProtocolVersion, group: m.group, id: "s2", nonce: [NonceBytes]byte{2}}
+	// sign is s1's signature over a transcript.
+	sign := func(prover, verifier hello, version uint16, group twophase.Hash) []byte {
+		return ed25519.Sign(c.g.Identity["s1"], transcript(version, group, prover, verifier))
+	}
+	if err := m.checkProof(s1, s2, sign(s1, s2, twophase.ProtocolVersion, m.group)); err != nil {
+		t.Fatalf("a good proof refused: %v", err)
+	}
+	otherNonce := s2
+	otherNonce.nonce[0] = 3
+	bad := map[string][]byte{
+		"for another link's nonce": sign(s1, otherNonce, twophase.ProtocolVersion, m.group),
+		"of another version":       sign(s1, s2, twophase.ProtocolVersion+1, m.group),
+		"of another group":         sign(s1, s2, twophase.ProtocolVersion, twophase.Hash{1}),
+		"with the roles swapped":   sign(s2, s1, twophase.ProtocolVersion, m.group),
+		"truncated":                sign(s1, s2, twophase.ProtocolVersion, m.group)[:10],
+	}
+	for name, sig := range bad {
+		if err := m.checkProof(s1, s2, sig); err == nil || err.Outcome != OutcomeBadProof {
+			t.Errorf("%s: got %v, want a bad proof", name, err)
+		}
+	}
+}
+
+// A link delivers nothing before its handshake completed: a client that
+// sends an envelope where its hello or its proof is due is refused, and
+// the receiver never sees the envelope.
+func TestNoEnvelopeBeforeHandshake(t *testing.T) {
+	c := newCluster(t, "s1", "s2")
+	s2 := c.start(c.config("s2"))
+	in := &inbox{}
+	s2.Attach(in.receiver())
+	g := c.g.Group.ID()
+	tests := []struct {
+		name   string
+		before []frame
+		due    string
+	}{
+		{"instead of the hello", nil, "hello"},
+		{"instead of the proof", []frame{{kind: frameHello, body: hello{version: twophase.ProtocolVersion, group: g, id: "s1"}.encode()}}, "proof"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := rawLink(t, c.addrs["s2"])
+			for _, f := range append(tc.before, frame{kind: frameEnvelope, body: []byte("sneaked in")}) {
+				if err := s.SendMsg(&f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var refusal string
+			for {
+				var f frame
+				if err := s.RecvMsg(&f); err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatalf("stream ended with %v", err)
+					}
+					break
+				}
+				if f.kind == frameRefuse {
+					refusal = string(f.body)
+				}
+			}
+			if !strings.Contains(refusal, "sent envelope where its "+tc.due+" was due") {
+				t.Fatalf("refusal %q", refusal)
+			}
+			if in.has("", "sneaked in") || in.has("s1", "sneaked in") {
+				t.Fatal("the envelope was delivered")
+			}
+			if n := c.metrics["s2"].get("received", "s1"); n != 0 {
+				t.Fatalf("s2 counted %d envelopes received", n)
+			}
+		})
+	}
+}
+
+// rawLink opens a Link stream to addr without a mesh behind it.
+func rawLink(t *testing.T, addr string) grpc.ClientStream {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,301 @@
+package signermesh
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// frameStream is the side of a Link stream this member holds: a client
+// stream when it dialled, a server stream when it accepted.
+type frameStream interface {
+	SendMsg(m any) error
+	RecvMsg(m any) error
+}
+
+// link is one Link stream between this member and a peer, from its
+// handshake to its end. Two goroutines serve it: run (the handshake, then
+// the only writer) and read (every frame in, envelopes to the receiver).
+// On an accepted stream run is the gRPC handler, so nothing writes to
+// the stream once the handler has returned.
+type link struct {
+	m       *Mesh
+	stream  frameStream
+	addr    string
+	dialled *peer // the member this side dialled; nil when it accepted
+	dir     string
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	frames   chan frame    // the peer's handshake frames, from read to run
+	up       chan struct{} // closed once the handshake succeeded
+	failed   chan struct{} // closed once it failed
+	readDone chan struct{} // closed when read has stopped: no frame follows
+	peer     *peer         // the authenticated peer; set before up is closed
+	refused  bool          // this side sent a refusal (run's goroutine only)
+
+	mu    sync.Mutex
+	cause error // why the link ended, first reason wins
+}
+
+func newLink(m *Mesh, ctx context.Context, s frameStream, addr string, dialled *peer) *link {
+	l := &link{m: m, stream: s, addr: addr, dialled: dialled, dir: "accepted",
+		frames: make(chan frame), up: make(chan struct{}), failed: make(chan struct{}), readDone: make(chan struct{})}
+	if dialled != nil {
+		l.dir = "dialled"
+	}
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	return l
+}
+
+// end records why the link ends and stops it.
+func (l *link) end(err error) {
+	l.mu.Lock()
+	if l.cause == nil {
+		l.cause = err
+	}
+	l.mu.Unlock()
+	l.cancel()
+}
+
+func (l *link) err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cause != nil {
+		return l.cause
+	}
+	return l.ctx.Err()
+}
+
+// run serves the link until it ends; it reports whether the handshake
+// succeeded.
+func (l *link) run() bool {
+	defer l.cancel()
+	l.m.wg.Add(1)
+	go l.read()
+	p, err := l.handshake()
+	if err != nil {
+		close(l.failed)
+		l.m.handshakeFailed(l, err)
+		if l.refused {
+			l.linger()
+		}
+		return false
+	}
+	l.peer = p
+	close(l.up)
+	l.m.linkUp(p, l)
+	l.write(p)
+	l.m.linkDown(p, l, l.err())
+	return true
+}
+
+// handshake proves identities both ways (see the package doc): hello,
+// then proof, then accept, each sent before the peer's is awaited.
+func (l *link) handshake() (*peer, error) {
+	m := l.m
+	var expect twophase.PeerID
+	if l.dialled != nil {
+		expect = l.dialled.id
+	}
+	timer := time.NewTimer(m.cfg.HandshakeTimeout)
+	defer timer.Stop()
+	ours, err := newHello(m.cfg.ProtocolVersion, m.group, m.cfg.Self)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.send(frameHello, ours.encode(), expect, timer); err != nil {
+		return nil, err
+	}
+	f, err := l.next(frameHello, expect, timer)
+	if err != nil {
+		return nil, err
+	}
+	theirs, err := parseHello(f.body)
+	if err != nil {
+		return nil, l.refuse(&HandshakeError{Peer: expect, Outcome: OutcomeMalformed,
+			Detail: fmt.Sprintf("peer %s sent a malformed hello: %v", peerName(expect, l.addr), err)})
+	}
+	if herr := m.checkHello(theirs, expect, l.addr); herr != nil {
+		return nil, l.refuse(herr)
+	}
+	who := theirs.id
+	sig := ed25519.Sign(m.cfg.Identity, transcript(m.cfg.ProtocolVersion, m.group, ours, theirs))
+	if err := l.send(frameProof, sig, who, timer); err != nil {
+		return nil, err
+	}
+	if f, err = l.next(frameProof, who, timer); err != nil {
+		return nil, err
+	}
+	if herr := m.checkProof(theirs, ours, f.body); herr != nil {
+		return nil, l.refuse(herr)
+	}
+	if err := l.send(frameAccept, nil, who, timer); err != nil {
+		return nil, err
+	}
+	if _, err := l.next(frameAccept, who, timer); err != nil {
+		return nil, err
+	}
+	return m.peers[who], nil
+}
+
+// send writes one handshake frame.
+func (l *link) send(kind frameKind, body []byte, peer twophase.PeerID, timer *time.Timer) error {
+	if err := l.stream.SendMsg(&frame{kind: kind, body: body}); err != nil {
+		return l.broken(peer, err, timer)
+	}
+	return nil
+}
+
+// broken is the error of a handshake whose stream failed under it. A
+// peer that refused has ended the stream, so a write fails before its
+// refusal is read: the refusal, if one comes, is the reason to report.
+func (l *link) broken(peer twophase.PeerID, err error, timer *time.Timer) error {
+	for {
+		select {
+		case f := <-l.frames:
+			if f.kind == frameRefuse {
+				return refusedBy(peer, l.addr, f.body)
+			}
+			continue
+		case <-l.readDone: // every frame read was handed over
+		case <-timer.C:
+		}
+		return &HandshakeError{Peer: peer, Outcome: OutcomeFailed,
+			Detail: fmt.Sprintf("link to peer %s broke during the handshake: %v", peerName(peer, l.addr), err)}
+	}
+}
+
+// next waits for the peer's next handshake frame, which must be of kind
+// want (or a refusal).
+func (l *link) next(want frameKind, peer twophase.PeerID, timer *time.Timer) (frame, error) {
+	select {
+	case f := <-l.frames:
+		switch f.kind {
+		case want:
+			return f, nil
+		case frameRefuse:
+			return f, refusedBy(peer, l.addr, f.body)
+		}
+		return f, l.refuse(&HandshakeError{Peer: peer, Outcome: OutcomeMalformed,
+			Detail: fmt.Sprintf("peer %s sent %s where its %s was due", peerName(peer, l.addr), f.kind, want)})
+	case <-timer.C:
+		return frame{}, l.refuse(handshakeTimeout(peer, l.addr, l.m.cfg.HandshakeTimeout, want))
+	case <-l.ctx.Done():
+		return frame{}, l.broken(peer, l.err(), timer)
+	}
+}
+
+// refuse tells the peer why this side refuses the link (best effort: the
+// link ends either way) and returns the reason.
+func (l *link) refuse(herr *HandshakeError) error {
+	reason := herr.Detail
+	if len(reason) > maxRefusalBytes {
+		reason = reason[:maxRefusalBytes]
+	}
+	_ = l.stream.SendMsg(&frame{kind: frameRefuse, body: []byte(reason)})
+	l.refused = true
+	return herr
+}
+
+// linger lets a refusal reach the peer. An accepting side ends the
+// stream by returning, which gRPC sends after the refusal; a dialling
+// side that cancelled its stream at once would reset it, and a reset
+// discards what is still queued. So the dialling side half-closes and
+// waits, within the handshake timeout, for the peer to end the stream.
+func (l *link) linger() {
+	cs, ok := l.stream.(grpc.ClientStream)
+	if !ok {
+		return
+	}
+	_ = cs.CloseSend()
+	timer := time.NewTimer(l.m.cfg.HandshakeTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-l.frames: // the peer's last words; ours are what count
+		case <-l.readDone:
+			return
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// read takes every frame off the stream: the handshake's to run, then
+// envelopes to the receiver. A frame the protocol does not expect ends
+// the link.
+func (l *link) read() {
+	defer l.m.wg.Done()
+	defer close(l.readDone)
+	for {
+		var f frame
+		if err := l.stream.RecvMsg(&f); err != nil {
+			l.end(fmt.Errorf("receive: %w", err))
+			return
+		}
+		select {
+		case <-l.up:
+		default:
+			if !l.handOver(f) {
+				return
+			}
+			continue
+		}
+		switch f.kind {
+		case frameEnvelope:
+			l.m.cfg.Metrics.Received(l.peer.id)
+			l.m.deliver(l.peer.id, f.body)
+		case frameRefuse:
+			l.end(refusedBy(l.peer.id, l.addr, f.body))
+			return
+		default:
+			l.end(fmt.Errorf("peer %s sent a %s frame after the handshake", l.peer.id, f.kind))
+			return
+		}
+	}
+}
+
+// handOver passes a handshake frame to run. After the peer's last
+// handshake frame it waits for the handshake's outcome, so that the
+// envelopes that follow are read only on an authenticated link. After a
+// failure it goes on reading (linger drains) until the stream ends.
+func (l *link) handOver(f frame) bool {
+	select {
+	case l.frames <- f:
+	case <-l.ctx.Done():
+		return false
+	}
+	if f.kind != frameAccept && f.kind != frameRefuse {
+		return true
+	}
+	select {
+	case <-l.up:
+	case <-l.failed:
+	case <-l.ctx.Done():
+		return false
+	}
+	return true
+}
+
+// write sends the peer's queued messages until the link ends.
+func (l *link) write(p *peer) {
+	for {
+		raw, ok := p.queue.pop(l.ctx)
+		if !ok {
+			return
+		}
+		if err := l.stream.SendMsg(&frame{kind: frameEnvelope, body: raw}); err != nil {
+			l.m.cfg.Metrics.Dropped(p.id, DropLinkLost)
+			l.end(fmt.Errorf("send: %w", err))
+			return
+		}
+		l.m.cfg.Metrics.Sent(p.id)
+	}
+}

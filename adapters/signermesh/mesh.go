@@ -1,0 +1,387 @@
+package signermesh
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	grpcpeer "google.golang.org/grpc/peer"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// Receiver takes the envelopes that reach this member (a signer's
+// Deliver). Calls for one peer come in the order it sent them; calls for
+// different peers may run at once. The context carries the
+// authenticated sender ([PeerFromContext]) and ends when the mesh closes.
+type Receiver func(ctx context.Context, raw []byte)
+
+// Errors of Send.
+var (
+	ErrUnknownMember = errors.New("signermesh: not a member of the group")
+	ErrSelf          = errors.New("signermesh: a member does not send to itself")
+	ErrTooLarge      = errors.New("signermesh: message too large")
+	ErrClosed        = errors.New("signermesh: mesh closed")
+)
+
+// Mesh is one member's end of the static full mesh; it implements the
+// signer's Transport. Safe for concurrent use.
+type Mesh struct {
+	cfg   Config
+	log   *slog.Logger
+	group twophase.Hash
+	keys  map[twophase.PeerID]ed25519.PublicKey
+	peers map[twophase.PeerID]*peer // every other member
+
+	server *grpc.Server
+	lis    net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	recv      atomic.Pointer[Receiver]
+	attached  chan struct{}
+	attach    sync.Once
+	closeOnce sync.Once
+	closed    atomic.Bool
+
+	outsiders refusals // last refusal logged for processes that named no member
+}
+
+// peer is this member's state of another member, across links.
+type peer struct {
+	id    twophase.PeerID
+	addr  string // dialled when this member's id is the smaller
+	dials bool
+	queue *queue
+
+	mu       sync.Mutex
+	current  *link
+	links    int
+	since    time.Time
+	lastErr  string
+	dropping bool // the queue is dropping; logged once until it drains
+	refusals refusals
+}
+
+// refusals remembers the last refusal logged, so a peer refused again for
+// the same reason at every redial logs it once.
+type refusals struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (r *refusals) changed(detail string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == detail {
+		return false
+	}
+	r.last = detail
+	return true
+}
+
+// New validates cfg, starts listening and dialling, and returns at once:
+// links come up in the background and Send queues until they do.
+func New(cfg Config) (*Mesh, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return start(cfg)
+}
+
+// start runs a configuration that has its defaults.
+func start(cfg Config) (*Mesh, error) {
+	m := &Mesh{cfg: cfg, log: cfg.Logger.With("signer", string(cfg.Self)), group: cfg.Group.ID(),
+		keys: map[twophase.PeerID]ed25519.PublicKey{}, peers: map[twophase.PeerID]*peer{}, attached: make(chan struct{})}
+	for _, mem := range cfg.Group.Members {
+		m.keys[mem.ID] = mem.IdentityKey
+		if mem.ID != cfg.Self {
+			m.peers[mem.ID] = &peer{id: mem.ID, addr: cfg.Peers[mem.ID], dials: mem.ID > cfg.Self,
+				queue: newQueue(cfg.QueueMessages, cfg.QueueBytes)}
+		}
+	}
+	m.lis = cfg.Listener
+	if m.lis == nil {
+		lis, err := net.Listen("tcp", cfg.ListenAddr)
+		if err != nil {
+			return nil, fmt.Errorf("signermesh: listen on %s: %w", cfg.ListenAddr, err)
+		}
+		m.lis = lis
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.server = grpc.NewServer(
+		grpc.ForceServerCodecV2(frameCodec{}),
+		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
+		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.KeepaliveInterval, Timeout: cfg.KeepaliveTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cfg.KeepaliveInterval / 2, PermitWithoutStream: true}),
+		grpc.WaitForHandlers(true),
+	)
+	m.server.RegisterService(&serviceDesc, m)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.server.Serve(m.lis); err != nil && m.ctx.Err() == nil {
+			m.log.Error("mesh stopped accepting links", "addr", m.lis.Addr().String(), "err", err)
+		}
+	}()
+	for _, p := range m.peers {
+		if p.dials {
+			m.wg.Add(1)
+			go m.dial(p)
+		}
+	}
+	m.log.Info("mesh started", "addr", m.lis.Addr().String(), "group", m.group.Short(), "protocol_version", cfg.ProtocolVersion)
+	return m, nil
+}
+
+// Addr is the address the mesh accepts links on.
+func (m *Mesh) Addr() net.Addr { return m.lis.Addr() }
+
+// Attach makes recv receive what reaches this member; until the first
+// Attach, inbound links hold their envelopes (the peers' queues take the
+// strain). A restarted signer in the same process attaches its new
+// Deliver.
+func (m *Mesh) Attach(recv Receiver) {
+	m.recv.Store(&recv)
+	m.attach.Do(func() { close(m.attached) })
+}
+
+// Send queues raw for member to, or for every other member when to is
+// empty, and returns without waiting for any peer: a peer's queue drops
+// its oldest message when full (counted as DropQueueFull).
+func (m *Mesh) Send(_ context.Context, to twophase.PeerID, raw []byte) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	if len(raw)+FrameOverhead > m.cfg.MaxMessageBytes {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(raw), m.cfg.MaxMessageBytes-FrameOverhead)
+	}
+	if to != "" {
+		p := m.peers[to]
+		if p == nil {
+			if to == m.cfg.Self {
+				return ErrSelf
+			}
+			return fmt.Errorf("%w: %q", ErrUnknownMember, to)
+		}
+		m.enqueue(p, bytes.Clone(raw))
+		return nil
+	}
+	shared := bytes.Clone(raw) // one copy for every queue: nothing modifies it
+	for _, p := range m.peers {
+		m.enqueue(p, shared)
+	}
+	return nil
+}
+
+func (m *Mesh) enqueue(p *peer, raw []byte) {
+	dropped := p.queue.push(raw)
+	for range dropped {
+		m.cfg.Metrics.Dropped(p.id, DropQueueFull)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case dropped > 0 && !p.dropping:
+		p.dropping = true
+		m.log.Warn("peer queue full, dropping its oldest messages", "peer", string(p.id), "connected", p.current != nil)
+	case dropped == 0 && p.dropping && p.queue.len() <= 1:
+		p.dropping = false // the queue had drained: a later overflow is news again
+	}
+}
+
+// Close stops accepting and dialling, ends every link and returns once
+// every goroutine of the mesh has, receivers in progress included (their
+// context is cancelled). Queued messages are discarded.
+func (m *Mesh) Close() error {
+	m.closeOnce.Do(func() {
+		m.closed.Store(true)
+		m.cancel()
+		m.server.Stop() // closes the listener and every accepted link; waits for their handlers
+		m.wg.Wait()
+		m.log.Info("mesh closed")
+	})
+	return nil
+}
+
+// PeerStatus is the state of the link to one member.
+type PeerStatus struct {
+	ID        twophase.PeerID
+	Addr      string // "" when that member dials this one
+	Connected bool
+	Since     time.Time // when the last link came up
+	Queued    int
+	LastError string // why the last link or handshake ended, if one did
+}
+
+// Peers reports every other member's link, in id order.
+func (m *Mesh) Peers() []PeerStatus {
+	var out []PeerStatus
+	for _, id := range m.cfg.Group.Sorted().IDs() {
+		p := m.peers[id]
+		if p == nil {
+			continue
+		}
+		p.mu.Lock()
+		s := PeerStatus{ID: id, Connected: p.current != nil, Since: p.since, LastError: p.lastErr}
+		if p.dials {
+			s.Addr = p.addr
+		}
+		p.mu.Unlock()
+		s.Queued = p.queue.len()
+		out = append(out, s)
+	}
+	return out
+}
+
+type peerKey struct{}
+
+// PeerFromContext returns the authenticated member a received envelope
+// came from.
+func PeerFromContext(ctx context.Context) (twophase.PeerID, bool) {
+	id, ok := ctx.Value(peerKey{}).(twophase.PeerID)
+	return id, ok
+}
+
+// deliver hands an envelope to the receiver, waiting for one to be
+// attached.
+func (m *Mesh) deliver(from twophase.PeerID, raw []byte) {
+	select {
+	case <-m.attached:
+	case <-m.ctx.Done():
+		return
+	}
+	(*m.recv.Load())(context.WithValue(m.ctx, peerKey{}, from), raw)
+}
+
+// serveLink runs a link a smaller member dialled (the gRPC handler).
+func (m *Mesh) serveLink(s grpc.ServerStream) error {
+	addr := "unknown"
+	if p, ok := grpcpeer.FromContext(s.Context()); ok {
+		addr = p.Addr.String()
+	}
+	newLink(m, s.Context(), s, addr, nil).run()
+	return nil
+}
+
+// dial keeps a link to p up until the mesh closes: gRPC reconnects the
+// connection with backoff; each new stream runs the handshake again.
+func (m *Mesh) dial(p *peer) {
+	defer m.wg.Done()
+	conn, err := grpc.NewClient(p.addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{}),
+			grpc.MaxCallRecvMsgSize(m.cfg.MaxMessageBytes), grpc.MaxCallSendMsgSize(m.cfg.MaxMessageBytes)),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: m.cfg.KeepaliveInterval, Timeout: m.cfg.KeepaliveTimeout, PermitWithoutStream: true}),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: m.cfg.ReconnectMin, Multiplier: 1.6, Jitter: 0.2,
+			MaxDelay: m.cfg.ReconnectMax}, MinConnectTimeout: m.cfg.HandshakeTimeout}),
+	)
+	if err != nil { // only a target gRPC cannot parse
+		m.log.Error("cannot dial peer", "peer", string(p.id), "addr", p.addr, "err", err)
+		return
+	}
+	defer conn.Close()
+	wait := m.cfg.ReconnectMin
+	for m.ctx.Err() == nil {
+		if m.dialOnce(conn, p) {
+			wait = m.cfg.ReconnectMin
+		}
+		jittered := wait/2 + rand.N(wait/2+1)
+		select {
+		case <-m.ctx.Done():
+		case <-time.After(jittered):
+		}
+		wait = min(2*wait, m.cfg.ReconnectMax)
+	}
+}
+
+// dialOnce opens one stream to p and runs its link; it reports whether
+// the handshake succeeded.
+func (m *Mesh) dialOnce(conn *grpc.ClientConn, p *peer) bool {
+	ctx, cancel := context.WithCancel(m.ctx)
+	defer cancel() // ends the stream
+	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod, grpc.WaitForReady(true))
+	if err != nil {
+		m.log.Debug("cannot open a link", "peer", string(p.id), "addr", p.addr, "err", err)
+		return false
+	}
+	return newLink(m, ctx, s, p.addr, p).run()
+}
+
+// linkUp makes l the link of p; a link p had is replaced (its other end
+// restarted and redialled).
+func (m *Mesh) linkUp(p *peer, l *link) {
+	m.cfg.Metrics.Handshake(p.id, OutcomeOK)
+	p.mu.Lock()
+	old := p.current
+	p.current, p.since, p.lastErr = l, time.Now(), ""
+	p.links++
+	again := p.links > 1
+	p.mu.Unlock()
+	p.refusals.changed("")
+	if old != nil {
+		old.end(fmt.Errorf("replaced by a new link from %s", p.id))
+	}
+	if again {
+		m.cfg.Metrics.Reconnect(p.id)
+	}
+	m.log.Info("peer link up", "peer", string(p.id), "addr", l.addr, "direction", l.dir)
+}
+
+// linkDown forgets l unless a newer link replaced it.
+func (m *Mesh) linkDown(p *peer, l *link, cause error) {
+	p.mu.Lock()
+	if p.current == l {
+		p.current = nil
+	}
+	if cause != nil {
+		p.lastErr = cause.Error()
+	}
+	p.mu.Unlock()
+	if m.ctx.Err() != nil {
+		return // closing: every link goes down, and Close says so once
+	}
+	m.log.Info("peer link down", "peer", string(p.id), "addr", l.addr, "direction", l.dir, "err", cause)
+}
+
+// handshakeFailed counts and logs a refused or broken handshake. A
+// refusal is a warning, logged again only when its reason changes; a
+// handshake that broke (a peer going away) is a debug line.
+func (m *Mesh) handshakeFailed(l *link, err error) {
+	if m.ctx.Err() != nil {
+		return
+	}
+	var herr *HandshakeError
+	if !errors.As(err, &herr) {
+		herr = &HandshakeError{Outcome: OutcomeFailed, Detail: err.Error()}
+	}
+	m.cfg.Metrics.Handshake(herr.Peer, herr.Outcome)
+	seen := &m.outsiders
+	if p := m.peers[herr.Peer]; p != nil {
+		seen = &p.refusals
+		p.mu.Lock()
+		p.lastErr = herr.Detail
+		p.mu.Unlock()
+	}
+	attrs := []any{"peer", string(herr.Peer), "addr", l.addr, "direction", l.dir, "outcome", string(herr.Outcome), "err", herr.Detail}
+	if herr.Outcome == OutcomeFailed || !seen.changed(herr.Detail) {
+		m.log.Debug("handshake failed", attrs...)
+		return
+	}
+	m.log.Warn("handshake refused", attrs...)
+}

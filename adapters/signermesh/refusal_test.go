@@ -1,0 +1,134 @@
+package signermesh
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// refusal is what one side must log and count.
+type refusal struct {
+	side    twophase.PeerID
+	peer    twophase.PeerID // the metric's peer label
+	outcome Outcome
+	err     string
+	// linked: the pair also has a proper link, which the refusal must not
+	// disturb.
+	linked bool
+}
+
+// A peer of another version, group or key, or of no member at all, is
+// refused by both ends of the link, each saying who and what differs,
+// and no link comes up.
+func TestHandshakeRefusals(t *testing.T) {
+	tests := []struct {
+		name string
+		// run starts the members and returns what each side must report.
+		run func(t *testing.T, c *cluster) []refusal
+	}{
+		{"another protocol version", func(t *testing.T, c *cluster) []refusal {
+			c.start(c.config("s1"))
+			cfg := c.config("s2")
+			cfg.ProtocolVersion = twophase.ProtocolVersion + 1
+			c.start(cfg)
+			v1, v2 := twophase.ProtocolVersion, twophase.ProtocolVersion+1
+			return []refusal{
+				{"s1", "s2", OutcomeWrongVersion, fmt.Sprintf("peer s2 speaks protocol version %d, this signer %d", v2, v1), false},
+				{"s2", "s1", OutcomeWrongVersion, fmt.Sprintf("peer s1 speaks protocol version %d, this signer %d", v1, v2), false},
+			}
+		}},
+		{"another group", func(t *testing.T, c *cluster) []refusal {
+			c.start(c.config("s1"))
+			cfg := c.config("s2")
+			cfg.Group.Network = "elsewhere"
+			c.start(cfg)
+			g1, g2 := c.g.Group.ID(), cfg.Group.ID()
+			return []refusal{
+				{"s1", "s2", OutcomeWrongGroup, fmt.Sprintf("peer s2 is in group %s, this signer in %s", g2, g1), false},
+				{"s2", "s1", OutcomeWrongGroup, fmt.Sprintf("peer s1 is in group %s, this signer in %s", g1, g2), false},
+			}
+		}},
+		{"a key that is not the configured one", func(t *testing.T, c *cluster) []refusal {
+			// s2 is an impostor without s2's private key: s1 dials it,
+			// it dials s3, and both refuse it.
+			c.start(c.config("s1"))
+			c.start(c.config("s3"))
+			cfg := c.config("s2")
+			cfg.Identity = otherKey("impostor")
+			c.startUnchecked(cfg)
+			detail := fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
+				c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4])
+			return []refusal{
+				{"s1", "s2", OutcomeBadProof, detail, false},
+				{"s3", "s2", OutcomeBadProof, detail, false},
+				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
+				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(detail), false},
+			}
+		}},
+		{"an id not in the group", func(t *testing.T, c *cluster) []refusal {
+			// s0 knows the group and the addresses but is not in it; as
+			// the smaller id it dials s1.
+			c.start(c.config("s1"))
+			c.start(c.config("s2"))
+			c.bind("s0", "127.0.0.1:0")
+			cfg := c.config("s0")
+			cfg.Identity = otherKey("outsider")
+			c.startUnchecked(cfg)
+			detail := fmt.Sprintf("peer s0 is not a member of group %s", c.g.Group.ID())
+			return []refusal{
+				{"s1", "", OutcomeUnknownMember, detail, false},
+				{"s0", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
+			}
+		}},
+		{"an address that answers as another member", func(t *testing.T, c *cluster) []refusal {
+			// s1's address book sends it to s3 when it dials s2.
+			cfg := c.config("s1")
+			cfg.Peers["s2"] = c.addrs["s3"]
+			c.start(cfg)
+			c.start(c.config("s3"))
+			detail := fmt.Sprintf("the address %s of member s2 answered as s3", c.addrs["s3"])
+			return []refusal{
+				{"s1", "s2", OutcomeUnexpectedPeer, detail, false},
+				{"s3", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), true},
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t, "s1", "s2", "s3")
+			want := tc.run(t, c)
+			for _, w := range want {
+				log := c.logs[w.side]
+				waitFor(t, fmt.Sprintf("%s to refuse %s (%s)", w.side, w.peer, w.outcome), func() bool {
+					_, ok := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
+					return ok
+				})
+				r, _ := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
+				if r.attrs["err"] != w.err {
+					t.Errorf("%s logged %q\nwant %q", w.side, r.attrs["err"], w.err)
+				}
+				if r.attrs["signer"] != string(w.side) {
+					t.Errorf("%s's refusal logged as signer %q", w.side, r.attrs["signer"])
+				}
+				if n := c.metrics[w.side].get("handshake", string(w.peer), string(w.outcome)); n == 0 {
+					t.Errorf("%s did not count its refusal of %q: %s", w.side, w.peer, c.metrics[w.side])
+				}
+			}
+			for _, w := range want {
+				if n := c.metrics[w.side].get("handshake", string(w.peer), string(OutcomeOK)); n != 0 && !w.linked {
+					t.Errorf("%s counted %d completed handshakes with %s", w.side, n, w.peer)
+				}
+			}
+		})
+	}
+}
+
+// otherKey is an identity key no member has.
+func otherKey(name string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("signermesh-test/" + name))
+	return ed25519.NewKeyFromSeed(seed[:])
+}

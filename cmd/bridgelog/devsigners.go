@@ -1,0 +1,162 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// devSignerGroup is a signing group written to disk for a devnet or a
+// test: every member's keys (mode 600), its config with loopback ports
+// for its mesh and HTTP endpoints, and the admin credential.
+type devSignerGroup struct {
+	dir        string
+	network    string
+	quorum     int
+	address    string // the group's multisig address
+	rules      *kaspa.Rules
+	members    []devSigner
+	credential string // the admin credential's file
+}
+
+// devSigner is one member's files and addresses.
+type devSigner struct {
+	id     string
+	dir    string // its data directory
+	config string // its config file
+	listen string
+	http   string
+	payout []byte // its Kaspa payout secret
+}
+
+// devGroupSpec says what group to write.
+type devGroupSpec struct {
+	dir       string // the group's directory (one subdirectory per member)
+	network   string // default kaspa-simnet
+	members   int
+	quorum    int
+	kaspadRPC []string // each member's node; one entry serves all
+	evm       signerChain
+	params    twophase.Params
+	// peerAddr, when set, is the address self dials peer at (a test's
+	// proxy); nil: the peer's listen address.
+	peerAddr func(self, peer devSigner) string
+}
+
+// devnetSignerParams are a devnet group's protocol parameters: the
+// simnet miner makes about 20 blocks a second, so depths of a few dozen
+// DAA scores take seconds, not the minutes mainnet's defaults mean.
+func devnetSignerParams() twophase.Params {
+	return twophase.Params{Tick: 200 * time.Millisecond, ProposalTimeout: 2 * time.Second, MinInputDepth: 10, PayoutDepth: 10,
+		Retry: twophase.RetryConfig{MaxRetries: 5, BaseDelay: time.Second, MaxDelay: 5 * time.Second}}
+}
+
+// writeDevSignerGroup makes fresh keys for every member and writes the
+// group to spec.dir.
+func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
+	if spec.network == "" {
+		spec.network = "kaspa-simnet"
+	}
+	g := &devSignerGroup{dir: spec.dir, network: spec.network, quorum: spec.quorum}
+	if err := os.MkdirAll(spec.dir, 0o700); err != nil {
+		return nil, err
+	}
+	if spec.peerAddr == nil {
+		spec.peerAddr = func(_, peer devSigner) string { return peer.listen }
+	}
+	credential := make([]byte, 32)
+	if _, err := rand.Read(credential); err != nil {
+		return nil, err
+	}
+	g.credential = filepath.Join(spec.dir, "admin.credential")
+	if err := os.WriteFile(g.credential, []byte(hex.EncodeToString(credential)+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	credentialSum := sha256.Sum256([]byte(hex.EncodeToString(credential)))
+	var members []signerMember
+	var payoutKeys [][]byte
+	for i := 0; i < spec.members; i++ {
+		id := fmt.Sprintf("s%d", i+1)
+		m := devSigner{id: id, dir: filepath.Join(spec.dir, id)}
+		if err := os.MkdirAll(m.dir, 0o700); err != nil {
+			return nil, err
+		}
+		pub, identity, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		secret, payoutPub, err := kaspa.NewKeyPair()
+		if err != nil {
+			return nil, err
+		}
+		m.payout = secret
+		for name, content := range map[string][]byte{"identity.key": identity.Seed(), "payout.key": secret} {
+			if err := os.WriteFile(filepath.Join(m.dir, name), []byte(hex.EncodeToString(content)+"\n"), 0o600); err != nil {
+				return nil, err
+			}
+		}
+		if m.listen, err = freeLoopbackAddr(); err != nil {
+			return nil, err
+		}
+		if m.http, err = freeLoopbackAddr(); err != nil {
+			return nil, err
+		}
+		members = append(members, signerMember{ID: id, IdentityKey: hex.EncodeToString(pub), PayoutKey: hex.EncodeToString(payoutPub)})
+		payoutKeys = append(payoutKeys, payoutPub)
+		g.members = append(g.members, m)
+	}
+	rules, err := kaspa.NewRules(spec.network, payoutKeys, spec.quorum)
+	if err != nil {
+		return nil, err
+	}
+	g.rules, g.address = rules, rules.Address().String()
+	for i, m := range g.members {
+		peers := map[string]string{}
+		for _, o := range g.members {
+			if o.id != m.id {
+				peers[o.id] = spec.peerAddr(m, o)
+			}
+		}
+		node := spec.kaspadRPC[0]
+		if i < len(spec.kaspadRPC) {
+			node = spec.kaspadRPC[i]
+		}
+		evm := spec.evm
+		cfg := signerConfig{Self: m.id, IdentityKeyFile: filepath.Join(m.id, "identity.key"), PayoutKeyFile: filepath.Join(m.id, "payout.key"),
+			Data: filepath.Join(m.id, "data"), Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(credentialSum[:])},
+			Group:  signerGroup{Profile: twophase.ProfileA, Quorum: spec.quorum, Network: spec.network, ChangeAddress: g.address, Members: members},
+			Params: spec.params,
+			signerNetConfig: signerNetConfig{Listen: m.listen, Peers: peers, HTTP: m.http,
+				Kaspad: &signerNode{RPC: node, StallAfter: "30s", Poll: "250ms"}, EVM: &evm}}
+		b, err := json.MarshalIndent(cfg, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		g.members[i].config = filepath.Join(spec.dir, m.id+".json")
+		if err := os.WriteFile(g.members[i].config, b, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// freeLoopbackAddr reserves a loopback port by listening on it and
+// letting go; the process given it binds it moments later.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("no free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/handlers/signingsource"
+)
+
+// maxRequestBytes bounds a POST /signing-events body: a signing event is a
+// few hundred bytes.
+const maxRequestBytes = 16 << 10
+
+// serveHTTP serves /metrics, /healthz, /status and POST /signing-events
+// until ctx ends.
+func (p *signerProcess) serveHTTP(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", p.set.http)
+	if err != nil {
+		return fmt.Errorf("signer http: listen %s: %w", p.set.http, err)
+	}
+	mux := p.reg.Mux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, p.status(time.Now()))
+	})
+	sub := &eventSubmitter{p: p}
+	mux.Handle("POST /signing-events", sub)
+	return metrics.ServeHandler(ctx, ln, mux, p.logger)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// eventSubmitter is the authenticated entry point for external signing
+// requests (SubmitSigningEvent): the caller presents the signer's admin
+// credential as a bearer token; the request is proven on the signer's
+// own EVM node and handed to the signer, or refused and recorded.
+type eventSubmitter struct {
+	p *signerProcess
+
+	mu           sync.Mutex
+	lastRecorded time.Time // of an unauthenticated request
+}
+
+// submitAnswer is POST /signing-events' answer.
+type submitAnswer struct {
+	EventID string `json:"eventId,omitempty"`
+	Phase   string `json:"phase,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func (s *eventSubmitter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req signingsource.SigningEventRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	dec.DisallowUnknownFields()
+	decodeErr := dec.Decode(&req)
+	if !s.authenticated(r) {
+		s.unauthenticated(ctx, req)
+		writeJSON(w, http.StatusUnauthorized, submitAnswer{Error: "unauthenticated: present the signer's admin credential as 'Authorization: Bearer CREDENTIAL'",
+			Reason: "unauthenticated"})
+		return
+	}
+	if decodeErr != nil {
+		err := fmt.Errorf("%w: %w", signingsource.ErrBadRequest, decodeErr)
+		s.refused(ctx, req, "malformed", err.Error())
+		writeJSON(w, http.StatusBadRequest, submitAnswer{Error: err.Error(), Reason: "malformed"})
+		return
+	}
+	ev, err := s.p.source.SubmitSigningEvent(ctx, req)
+	switch {
+	case errors.Is(err, signingsource.ErrBadRequest):
+		writeJSON(w, http.StatusBadRequest, submitAnswer{Error: err.Error(), Reason: signingsource.ReasonLabel(err)})
+		return
+	case errors.Is(err, signingsource.ErrUnproven):
+		writeJSON(w, http.StatusUnprocessableEntity, submitAnswer{Error: err.Error(), Reason: signingsource.ReasonLabel(err)})
+		return
+	case err != nil:
+		// The node could not be read, or the signer not record the
+		// request: nothing was decided, the caller may retry.
+		writeJSON(w, http.StatusServiceUnavailable, submitAnswer{Error: err.Error()})
+		return
+	}
+	e, _ := s.p.signer.Event(ev.ID())
+	writeJSON(w, http.StatusOK, submitAnswer{EventID: ev.ID().Hex(), Phase: e.Phase.String()})
+}
+
+// authenticated compares the bearer token's SHA-256 with the configured
+// one in constant time; a signer without an admin credential takes no
+// requests.
+func (s *eventSubmitter) authenticated(r *http.Request) bool {
+	want := s.p.setup.adminHash
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if want == nil || !ok || token == "" {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], want) == 1
+}
+
+// unauthenticated refuses a request without the credential; it is
+// recorded at most once a second: whoever floods the endpoint without the
+// credential fills a counter, not the signer's log.
+func (s *eventSubmitter) unauthenticated(ctx context.Context, req signingsource.SigningEventRequest) {
+	s.mu.Lock()
+	now := time.Now()
+	record := now.Sub(s.lastRecorded) >= time.Second
+	if record {
+		s.lastRecorded = now
+	}
+	s.mu.Unlock()
+	if !record {
+		s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": signingsource.ViaRPC, "reason": "unauthenticated"}, 1)
+		return
+	}
+	s.refused(ctx, req, "unauthenticated", "unauthenticated")
+}
+
+// refused counts a request the source never saw, logs it and records it
+// (signing_request.refused), as the source does those it refuses.
+func (s *eventSubmitter) refused(ctx context.Context, req signingsource.SigningEventRequest, label, reason string) {
+	s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": signingsource.ViaRPC, "reason": label}, 1)
+	s.p.logger.Warn("signing event request refused", "via", signingsource.ViaRPC, "reason", label, "error", reason)
+	ev, _ := signingsource.ParseSigningEventRequest(req)
+	rec := domain.SigningRequestRefused{Via: signingsource.ViaRPC, Event: ev, Reason: reason}
+	if _, err := s.p.app.Append(ctx, handlers.Cause{}, rec); err != nil {
+		s.p.logger.Warn("recording a refused request failed", "err", err)
+	}
+}

@@ -1,0 +1,129 @@
+package signingsource
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
+)
+
+// BurnReader lists confirmed burns toward Kaspa (the withdrawals_to_kaspa
+// projection, status CONFIRMED).
+type BurnReader interface {
+	// ConfirmedBurns lists stream's confirmed burns with a nonce above
+	// afterNonce, at most limit, by nonce.
+	ConfirmedBurns(ctx context.Context, stream string, afterNonce uint64, limit int) ([]domain.WithdrawalToKaspaDetected, error)
+}
+
+// ViaSource names, in the signer's EventRequested, an event its own
+// indexer and confirmer found.
+const ViaSource = "source"
+
+// Handover hands every confirmed burn of its streams to the requester,
+// in id order, once per process: it remembers what it handed, so a poll
+// reads only past the lowest id not handed yet. A restarted process hands
+// its streams over again from the start, which the requester's
+// idempotence makes harmless. A hole (an id not confirmed) is not waited
+// for: what is confirmed above it is handed over, and the hole is
+// handed when it is confirmed.
+type Handover struct {
+	Streams   []string
+	Burns     BurnReader
+	Requester Requester
+	PageSize  int // default 256
+	Logger    *slog.Logger
+	Metrics   handlers.Metrics
+
+	progress map[string]*handed
+}
+
+// handed is what a stream had handed over: every id up to floor, and the
+// ids in above.
+type handed struct {
+	floor uint64
+	above map[uint64]bool
+}
+
+func (h *handed) has(id uint64) bool { return id <= h.floor || h.above[id] }
+
+func (h *handed) add(id uint64) {
+	h.above[id] = true
+	for h.above[h.floor+1] {
+		delete(h.above, h.floor+1)
+		h.floor++
+	}
+}
+
+// Poll hands over what was confirmed since the last poll and returns how
+// many events it handed. A request that fails stops the poll; the next
+// one tries it again.
+func (h *Handover) Poll(ctx context.Context) (int, error) {
+	n := 0
+	for _, stream := range h.Streams {
+		k, err := h.pollStream(ctx, stream)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
+	if h.progress == nil {
+		h.progress = map[string]*handed{}
+	}
+	p := h.progress[stream]
+	if p == nil {
+		p = &handed{floor: domain.FirstBurnID - 1, above: map[uint64]bool{}}
+		h.progress[stream] = p
+	}
+	page := h.PageSize
+	if page <= 0 {
+		page = 256
+	}
+	log, m := h.Logger, h.Metrics
+	if log == nil {
+		log = slog.Default()
+	}
+	if m == nil {
+		m = handlers.NopMetrics{}
+	}
+	n := 0
+	for after := p.floor; ; {
+		burns, err := h.Burns.ConfirmedBurns(ctx, stream, after, page)
+		if err != nil {
+			return n, err
+		}
+		for _, b := range burns {
+			after = b.OnChainID
+			if p.has(b.OnChainID) {
+				continue
+			}
+			ev, err := b.SigningEvent()
+			if err != nil {
+				// The indexer records no such burn; one on the log was
+				// written by something else. Never handed, said once.
+				p.add(b.OnChainID)
+				m.Count("signing_source_invalid_total", map[string]string{"stream": stream}, 1)
+				log.Error("confirmed burn makes no signing event, not handed over", "stream", stream, "nonce", b.OnChainID,
+					"event_source", b.Ref.Key(), "error", err)
+				continue
+			}
+			if err := h.Requester.Request(ctx, ev, ViaSource); err != nil {
+				return n, err
+			}
+			p.add(b.OnChainID)
+			n++
+			m.Count("signing_source_handed_total", map[string]string{"stream": stream}, 1)
+			// Debug: the signer logs the request when it is new to it; a
+			// restart hands everything over again.
+			log.Debug("burn toward Kaspa handed to the signer", "stream", stream, "nonce", ev.Nonce, "event_id", ev.ID().Hex(),
+				"event_source", b.Ref.Key(), "block_number", b.BlockNumber, "amount_sompi", ev.Amount)
+		}
+		if len(burns) < page {
+			return n, nil
+		}
+	}
+}
