@@ -381,6 +381,10 @@ func (s *State) checkPayout(e *EventState, en Env) {
 	if kt == nil || en.Payout == nil {
 		return
 	}
+	// The view is read before the payout's status: a payout accepted
+	// between the two reads then shows as accepted, where the other order
+	// would see its inputs gone, judge it dead and pay the event again.
+	view, viewErr := en.View()
 	st, err := en.Payout(kt.txID)
 	if err != nil {
 		return
@@ -394,8 +398,7 @@ func (s *State) checkPayout(e *EventState, en Env) {
 	if e.Submitted == 0 {
 		return
 	}
-	view, err := en.View()
-	if err == nil && Dead(kt.template, kt.txID, kt.created, view) {
+	if viewErr == nil && Dead(kt.template, kt.txID, kt.created, view) {
 		s.failRound(e, ReasonPayoutRejected, fmt.Sprintf("payout %s can never be accepted: an input is spent elsewhere or gone", kt.txID.Short()), en)
 	}
 }

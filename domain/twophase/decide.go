@@ -245,8 +245,11 @@ func (s *State) deadFunc(e *EventState, view LedgerView, env Env) func(Hash) boo
 		if kt == nil {
 			return false
 		}
+		// view was read before this status (see checkPayout). A status
+		// that cannot be read leaves the template alive: judging a paid
+		// template dead would let the event be paid again.
 		if env.Payout != nil {
-			if st, err := env.Payout(kt.txID); err == nil && st.Accepted {
+			if st, err := env.Payout(kt.txID); err != nil || st.Accepted {
 				return false
 			}
 		}
