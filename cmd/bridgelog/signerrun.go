@@ -210,6 +210,15 @@ func (p *signerProcess) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// One attempt before the signer starts, so that a node that is up is
+	// its ledger from its first decision; one that is down is an outage,
+	// recorded, and dialled again by run.
+	if c, err := p.dialNode(ctx); err == nil {
+		p.ledger.Attach(c)
+		p.nodeClient <- c
+	} else if ctx.Err() == nil {
+		p.ledger.DialFailed(ctx, err)
+	}
 	req := &lateRequester{}
 	c := p.set.chain
 	p.source, err = signingsource.New(signingsource.Config{Chain: p.chain,
@@ -293,18 +302,32 @@ func (p *signerProcess) run(ctx context.Context) error {
 	return first
 }
 
-// connectNode dials the signer's Kaspa node until it answers on the
-// group's network with a UTXO index, recording each failure as an outage
-// of the node; the client then reconnects by itself.
-func (p *signerProcess) connectNode(ctx context.Context) error {
+// dialNode connects the signer's Kaspa node: it must answer on the
+// group's network and keep a UTXO index.
+func (p *signerProcess) dialNode(ctx context.Context) (*kaspanode.Client, error) {
 	addr, err := kaspa.DecodeAddress(p.setup.protocol.Group.Network, p.set.address)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	return kaspanode.New(ctx, kaspanode.Config{Node: p.set.node, Network: p.setup.protocol.Group.Network, Address: addr,
+		Timeout: p.set.nodeTimeout, Metrics: p.reg.KaspaNode(), Logger: p.logger})
+}
+
+// connectNode dials the signer's Kaspa node until it answers, when the
+// first attempt failed, recording each failure as an outage of the node;
+// the connected client then reconnects by itself.
+func (p *signerProcess) connectNode(ctx context.Context) error {
+	if len(p.nodeClient) > 0 {
+		return nil
 	}
 	wait := time.Second
 	for {
-		c, err := kaspanode.New(ctx, kaspanode.Config{Node: p.set.node, Network: p.setup.protocol.Group.Network, Address: addr,
-			Timeout: p.set.nodeTimeout, Metrics: p.reg.KaspaNode(), Logger: p.logger})
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		c, err := p.dialNode(ctx)
 		if err == nil {
 			p.ledger.Attach(c)
 			p.nodeClient <- c
@@ -314,11 +337,6 @@ func (p *signerProcess) connectNode(ctx context.Context) error {
 			return nil
 		}
 		p.ledger.DialFailed(ctx, err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
 		wait = min(2*wait, 30*time.Second)
 	}
 }
