@@ -228,7 +228,8 @@ func (c *Client) Submit(ctx context.Context, raw []byte) error {
 		return err
 	}
 	err = submitted(name, id, r)
-	if refused := (*RefusedError)(nil); errors.As(err, &refused) && strings.Contains(refused.Reason, "is an orphan") {
+	var refused *RefusedError
+	if errors.As(err, &refused) && strings.Contains(refused.Reason, "is an orphan") {
 		st, err := c.PayoutStatus(ctx, id)
 		if err != nil {
 			return fmt.Errorf("kaspanode: transaction %s: the node calls it an orphan, and whether it was accepted is unknown: %w", id.Short(), err)

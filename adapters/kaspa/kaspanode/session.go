@@ -42,7 +42,8 @@ func Open(ctx context.Context, node string, timeout time.Duration) (*Session, er
 // Close closes the connection. Calls after Close fail with ErrUnavailable.
 func (s *Session) Close() { s.cn.fail(errors.New("session closed")) }
 
-// ask sends req within the call timeout and returns the answer as T.
+// sessionAsk sends req within the call timeout and returns the answer
+// as T.
 func sessionAsk[T appmessage.Message](ctx context.Context, s *Session, name string, req appmessage.Message) (T, error) {
 	var zero T
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
