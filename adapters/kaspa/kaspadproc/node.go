@@ -36,6 +36,9 @@ const Network = "kaspa-simnet"
 // DAA score plus this is below the virtual DAA score.
 var CoinbaseMaturity = dagconfig.SimnetParams.BlockCoinbaseMaturity
 
+// deadPeer is where an isolated node connects to meet nobody.
+const deadPeer = "127.0.0.1:1"
+
 // Grace periods between SIGINT and SIGKILL: kaspad closes its database.
 const (
 	nodeGrace  = 30 * time.Second
@@ -164,13 +167,15 @@ func (n *Node) Start(ctx context.Context) error {
 		"--allow-submit-block-when-not-synced"}
 	switch {
 	case n.isolated:
-		// Connect-only to a port nobody listens on, and not listening:
-		// the node keeps its chain and meets no peer.
-		dead, err := freePort()
+		// Connect-only to a port nothing listens on (nor binds: it is
+		// privileged), and listening on a fresh port no peer knows: the
+		// node keeps its chain and meets no peer. (kaspad ignores
+		// --nolisten and listens on :16511 without --listen.)
+		hidden, err := freePort()
 		if err != nil {
 			return err
 		}
-		args = append(args, "--connect="+dead, "--nolisten")
+		args = append(args, "--connect="+deadPeer, "--listen="+hidden)
 	case n.opts.Peer != "":
 		args = append(args, "--listen="+n.opts.P2P, "--connect="+n.opts.Peer)
 	default:

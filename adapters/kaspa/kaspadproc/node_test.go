@@ -209,36 +209,43 @@ func TestStartFailureShowsTheOutput(t *testing.T) {
 	}
 }
 
-// TestIsolateAndRejoin: an isolated follower falls behind its mining
-// peer, and catches up once it rejoins.
+// TestIsolateAndRejoin: isolated followers fall behind their mining
+// peer, and one catches up once it rejoins. Two are isolated at once:
+// neither may take a port the other needs.
 func TestIsolateAndRejoin(t *testing.T) {
 	leader := startNode(t, kaspadproc.Options{MineTo: wallet(t).Address()})
-	follower := startNode(t, kaspadproc.Options{Peer: leader.P2P()})
+	followers := []*kaspadproc.Node{startNode(t, kaspadproc.Options{Peer: leader.P2P()}), startNode(t, kaspadproc.Options{Peer: leader.P2P()})}
 	ctx := within(t, 3*time.Minute)
 	if _, err := leader.WaitDAAScore(ctx, 30); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := follower.WaitDAAScore(ctx, 30); err != nil {
-		t.Fatalf("follower does not sync: %v", err)
-	}
-	if err := follower.Isolate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	isolatedAt, err := follower.VirtualDAAScore(ctx)
-	if err != nil {
-		t.Fatal(err)
+	isolatedAt := uint64(0)
+	for _, f := range followers {
+		if _, err := f.WaitDAAScore(ctx, 30); err != nil {
+			t.Fatalf("follower does not sync: %v", err)
+		}
+		if err := f.Isolate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.VirtualDAAScore(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		isolatedAt = max(isolatedAt, s)
 	}
 	lead, err := leader.WaitDAAScore(ctx, isolatedAt+60)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := follower.VirtualDAAScore(ctx); err != nil || s+50 > lead {
-		t.Fatalf("isolated follower at %d (%v), leader at %d: it does not lag", s, err, lead)
+	for i, f := range followers {
+		if s, err := f.VirtualDAAScore(ctx); err != nil || s+50 > lead {
+			t.Fatalf("isolated follower %d at %d (%v), leader at %d: it does not lag", i, s, err, lead)
+		}
 	}
-	if err := follower.Rejoin(ctx); err != nil {
+	if err := followers[0].Rejoin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := follower.WaitDAAScore(ctx, lead); err != nil {
+	if _, err := followers[0].WaitDAAScore(ctx, lead); err != nil {
 		t.Fatalf("rejoined follower does not catch up with %d: %v", lead, err)
 	}
 }
