@@ -90,6 +90,7 @@ type Node struct {
 	node       *process
 	miner      *process
 	isolated   bool
+	hidden     string // the P2P address of the node while isolated
 	runs       int    // node starts, naming their output files
 	minerRuns  int    // miner starts, likewise
 	lastOutput string // the latest node run's output file
@@ -116,28 +117,35 @@ func NewNode(bins Binaries, opts Options) (*Node, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	for _, a := range []*string{&opts.RPC, &opts.P2P} {
-		if *a == "" {
-			var err error
-			if *a, err = freePort(); err != nil {
-				return nil, err
-			}
-		}
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	if opts.RPC == "" {
+		opts.RPC = ports[0]
+	}
+	if opts.P2P == "" {
+		opts.P2P = ports[1]
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
-	return &Node{bins: bins, opts: opts, log: opts.Logger, isolated: opts.Isolated}, nil
+	return &Node{bins: bins, opts: opts, log: opts.Logger, isolated: opts.Isolated, hidden: ports[2]}, nil
 }
 
-// freePort reserves a loopback port by listening on it and letting go.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("%w: no free loopback port: %v", ErrNode, err)
+// freePorts finds count distinct free loopback ports: each is listened on
+// until all are found (a port let go at once may come back next).
+func freePorts(count int) ([]string, error) {
+	var ports []string
+	for range count {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("%w: no free loopback port: %v", ErrNode, err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return ports, nil
 }
 
 // RPC is the node's gRPC address (host:port).
@@ -168,14 +176,10 @@ func (n *Node) Start(ctx context.Context) error {
 	switch {
 	case n.isolated:
 		// Connect-only to a port nothing listens on (nor binds: it is
-		// privileged), and listening on a fresh port no peer knows: the
+		// privileged), and listening on a port of its own no peer knows: the
 		// node keeps its chain and meets no peer. (kaspad ignores
 		// --nolisten and listens on :16511 without --listen.)
-		hidden, err := freePort()
-		if err != nil {
-			return err
-		}
-		args = append(args, "--connect="+deadPeer, "--listen="+hidden)
+		args = append(args, "--connect="+deadPeer, "--listen="+n.hidden)
 	case n.opts.Peer != "":
 		args = append(args, "--listen="+n.opts.P2P, "--connect="+n.opts.Peer)
 	default:
