@@ -9,6 +9,7 @@ import (
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/constants"
 	"github.com/kaspanet/kaspad/domain/consensus/utils/subnetworks"
+	"github.com/kaspanet/kaspad/domain/dagconfig"
 	"github.com/kaspanet/kaspad/util"
 	"github.com/kaspanet/kaspad/util/txmass"
 )
@@ -53,8 +54,7 @@ func NewRules(network string, keys [][]byte, m int) (*Rules, error) {
 		return nil, err
 	}
 	p, _ := Params(network) // known: newMultisig checked it
-	return &Rules{network: network, group: ms,
-		mass: txmass.NewCalculator(p.MassPerTxByte, p.MassPerScriptPubKeyByte, p.MassPerSigOp)}, nil
+	return &Rules{network: network, group: ms, mass: massCalculator(p)}, nil
 }
 
 // ForGroup makes the rules of a configured group: its network, its
@@ -112,7 +112,9 @@ func (r *Rules) Input(u twophase.UTXO) twophase.TemplateInput {
 
 // Base is a version-0 transaction on the native subnetwork, without lock
 // time, gas or payload.
-func (r *Rules) Base() twophase.Template {
+func (r *Rules) Base() twophase.Template { return baseTemplate() }
+
+func baseTemplate() twophase.Template {
 	return twophase.Template{Version: constants.MaxTransactionVersion, SubnetworkID: [20]byte(subnetworks.SubnetworkIDNative)}
 }
 
@@ -130,14 +132,27 @@ func (r *Rules) Mass(t twophase.Template) (uint64, error) {
 	for _, in := range tx.Inputs {
 		in.SignatureScript = r.group.sigScript
 	}
-	compute := r.mass.CalculateTransactionMass(tx)
-	storage := r.mass.CalculateTransactionStorageMass(tx)
+	return standardMass(r.mass, tx)
+}
+
+// standardMass is the overall mass of tx, whose inputs carry their UTXO
+// entries and signature scripts of their final size: an error wrapping
+// ErrNonStandard over the standard maximum. Every amount must be
+// positive (the storage mass divides by them).
+func standardMass(calc *txmass.Calculator, tx *externalapi.DomainTransaction) (uint64, error) {
+	compute := calc.CalculateTransactionMass(tx)
+	storage := calc.CalculateTransactionStorageMass(tx)
 	mass := max(compute, storage)
 	if mass > MaxStandardMass {
 		return 0, fmt.Errorf("%w: mass %d (compute %d, storage %d) over the standard maximum %d",
 			ErrNonStandard, mass, compute, storage, MaxStandardMass)
 	}
 	return mass, nil
+}
+
+// massCalculator is the node's mass calculator for network's parameters.
+func massCalculator(p *dagconfig.Params) *txmass.Calculator {
+	return txmass.NewCalculator(p.MassPerTxByte, p.MassPerScriptPubKeyByte, p.MassPerSigOp)
 }
 
 // standard refuses what kaspad refuses in isolation, as a mempool

@@ -147,7 +147,7 @@ func TestViewListsMinedOutputsAndPendingSpends(t *testing.T) {
 	c := newClient(t, n, payer.Address, m)
 
 	v := view(t, c)
-	script := kaspadtest.Script(t, payer.Address)
+	script := payer.Wallet.Script()
 	byOutpoint := map[twophase.Outpoint]twophase.UTXO{}
 	for _, u := range v.UTXOs {
 		byOutpoint[u.Outpoint] = u
@@ -156,13 +156,9 @@ func TestViewListsMinedOutputsAndPendingSpends(t *testing.T) {
 		}
 	}
 	for _, e := range mined {
-		id, err := twophase.ParseHash(e.Outpoint.TransactionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, ok := byOutpoint[twophase.Outpoint{TxID: id, Index: e.Outpoint.Index}]
-		if !ok || u.DAAScore != e.UTXOEntry.BlockDAAScore || u.Amount != e.UTXOEntry.Amount {
-			t.Errorf("mature output %s:%d (DAA %d, %d sompi) is %+v in the view", e.Outpoint.TransactionID, e.Outpoint.Index, e.UTXOEntry.BlockDAAScore, e.UTXOEntry.Amount, u)
+		u, ok := byOutpoint[e.Outpoint]
+		if !ok || u.DAAScore != e.DAAScore || u.Amount != e.Amount {
+			t.Errorf("mature output %s (DAA %d, %d sompi) is %+v in the view", e.Outpoint, e.DAAScore, e.Amount, u)
 		}
 	}
 	if len(v.MempoolSpent) != 0 {

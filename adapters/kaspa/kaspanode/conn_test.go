@@ -1,4 +1,4 @@
-package kaspanode
+package kaspanode_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaspanet/kaspad/app/appmessage"
 
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode/kaspadtest"
 )
 
@@ -15,28 +16,28 @@ import (
 // the same command: abandoning a call must break the connection.
 func TestAbandonedRoundTripBreaksTheConnection(t *testing.T) {
 	n := kaspadtest.StartNode(t, kaspadtest.Options{})
-	cn, err := dial(context.Background(), n.RPC)
+	cn, err := kaspanode.Dial(context.Background(), n.RPC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cn.fail(errors.New("test over"))
-	if _, err := ask[*appmessage.GetInfoResponseMessage](context.Background(), cn, appmessage.NewGetInfoRequestMessage()); err != nil {
+	defer cn.Fail(errors.New("test over"))
+	if err := cn.AskInfo(context.Background()); err != nil {
 		t.Fatalf("GetInfo: %v", err)
 	}
 
 	// Wait for an answer that never comes (GetInfo answers on its own route).
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err = cn.roundTrip(ctx, appmessage.NewGetInfoRequestMessage(), appmessage.CmdGetBlockDAGInfoResponseMessage)
-	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+	_, err = cn.RoundTrip(ctx, appmessage.NewGetInfoRequestMessage(), appmessage.CmdGetBlockDAGInfoResponseMessage)
+	if !errors.Is(err, kaspanode.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("abandoned call: %v, want ErrUnavailable wrapping the deadline", err)
 	}
 	select {
-	case <-cn.broken:
+	case <-cn.Broken():
 	default:
 		t.Fatal("the connection is still in use after an abandoned call")
 	}
-	if _, err := ask[*appmessage.GetInfoResponseMessage](context.Background(), cn, appmessage.NewGetInfoRequestMessage()); !errors.Is(err, ErrUnavailable) {
+	if err := cn.AskInfo(context.Background()); !errors.Is(err, kaspanode.ErrUnavailable) {
 		t.Fatalf("call on the broken connection: %v, want ErrUnavailable", err)
 	}
 }

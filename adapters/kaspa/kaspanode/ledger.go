@@ -148,8 +148,14 @@ func (c *Client) utxos(ctx context.Context) ([]twophase.UTXO, error) {
 	if err := c.nodeError(name, r.Error); err != nil {
 		return nil, err
 	}
-	out := make([]twophase.UTXO, 0, len(r.Entries))
-	for _, e := range r.Entries {
+	return utxoList(name, r.Entries)
+}
+
+// utxoList converts the entries of a get_utxos_by_addresses answer,
+// ordered by outpoint.
+func utxoList(name string, entries []*appmessage.UTXOsByAddressesEntry) ([]twophase.UTXO, error) {
+	out := make([]twophase.UTXO, 0, len(entries))
+	for _, e := range entries {
 		if e.UTXOEntry == nil || e.UTXOEntry.ScriptPublicKey == nil {
 			return nil, fmt.Errorf("kaspanode: %s: entry without its output", name)
 		}
@@ -221,20 +227,9 @@ func (c *Client) Submit(ctx context.Context, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	if r.Error == nil {
-		if r.TransactionID != "" && r.TransactionID != hex.EncodeToString(id[:]) {
-			return fmt.Errorf("kaspanode: %s: the node answered for transaction %s, not %s", name, r.TransactionID, id.Hex())
-		}
-		c.chain.pending(id) // in the mempool now: not accepted before
-		c.log.Debug("kaspa transaction submitted", "node", c.cfg.Node, "tx", id.Hex())
-		return nil
-	}
-	reason := r.Error.Message
-	switch {
-	case strings.Contains(reason, "is already in the mempool"):
-		c.chain.pending(id)
-		return nil
-	case strings.Contains(reason, "is an orphan"):
+	err = submitted(name, id, r)
+	var refused *RefusedError
+	if errors.As(err, &refused) && strings.Contains(refused.Reason, "is an orphan") {
 		st, err := c.PayoutStatus(ctx, id)
 		if err != nil {
 			return fmt.Errorf("kaspanode: transaction %s: the node calls it an orphan, and whether it was accepted is unknown: %w", id.Short(), err)
@@ -242,6 +237,27 @@ func (c *Client) Submit(ctx context.Context, raw []byte) error {
 		if st.Accepted {
 			return nil
 		}
+		return refused
 	}
-	return &RefusedError{TxID: id, Reason: reason}
+	if err == nil {
+		c.chain.pending(id) // in the mempool now: not accepted before
+		c.log.Debug("kaspa transaction submitted", "node", c.cfg.Node, "tx", id.Hex())
+	}
+	return err
+}
+
+// submitted reads the node's answer to the submission of transaction id:
+// nil when it took the transaction or had it in its mempool already, a
+// *RefusedError with its reason when it refused it.
+func submitted(name string, id twophase.Hash, r *appmessage.SubmitTransactionResponseMessage) error {
+	if r.Error == nil {
+		if r.TransactionID != "" && r.TransactionID != hex.EncodeToString(id[:]) {
+			return fmt.Errorf("kaspanode: %s: the node answered for transaction %s, not %s", name, r.TransactionID, id.Hex())
+		}
+		return nil
+	}
+	if strings.Contains(r.Error.Message, "is already in the mempool") {
+		return nil
+	}
+	return &RefusedError{TxID: id, Reason: r.Error.Message}
 }

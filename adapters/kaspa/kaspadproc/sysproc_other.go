@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package kaspadproc
+
+import "syscall"
+
+// childAttributes: no parent-death signal outside Linux; Stop (and the
+// caller's signal handling) ends the children.
+func childAttributes() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
