@@ -25,6 +25,7 @@ import (
 	"github.com/kaspanet/kaspad/domain/dagconfig"
 	"github.com/kaspanet/kaspad/util"
 
+	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 )
@@ -87,8 +88,8 @@ type Node struct {
 	log  *slog.Logger
 
 	mu         sync.Mutex
-	node       *process
-	miner      *process
+	node       *childproc.Process
+	miner      *childproc.Process
 	isolated   bool
 	hidden     string // the P2P address of the node while isolated
 	runs       int    // node starts, naming their output files
@@ -187,16 +188,16 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.runs++
 	out := filepath.Join(n.opts.Dir, fmt.Sprintf("kaspad-%d.out", n.runs))
-	p, err := startProcess(n.bins.Kaspad, args, out, nil)
+	p, err := childproc.Start(n.bins.Kaspad, args, out, nil)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNode, err)
 	}
 	n.node, n.lastOutput = p, out
 	if err := n.waitRPC(ctx, p); err != nil {
 		n.stopLocked()
-		return fmt.Errorf("%w: kaspad on %s did not come up: %w\n%s", ErrNode, n.opts.RPC, err, tail(out, 40))
+		return fmt.Errorf("%w: kaspad on %s did not come up: %w\n%s", ErrNode, n.opts.RPC, err, childproc.Tail(out, 40))
 	}
-	n.log.Debug("kaspad started", "rpc", n.opts.RPC, "p2p", n.opts.P2P, "pid", p.cmd.Process.Pid,
+	n.log.Debug("kaspad started", "rpc", n.opts.RPC, "p2p", n.opts.P2P, "pid", p.Pid(),
 		"isolated", n.isolated, "output", out)
 	if n.opts.MineTo != nil && !n.isolated {
 		if err := n.startMinerLocked(); err != nil {
@@ -209,12 +210,12 @@ func (n *Node) Start(ctx context.Context) error {
 
 // waitRPC waits until the node answers GetInfo, its process exits, ctx
 // ends or StartTimeout passes.
-func (n *Node) waitRPC(ctx context.Context, p *process) error {
+func (n *Node) waitRPC(ctx context.Context, p *childproc.Process) error {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.StartTimeout)
 	defer cancel()
 	for {
-		if p.exited() {
-			return fmt.Errorf("kaspad exited: %v", p.err)
+		if p.Exited() {
+			return fmt.Errorf("kaspad exited: %v", p.Err())
 		}
 		s, err := kaspanode.Open(ctx, n.opts.RPC, 2*time.Second)
 		if err == nil {
@@ -227,7 +228,7 @@ func (n *Node) waitRPC(ctx context.Context, p *process) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no RPC answer (%v): %w", err, ctx.Err())
-		case <-p.done:
+		case <-p.Done():
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -245,12 +246,12 @@ func (n *Node) Stop() error {
 func (n *Node) stopLocked() error {
 	var errs []error
 	if n.miner != nil {
-		errs = append(errs, n.miner.stop(minerGrace))
+		errs = append(errs, n.miner.Stop(minerGrace))
 		n.miner = nil
 	}
 	if n.node != nil {
-		errs = append(errs, n.node.stop(nodeGrace))
-		n.log.Debug("kaspad stopped", "rpc", n.opts.RPC, "exit", n.node.err)
+		errs = append(errs, n.node.Stop(nodeGrace))
+		n.log.Debug("kaspad stopped", "rpc", n.opts.RPC, "exit", n.node.Err())
 		n.node = nil
 	}
 	return errors.Join(errs...)
@@ -292,7 +293,7 @@ func (n *Node) StopMiner() error {
 	if n.miner == nil {
 		return nil
 	}
-	err := n.miner.stop(minerGrace)
+	err := n.miner.Stop(minerGrace)
 	n.miner = nil
 	return err
 }
@@ -328,7 +329,7 @@ func (n *Node) startMinerLocked() error {
 	}
 	n.miner = p
 	n.log.Debug("kaspaminer started", "rpc", n.opts.RPC, "mine_to", n.opts.MineTo.String(),
-		"blocks_per_second", n.opts.BlocksPerSecond, "pid", p.cmd.Process.Pid, "output", p.out)
+		"blocks_per_second", n.opts.BlocksPerSecond, "pid", p.Pid(), "output", p.Output())
 	return nil
 }
 
@@ -358,7 +359,7 @@ func (n *Node) MineBlocks(ctx context.Context, count int) error {
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 		// The exit status does not tell: kaspaminer can exit 1 after
 		// mining them all, when its notification goroutine panics on the
 		// closing connection. The node's block count does.
@@ -368,17 +369,17 @@ func (n *Node) MineBlocks(ctx context.Context, count int) error {
 		}
 		if after < before+uint64(count) {
 			return fmt.Errorf("%w: kaspaminer --numblocks=%d (%v) took the node from %d to %d blocks\n%s",
-				ErrNode, count, p.err, before, after, tail(p.out, 20))
+				ErrNode, count, p.Err(), before, after, childproc.Tail(p.Output(), 20))
 		}
 		return nil
 	case <-ctx.Done():
-		_ = p.stop(minerGrace)
-		return fmt.Errorf("%w: mining %d blocks: %w\n%s", ErrNode, count, ctx.Err(), tail(p.out, 20))
+		_ = p.Stop(minerGrace)
+		return fmt.Errorf("%w: mining %d blocks: %w\n%s", ErrNode, count, ctx.Err(), childproc.Tail(p.Output(), 20))
 	}
 }
 
 // runMiner starts kaspaminer mining to MineTo on the node.
-func (n *Node) runMiner(extra ...string) (*process, error) {
+func (n *Node) runMiner(extra ...string) (*childproc.Process, error) {
 	args := append([]string{"--simnet", "--rpcserver=" + n.opts.RPC, "--miningaddr=" + n.opts.MineTo.String(),
 		"--mine-when-not-synced", "--target-blocks-per-second=" + strconv.FormatFloat(n.opts.BlocksPerSecond, 'f', -1, 64)}, extra...)
 	home := filepath.Join(n.opts.Dir, "miner-home") // kaspaminer logs under $HOME/.kaspaminer
@@ -387,7 +388,7 @@ func (n *Node) runMiner(extra ...string) (*process, error) {
 	}
 	n.minerRuns++
 	out := filepath.Join(n.opts.Dir, fmt.Sprintf("miner-%d.out", n.minerRuns))
-	p, err := startProcess(n.bins.Miner, args, out, []string{"HOME=" + home})
+	p, err := childproc.Start(n.bins.Miner, args, out, []string{"HOME=" + home})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
@@ -403,7 +404,7 @@ func (n *Node) OutputTail(lines int) string {
 	var s string
 	for _, out := range []string{n.lastOutput, n.lastMiner} {
 		if out != "" {
-			s += fmt.Sprintf("%s:\n%s\n", filepath.Base(out), tail(out, lines))
+			s += fmt.Sprintf("%s:\n%s\n", filepath.Base(out), childproc.Tail(out, lines))
 		}
 	}
 	return s

@@ -49,7 +49,7 @@ func runParent(dir string) error {
 		return err
 	}
 	n.mu.Lock()
-	fmt.Printf("pids %d %d\n", n.node.cmd.Process.Pid, n.miner.cmd.Process.Pid)
+	fmt.Printf("pids %d %d\n", n.node.Pid(), n.miner.Pid())
 	n.mu.Unlock()
 	select {}
 }

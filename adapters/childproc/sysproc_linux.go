@@ -1,9 +1,9 @@
-package kaspadproc
+package childproc
 
 import "syscall"
 
 // childAttributes: the kernel sends the child SIGKILL when its parent
-// dies, so a crashed or killed bridgelog leaves no kaspad behind.
+// dies, so a crashed or killed bridgelog leaves no child behind.
 // (Pdeathsig follows the thread that started the child; the Go runtime
 // does not end its threads, except those of a goroutine that exits
 // locked to its thread, which no caller here does.)

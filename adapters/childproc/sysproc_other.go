@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package kaspadproc
+package childproc
 
 import "syscall"
 
