@@ -158,24 +158,18 @@ func (r *flowRun) sendLocks(ctx context.Context, n int) ([]*types.Transaction, e
 }
 
 // sendBurns sends up to n of the withdrawals and Kaspa burns left, each
-// once its user holds what it and the user's earlier burns of this burst
-// burn.
+// once its user holds what it burns after the user's earlier burns, mined
+// or not (its pending balance).
 func (r *flowRun) sendBurns(ctx context.Context, n int) ([]*types.Transaction, error) {
 	var txs []*types.Transaction
-	need := map[int]*big.Int{} // tokens each user burns in this burst
 	for len(txs) < n && r.sent.Burns+r.sent.KaspaBurns < len(r.burns) {
 		kaspa := r.burns[r.sent.Burns+r.sent.KaspaBurns]
 		i, amount, count := r.sent.Burns, WithdrawalAmount, &r.sent.Burns
 		if kaspa {
 			i, amount, count = r.sent.KaspaBurns, r.KaspaPayouts[r.sent.KaspaBurns].Amount, &r.sent.KaspaBurns
 		}
-		u := i % len(r.Keys)
-		if need[u] == nil {
-			need[u] = new(big.Int)
-		}
-		need[u].Add(need[u], amount)
-		k := r.Keys[u]
-		if err := r.waitHolds(ctx, k, need[u]); err != nil {
+		k := r.Keys[i%len(r.Keys)]
+		if err := r.waitHolds(ctx, k, amount); err != nil {
 			return nil, err
 		}
 		var tx *types.Transaction
@@ -253,11 +247,12 @@ func (f Flows) canPay(ctx context.Context) error {
 	return nil
 }
 
-// waitHolds waits until the user's token balance reaches amount.
+// waitHolds waits until the user's pending token balance (with its sent
+// and not yet mined transactions) reaches amount.
 func (f Flows) waitHolds(ctx context.Context, k *ecdsa.PrivateKey, amount *big.Int) error {
 	addr := crypto.PubkeyToAddress(k.PublicKey)
 	for {
-		have, err := f.Users.TokenBalance(ctx, addr)
+		have, err := f.Users.PendingTokenBalance(ctx, addr)
 		if err != nil {
 			return fmt.Errorf("token balance of %s: %w", addr, err)
 		}

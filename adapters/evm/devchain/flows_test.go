@@ -120,6 +120,19 @@ func TestFlowsKaspaPayouts(t *testing.T) {
 	if slices.Sort(ids); !slices.Equal(ids, []int64{1, 2, 3}) {
 		t.Errorf("burn toward Kaspa ids %v, want 1, 2, 3", ids)
 	}
+
+	// Everything in one burst, as devnet sends it: a user's later burns
+	// wait on its balance after its earlier ones, mined or not (a payout
+	// burns all its deposit, so waiting for the sum of the burst's burns
+	// would never end once the first were mined).
+	all := Flows{Users: u, Keys: keys, Deposits: 2, Withdrawals: 2, KaspaPayouts: []KaspaPayout{payout(3), payout(4), payout(5)},
+		Poll: 20 * time.Millisecond}
+	if err := all.Run(flowsCtx); err != nil {
+		t.Fatalf("one burst: %v", err)
+	}
+	total := f.Total()
+	total.Locks, total.Burns, total.KaspaBurns = total.Locks+all.Total().Locks, total.Burns+all.Total().Burns, total.KaspaBurns+3
+	auditClean(ctx, t, u, total, relayDone)
 }
 
 // TestSpread: the other kind's k places are spread among n, the last
