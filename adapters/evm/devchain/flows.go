@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -158,10 +160,11 @@ func (r *flowRun) sendLocks(ctx context.Context, n int) ([]*types.Transaction, e
 }
 
 // sendBurns sends up to n of the withdrawals and Kaspa burns left, each
-// once its user holds what it burns after the user's earlier burns, mined
-// or not (its pending balance).
+// once its user holds what it burns beside the user's earlier burns of
+// the burst that are not mined yet.
 func (r *flowRun) sendBurns(ctx context.Context, n int) ([]*types.Transaction, error) {
 	var txs []*types.Transaction
+	unmined := map[*ecdsa.PrivateKey][]sentBurn{}
 	for len(txs) < n && r.sent.Burns+r.sent.KaspaBurns < len(r.burns) {
 		kaspa := r.burns[r.sent.Burns+r.sent.KaspaBurns]
 		i, amount, count := r.sent.Burns, WithdrawalAmount, &r.sent.Burns
@@ -169,11 +172,11 @@ func (r *flowRun) sendBurns(ctx context.Context, n int) ([]*types.Transaction, e
 			i, amount, count = r.sent.KaspaBurns, r.KaspaPayouts[r.sent.KaspaBurns].Amount, &r.sent.KaspaBurns
 		}
 		k := r.Keys[i%len(r.Keys)]
-		if err := r.waitHolds(ctx, k, amount); err != nil {
+		var err error
+		if unmined[k], err = r.waitHolds(ctx, k, amount, unmined[k]); err != nil {
 			return nil, err
 		}
 		var tx *types.Transaction
-		var err error
 		if kaspa {
 			tx, err = r.Users.BurnToKaspa(ctx, k, amount, r.KaspaPayouts[i].Recipient)
 		} else {
@@ -183,8 +186,15 @@ func (r *flowRun) sendBurns(ctx context.Context, n int) ([]*types.Transaction, e
 			return nil, err
 		}
 		txs, *count = append(txs, tx), *count+1
+		unmined[k] = append(unmined[k], sentBurn{tx.Hash(), amount})
 	}
 	return txs, nil
+}
+
+// sentBurn is a burn sent and maybe not mined yet.
+type sentBurn struct {
+	tx     common.Hash
+	amount *big.Int
 }
 
 // spread orders n transactions of one kind and k of another: true at the
@@ -247,21 +257,36 @@ func (f Flows) canPay(ctx context.Context) error {
 	return nil
 }
 
-// waitHolds waits until the user's pending token balance (with its sent
-// and not yet mined transactions) reaches amount.
-func (f Flows) waitHolds(ctx context.Context, k *ecdsa.PrivateKey, amount *big.Int) error {
+// waitHolds waits until the user's token balance covers amount and the
+// burns it sent that are not mined yet (unmined), and returns those still
+// not mined. The balance is the latest block's, as the gas estimate of
+// the next burn reads it.
+func (f Flows) waitHolds(ctx context.Context, k *ecdsa.PrivateKey, amount *big.Int, unmined []sentBurn) ([]sentBurn, error) {
 	addr := crypto.PubkeyToAddress(k.PublicKey)
 	for {
-		have, err := f.Users.PendingTokenBalance(ctx, addr)
+		// Receipts first: a burn mined after its check is then still
+		// counted, and the balance read next may already lack it (waiting
+		// longer), never the other way round.
+		need := new(big.Int).Set(amount)
+		unmined = slices.DeleteFunc(unmined, func(b sentBurn) bool {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if _, err := f.Users.Backend.TransactionReceipt(rctx, b.tx); err == nil {
+				return true // mined: the balance read next counts it
+			}
+			need.Add(need, b.amount)
+			return false
+		})
+		have, err := f.Users.TokenBalance(ctx, addr)
 		if err != nil {
-			return fmt.Errorf("token balance of %s: %w", addr, err)
+			return unmined, fmt.Errorf("token balance of %s: %w", addr, err)
 		}
-		if have.Cmp(amount) >= 0 {
-			return nil
+		if have.Cmp(need) >= 0 {
+			return unmined, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s to hold %s tokens to burn (holds %s; is a relay minting?): %w", addr, amount, have, ctx.Err())
+			return unmined, fmt.Errorf("waiting for %s to hold %s tokens to burn (holds %s; is a relay minting?): %w", addr, need, have, ctx.Err())
 		case <-time.After(f.poll()):
 		}
 	}

@@ -87,16 +87,6 @@ func (u Users) TokenBalance(ctx context.Context, addr common.Address) (*big.Int,
 	return bind.Call(t.Instance(u.Backend, u.Bridge.Token), &bind.CallOpts{Context: ctx}, t.PackBalanceOf(addr), t.UnpackBalanceOf)
 }
 
-// PendingTokenBalance is addr's bridged-token balance in the pending
-// state: after its transactions sent and not yet mined.
-func (u Users) PendingTokenBalance(ctx context.Context, addr common.Address) (*big.Int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	t := contracts.NewBridgeToken()
-	return bind.Call(t.Instance(u.Backend, u.Bridge.Token), &bind.CallOpts{Context: ctx, Pending: true}, t.PackBalanceOf(addr),
-		t.UnpackBalanceOf)
-}
-
 // Processed reports whether the distributor has paid a leaf.
 func (u Users) Processed(ctx context.Context, leaf [32]byte) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
