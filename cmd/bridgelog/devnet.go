@@ -31,6 +31,7 @@ var devnetFlags struct {
 	chainOnly             bool
 	dryRun                bool
 	fresh                 bool
+	kaspa                 devnetKaspaOptions
 }
 
 // Dev account roles: 0 deploys and administers, 1 relays (mints and
@@ -82,6 +83,9 @@ func init() {
 	f.BoolVar(&devnetFlags.chainOnly, "chain-only", false, "serve the chain and contracts only; run the relay separately")
 	f.BoolVar(&devnetFlags.fresh, "fresh", false, "delete a previous devnet run's log and store in --data first (without it devnet refuses to start there)")
 	f.BoolVar(&devnetFlags.dryRun, "dry-run", false, "run the relay in dry-run mode (nothing is minted or claimed; devnet then reports incomplete)")
+	f.IntVar(&devnetFlags.kaspa.payouts, "kaspa-payouts", 10, "withdrawals to Kaspa addresses, paid by 3 signer processes (2-of-3) from a multisig on a kaspad simnet node (0: no Kaspa side)")
+	f.StringVar(&devnetFlags.kaspa.kaspad, "kaspad", "", "use the running kaspad simnet node at this gRPC address (with --utxoindex) instead of starting one; needs --kaspa-faucet-key")
+	f.StringVar(&devnetFlags.kaspa.faucetKey, "kaspa-faucet-key", "", "with --kaspad: file holding a simnet key (32-byte secret, hex; mode 600) whose coins fund the group")
 	rootCmd.AddCommand(devnetCmd)
 }
 
@@ -95,8 +99,13 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		// drown it. --log-level info brings them back.
 		slog.SetDefault(quietLogger())
 	}
-	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 {
-		return fmt.Errorf("devnet: --deposits and --withdrawals must be >= 0 and --executors >= 1")
+	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 || fl.kaspa.payouts < 0 {
+		return fmt.Errorf("devnet: --deposits, --withdrawals and --kaspa-payouts must be >= 0 and --executors >= 1")
+	}
+	if fl.dryRun || fl.chainOnly {
+		// A dry run mints nothing to burn toward Kaspa; a served chain
+		// leaves the traffic to `devnet traffic`.
+		devnetFlags.kaspa.payouts = 0
 	}
 	dataDir := engineFlags.data
 	cleared, err := prepareDevnetData(dataDir, fl.fresh)
@@ -188,12 +197,28 @@ func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, ch
 	started := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, fl.timeout)
 	defer cancelDeadline()
+	k, err := newDevnetKaspa(engineFlags.data, fl.kaspa)
+	if err != nil {
+		return err
+	}
+	defer k.stop()
+	flows.KaspaPayouts = k.payouts
+	total := flows.Total()
+	// The Kaspa side starts beside the EVM traffic: its burns come only
+	// once their deposits are minted, and the signers index the chain
+	// from its first block.
+	kaspaUp := make(chan error, 1)
+	go func() {
+		kaspaUp <- k.start(deadline, cmd.ErrOrStderr(), signerChain{RPC: chain.URL(), ChainID: devchain.ChainID, Token: cfg.Token,
+			Confirmations: cfg.Confirmations, Poll: "100ms"})
+	}()
 	sent := make(chan error, 1)
 	go func() { sent <- flows.Run(deadline) }()
-	progress := newDevnetProgress(cmd.ErrOrStderr(), fl.deposits, fl.withdrawals)
-	err = waitFor(deadline, relayDone, sent, b, progress, func(s projections.BridgeStats) bool {
-		return s.Deposits[string(domain.StatusMinted)]+s.Deposits[string(domain.StatusFailed)] >= int64(fl.deposits) &&
-			s.Withdrawals[string(domain.StatusExecuted)]+s.Withdrawals[string(domain.StatusFailed)] >= int64(fl.withdrawals)
+	progress := newDevnetProgress(cmd.ErrOrStderr(), total.Locks, fl.withdrawals)
+	err = waitFor(deadline, relayDone, sent, kaspaUp, b, progress, func(s projections.BridgeStats) bool {
+		return s.Deposits[string(domain.StatusMinted)]+s.Deposits[string(domain.StatusFailed)] >= int64(total.Locks) &&
+			s.Withdrawals[string(domain.StatusExecuted)]+s.Withdrawals[string(domain.StatusFailed)] >= int64(fl.withdrawals) &&
+			k.allPaid(deadline, progress)
 	})
 	progress.finish()
 	if err != nil {
@@ -212,7 +237,9 @@ func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, ch
 	if err != nil {
 		return err
 	}
-	ok := printDevnetSummary(cmd.OutOrStdout(), stats, audit, fl.deposits, fl.withdrawals, time.Since(started))
+	ok := printDevnetSummary(cmd.OutOrStdout(), stats, audit, total, time.Since(started))
+	ok = k.summary(ctx, cmd.OutOrStdout()) && ok
+	printDevnetResult(cmd.OutOrStdout(), ok, len(k.payouts))
 	if !ok {
 		return &exitError{code: 1, err: errors.New("devnet: not every flow completed (see summary)")}
 	}
@@ -239,8 +266,10 @@ func quietLogger() *slog.Logger {
 }
 
 // waitFor polls the projections until the users have sent everything and
-// done says so, the relay stops, sending fails, or the deadline passes.
-func waitFor(ctx context.Context, relayDone, sent <-chan error, b *bridge, p *devnetProgress, done func(projections.BridgeStats) bool) error {
+// done says so, the relay stops, sending fails, the Kaspa side cannot
+// start (kaspaUp), or the deadline passes.
+func waitFor(ctx context.Context, relayDone, sent, kaspaUp <-chan error, b *bridge, p *devnetProgress,
+	done func(projections.BridgeStats) bool) error {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	allSent := false
@@ -260,6 +289,11 @@ func waitFor(ctx context.Context, relayDone, sent <-chan error, b *bridge, p *de
 				return fmt.Errorf("devnet: %w", err)
 			}
 			allSent, sent = true, nil // a nil channel is never ready again
+		case err := <-kaspaUp:
+			if err != nil {
+				return fmt.Errorf("devnet: the Kaspa side did not start: %w", err)
+			}
+			kaspaUp = nil
 		case <-ctx.Done():
 			return fmt.Errorf("devnet: flows did not complete in time: %w", ctx.Err())
 		case <-t.C:
@@ -269,7 +303,8 @@ func waitFor(ctx context.Context, relayDone, sent <-chan error, b *bridge, p *de
 
 // printDevnetSummary prints what the relay's projections and the chain
 // say, and whether every flow completed once.
-func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit, deposits, withdrawals int, took time.Duration) bool {
+func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit, sent devchain.Counts, took time.Duration) bool {
+	deposits, withdrawals := sent.Locks, sent.Burns
 	minted := s.Deposits[string(domain.StatusMinted)]
 	executed := s.Withdrawals[string(domain.StatusExecuted)]
 	failedD, failedW := s.Deposits[string(domain.StatusFailed)], s.Withdrawals[string(domain.StatusFailed)]
@@ -286,17 +321,23 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit
 	}
 	fmt.Fprintf(w, "  conflicting events     %d\n", s.Conflicts)
 	fmt.Fprintf(w, "  on chain               %s\n", a.Summary())
-	problems := a.Problems(devchain.Counts{Locks: deposits, Burns: withdrawals})
+	problems := a.Problems(sent)
 	for _, p := range problems {
 		fmt.Fprintf(w, "  chain differs          %s\n", p)
 	}
-	ok := minted == int64(deposits) && executed == int64(withdrawals) && failedD == 0 && failedW == 0 && len(problems) == 0
-	if ok {
-		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once")
-	} else {
+	return minted == int64(deposits) && executed == int64(withdrawals) && failedD == 0 && failedW == 0 && len(problems) == 0
+}
+
+// printDevnetResult is the summary's last line.
+func printDevnetResult(w io.Writer, ok bool, kaspa int) {
+	switch {
+	case !ok:
 		fmt.Fprintln(w, "  result                 INCOMPLETE")
+	case kaspa > 0:
+		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once, every Kaspa payout confirmed once")
+	default:
+		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once")
 	}
-	return ok
 }
 
 // ErrNotDevnetData: --data holds a log that no devnet wrote.
@@ -326,7 +367,7 @@ func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 	}
 	if markErr == nil {
 		for _, p := range []string{logDir, filepath.Join(dir, "projections.db"), filepath.Join(dir, "projections.db-wal"),
-			filepath.Join(dir, "projections.db-shm"), marker} {
+			filepath.Join(dir, "projections.db-shm"), filepath.Join(dir, "kaspa"), filepath.Join(dir, "signers"), marker} {
 			if err := os.RemoveAll(p); err != nil {
 				return false, fmt.Errorf("devnet: clear previous run: %w", err)
 			}

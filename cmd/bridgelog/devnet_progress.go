@@ -29,6 +29,16 @@ type devnetProgress struct {
 	last        string        // the line shown on the terminal
 	lastAt      time.Time     // when the last plain line was printed
 	lastStats   projections.BridgeStats
+	// kaspa is the Kaspa payouts' count ("kaspa 3/10 paid"); "" when the
+	// devnet pays none.
+	kaspa string
+}
+
+// setKaspa sets the Kaspa payouts' count shown from the next redraw.
+func (p *devnetProgress) setKaspa(paid, want int) {
+	if want > 0 {
+		p.kaspa = fmt.Sprintf("kaspa %d/%d paid", paid, want)
+	}
 }
 
 // fallbackColumns is the width assumed when a terminal does not say.
@@ -55,7 +65,7 @@ func (p *devnetProgress) show(s projections.BridgeStats) {
 	now := p.now()
 	elapsed := now.Sub(p.started)
 	if p.columns != nil {
-		line := formatDevnetLine(s, p.deposits, p.withdrawals, elapsed, p.columns())
+		line := formatDevnetLine(s, p.deposits, p.withdrawals, p.kaspa, elapsed, p.columns())
 		if line == p.last {
 			return
 		}
@@ -68,7 +78,7 @@ func (p *devnetProgress) show(s projections.BridgeStats) {
 		return
 	}
 	p.lastAt = now
-	fmt.Fprintln(p.w, plainDevnetLine(s, p.deposits, p.withdrawals, elapsed))
+	fmt.Fprintln(p.w, plainDevnetLine(s, p.deposits, p.withdrawals, p.kaspa, elapsed))
 }
 
 // finish ends the display: the terminal line is closed, and a plain
@@ -80,7 +90,7 @@ func (p *devnetProgress) finish() {
 		}
 		return
 	}
-	fmt.Fprintln(p.w, plainDevnetLine(p.lastStats, p.deposits, p.withdrawals, p.now().Sub(p.started)))
+	fmt.Fprintln(p.w, plainDevnetLine(p.lastStats, p.deposits, p.withdrawals, p.kaspa, p.now().Sub(p.started)))
 }
 
 // Bar widths of the terminal line, in cells.
@@ -93,7 +103,7 @@ const (
 // it, so that it never wraps (a wrapped line cannot be redrawn in place).
 // The counts of done flows always show; the bar, then the states before
 // done, the batches and the time are added while they fit.
-func formatDevnetLine(s projections.BridgeStats, deposits, withdrawals int, elapsed time.Duration, columns int) string {
+func formatDevnetLine(s projections.BridgeStats, deposits, withdrawals int, kaspa string, elapsed time.Duration, columns int) string {
 	limit := max(columns, 2) - 1 // writing the last column wraps on some terminals
 	dep, wd := depositCounts(s, deposits), withdrawalCounts(s, withdrawals)
 	batches := batchCounts(s.Batches)
@@ -101,9 +111,9 @@ func formatDevnetLine(s projections.BridgeStats, deposits, withdrawals int, elap
 		text   string
 		detail bool // follows the count before it, after one space
 	}
-	parts := []part{{dep.done, false}, {dep.detail, true}, {wd.done, false}, {wd.detail, true},
+	parts := []part{{dep.done, false}, {dep.detail, true}, {wd.done, false}, {wd.detail, true}, {kaspa, false},
 		{batches.done, false}, {batches.detail, true}, {formatElapsed(elapsed), false}}
-	kept := []bool{true, false, true, false, false, false, false}
+	kept := []bool{true, false, true, false, true, false, false, false}
 	render := func() string {
 		var b strings.Builder
 		for i, p := range parts {
@@ -140,10 +150,14 @@ func formatDevnetLine(s projections.BridgeStats, deposits, withdrawals int, elap
 }
 
 // plainDevnetLine is one progress line for output that is not a terminal.
-func plainDevnetLine(s projections.BridgeStats, deposits, withdrawals int, elapsed time.Duration) string {
+func plainDevnetLine(s projections.BridgeStats, deposits, withdrawals int, kaspa string, elapsed time.Duration) string {
 	dep, wd := depositCounts(s, deposits), withdrawalCounts(s, withdrawals)
-	return fmt.Sprintf("devnet: %s: %s, %s, %s", formatElapsed(elapsed), joinNonEmpty(" ", dep.done, dep.detail),
-		joinNonEmpty(" ", wd.done, wd.detail), batchWords(s.Batches))
+	line := fmt.Sprintf("devnet: %s: %s, %s", formatElapsed(elapsed), joinNonEmpty(" ", dep.done, dep.detail),
+		joinNonEmpty(" ", wd.done, wd.detail))
+	if kaspa != "" {
+		line += ", " + kaspa
+	}
+	return line + ", " + batchWords(s.Batches)
 }
 
 // flowCounts says how far one kind of flow is: done of expected, and how

@@ -42,7 +42,7 @@ func TestDevnetLineFitsTheTerminal(t *testing.T) {
 			"batches 2 anchored (1 anchor failed)", "1m5s"}, nil},
 		{40, []string{"devnet deposits 16/20"}, []string{"|"}},
 	} {
-		line := formatDevnetLine(midRun(), 20, 20, 65*time.Second, c.columns)
+		line := formatDevnetLine(midRun(), 20, 20, "", 65*time.Second, c.columns)
 		if n := utf8.RuneCountInString(line); n >= c.columns {
 			t.Errorf("%d columns: a line of %d: %q", c.columns, n, line)
 		}
@@ -121,7 +121,8 @@ func TestDevnetPlainProgress(t *testing.T) {
 func TestDevnetSummaryInWords(t *testing.T) {
 	var out bytes.Buffer
 	a := devchain.Audit{Supply: big.NewInt(0), Locked: big.NewInt(0)}
-	ok := printDevnetSummary(&out, midRun(), a, 20, 20, time.Minute)
+	ok := printDevnetSummary(&out, midRun(), a, devchain.Counts{Locks: 20, Burns: 20}, time.Minute)
+	printDevnetResult(&out, ok, 0)
 	s := out.String()
 	if ok || strings.Contains(s, "map[") || !strings.Contains(s, "batches                2 anchored (1 anchor failed)") ||
 		!strings.Contains(s, "chain differs          0 deposits locked on chain, 20 sent") || !strings.Contains(s, "INCOMPLETE") {

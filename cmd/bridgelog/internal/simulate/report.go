@@ -92,7 +92,8 @@ func (r Report) InvariantsHeld() bool {
 		r.Completed+r.Abandoned == r.Events
 }
 
-func latency(ms []int64) Latency {
+// LatencyOf is the percentiles of ms (sorted in place).
+func LatencyOf(ms []int64) Latency {
 	slices.Sort(ms)
 	l := Latency{P50: percentile(ms, .50), P95: percentile(ms, .95), P99: percentile(ms, .99)}
 	if len(ms) > 0 {
@@ -163,7 +164,7 @@ func (w *world) report() Report {
 		}
 	}
 	slices.Sort(rounds)
-	r.CommitLatencyMs, r.PayoutLatencyMs = latency(lat), latency(pay)
+	r.CommitLatencyMs, r.PayoutLatencyMs = LatencyOf(lat), LatencyOf(pay)
 	if len(rounds) > 0 {
 		r.RoundsP50, r.RoundsMax = rounds[len(rounds)/2], rounds[len(rounds)-1]
 	}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kaspanet/kaspad/util"
+
+	"github.com/bridgelog/bridgelog/adapters/childproc"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspadproc"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+)
+
+// The devnet's signing group: 3 signer processes, any 2 of which sign.
+const (
+	devnetSigners = 3
+	devnetQuorum  = 2
+	// devnetGroupOutputs is how many outputs beyond one per payout the
+	// faucet funds the group with: Profile A pays one event at a time and
+	// a payout's change is too shallow to spend at once, so each payout
+	// needs a deep output of its own.
+	devnetGroupOutputs = 2
+	// devnetGroupOutput is each funding output's amount: ten times the
+	// largest payout.
+	devnetGroupOutput = 10 * 100_000_000
+)
+
+// devnetKaspa is the Kaspa half of a devnet: a simnet node and its miner
+// (or a running node), the faucet the miner pays, the signing group's
+// processes, and the payouts they owe.
+type devnetKaspa struct {
+	dir, dataDir string
+	opt          devnetKaspaOptions
+	rpc          string
+
+	mu      sync.Mutex       // node and signers: start adds, stop ends
+	node    *kaspadproc.Node // nil on a node devnet did not start
+	signers []*childproc.Process
+	stopped bool
+
+	up       atomic.Bool // start returned without error: group and rpc are set
+	lastPoll time.Time
+	faucet   *kaspa.Wallet
+	group    *devSignerGroup
+	payouts  []devchain.KaspaPayout
+	owed     []kaspaOwed
+}
+
+// kaspaOwed is what one payout's recipient must hold once paid.
+type kaspaOwed struct {
+	address util.Address
+	sompi   uint64
+}
+
+// devnetKaspaOptions are the devnet flags of the Kaspa half.
+type devnetKaspaOptions struct {
+	payouts   int
+	kaspad    string // a running simnet node's RPC address; "": start one
+	faucetKey string // with kaspad: the file of a funded simnet key
+}
+
+// newDevnetKaspa makes the payouts' recipients (fresh simnet keys) and
+// the faucet; nothing starts before start.
+func newDevnetKaspa(dataDir string, opt devnetKaspaOptions) (*devnetKaspa, error) {
+	k := &devnetKaspa{dir: filepath.Join(dataDir, "kaspa"), dataDir: dataDir, opt: opt, rpc: opt.kaspad}
+	if opt.payouts == 0 {
+		return k, nil
+	}
+	var err error
+	if opt.kaspad != "" {
+		k.faucet, err = faucetFromFile(opt.faucetKey)
+	} else {
+		k.faucet, err = kaspa.NewRandomWallet(kaspadproc.Network)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < opt.payouts; i++ {
+		r, err := kaspa.NewRandomWallet(kaspadproc.Network)
+		if err != nil {
+			return nil, err
+		}
+		amount := devchain.KaspaPayoutAmount(i)
+		k.payouts = append(k.payouts, devchain.KaspaPayout{Recipient: r.Address().String(), Amount: amount})
+		k.owed = append(k.owed, kaspaOwed{address: r.Address(), sompi: new(big.Int).Div(amount, big.NewInt(weiPerSompi)).Uint64()})
+	}
+	return k, nil
+}
+
+// start builds kaspad and kaspaminer on first use (one progress line on
+// w), starts the node and its miner, writes the signing group, funds its
+// multisig address from the miner's coins and starts its signer
+// processes, which index evm. What it started, stop stops, also after an
+// error.
+func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) error {
+	if len(k.payouts) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(k.dir, 0o700); err != nil {
+		return err
+	}
+	if k.opt.kaspad == "" {
+		bins, err := kaspadproc.Build(ctx, w)
+		if err != nil {
+			return err
+		}
+		node, err := kaspadproc.NewNode(bins, kaspadproc.Options{Dir: filepath.Join(k.dir, "node"), MineTo: k.faucet.Address()})
+		if err != nil {
+			return err
+		}
+		k.mu.Lock()
+		k.node = node
+		k.mu.Unlock()
+		if err := node.Start(ctx); err != nil {
+			return err
+		}
+		k.rpc = node.RPC()
+	}
+	group, err := writeDevSignerGroup(devGroupSpec{dir: filepath.Join(k.dataDir, "signers"), members: devnetSigners,
+		quorum: devnetQuorum, kaspadRPC: []string{k.rpc}, evm: evm, params: devnetSignerParams()})
+	if err != nil {
+		return err
+	}
+	k.group = group
+	if err := k.fund(ctx, len(k.payouts)+devnetGroupOutputs); err != nil {
+		return err
+	}
+	if err := k.startSigners(); err != nil {
+		return err
+	}
+	k.up.Store(true)
+	return nil
+}
+
+// weiPerSompi is the token's WEI_PER_SOMPI: a burn of amount wei pays
+// amount / 1e10 sompi.
+const weiPerSompi = 10_000_000_000
+
+// faucetFromFile reads a funded simnet key (32-byte secret, hex).
+func faucetFromFile(path string) (*kaspa.Wallet, error) {
+	if path == "" {
+		return nil, errors.New("devnet: --kaspad needs --kaspa-faucet-key FILE, a simnet key with funds on that node, to fund the group")
+	}
+	b, err := readSecretFile("kaspa faucet key", path)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := hex.DecodeString(trim0x(string(b)))
+	if err != nil || len(secret) != 32 {
+		return nil, fmt.Errorf("kaspa faucet key %s: want a 32-byte secret as 64 hex digits", path)
+	}
+	return kaspa.NewWallet(kaspadproc.Network, secret)
+}
+
+// session opens a short connection to the node.
+func (k *devnetKaspa) session(ctx context.Context) (*kaspanode.Session, error) {
+	return kaspanode.Open(ctx, k.rpc, 10*time.Second)
+}
+
+// fund pays outputs outputs to the group's address from the faucet's
+// mature coins, and waits until the group holds them.
+func (k *devnetKaspa) fund(ctx context.Context, outputs int) error {
+	need := uint64(outputs)*devnetGroupOutput + 100_000_000 // and a fee's worth
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var ins []twophase.UTXO
+	for {
+		s, err := k.session(ctx)
+		if err != nil {
+			return err
+		}
+		virtual, verr := s.VirtualDAAScore(ctx)
+		utxos, uerr := s.UTXOs(ctx, k.faucet.Address().String())
+		s.Close()
+		if err := errors.Join(verr, uerr); err != nil {
+			return err
+		}
+		var have uint64
+		ins = ins[:0]
+		for _, u := range utxos {
+			if kaspadproc.Spendable(u, virtual) && have < need {
+				ins, have = append(ins, u), have+u.Amount
+			}
+		}
+		if have >= need {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("devnet: the faucet %s holds %d spendable sompi of the %d the group needs (is the miner running?): %w",
+				k.faucet.Address(), have, need, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	pays := make([]kaspa.Payment, outputs)
+	for i := range pays {
+		pays[i] = kaspa.Payment{To: k.group.rules.Address(), Amount: devnetGroupOutput}
+	}
+	tx, err := k.faucet.SpendAtFeeRate(ins, pays, 1)
+	if err != nil {
+		return fmt.Errorf("devnet: fund the group: %w", err)
+	}
+	s, err := k.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Submit(ctx, tx); err != nil {
+		return fmt.Errorf("devnet: fund the group: %w", err)
+	}
+	return nil
+}
+
+// startSigners starts every member's signer process.
+func (k *devnetKaspa) startSigners() error {
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, m := range k.group.members {
+		k.mu.Lock()
+		if k.stopped {
+			k.mu.Unlock()
+			return errors.New("devnet: stopped")
+		}
+		p, err := childproc.Start(bin, []string{"signer", "--config", m.config, "--log-level", "info"},
+			filepath.Join(m.dir, "signer.out"), nil)
+		if err == nil {
+			k.signers = append(k.signers, p)
+		}
+		k.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("devnet: start signer %s: %w", m.id, err)
+		}
+	}
+	return nil
+}
+
+// kaspaPaid is what the node shows of the payouts.
+type kaspaPaid struct {
+	confirmed int      // recipients holding exactly what they are owed, deep enough
+	problems  []string // recipients holding something else
+}
+
+// paid reads every recipient's outputs: a payout is confirmed when its
+// recipient holds exactly what it is owed, in one output at least depth
+// deep.
+func (k *devnetKaspa) paid(ctx context.Context, depth uint64) (kaspaPaid, error) {
+	var out kaspaPaid
+	s, err := k.session(ctx)
+	if err != nil {
+		return out, err
+	}
+	defer s.Close()
+	virtual, err := s.VirtualDAAScore(ctx)
+	if err != nil {
+		return out, err
+	}
+	held := map[string][]twophase.UTXO{}
+	for _, o := range k.owed {
+		a := o.address.String()
+		if held[a], err = s.UTXOs(ctx, a); err != nil {
+			return out, err
+		}
+	}
+	for _, o := range k.owed {
+		us := held[o.address.String()]
+		switch {
+		case len(us) == 0:
+		case len(us) == 1 && us[0].Amount == o.sompi:
+			if us[0].DAAScore+depth <= virtual {
+				out.confirmed++
+			}
+		default:
+			var got []uint64
+			for _, u := range us {
+				got = append(got, u.Amount)
+			}
+			out.problems = append(out.problems, fmt.Sprintf("%s holds %v sompi, owed %d once", o.address, got, o.sompi))
+		}
+	}
+	return out, nil
+}
+
+// allPaid reports whether every payout is confirmed on the node (read
+// at most once a second), and shows the count.
+func (k *devnetKaspa) allPaid(ctx context.Context, p *devnetProgress) bool {
+	if len(k.payouts) == 0 {
+		return true
+	}
+	if !k.up.Load() || time.Since(k.lastPoll) < time.Second {
+		return false
+	}
+	k.lastPoll = time.Now()
+	paid, err := k.paid(ctx, devnetSignerParams().PayoutDepth)
+	if err != nil {
+		return false // the node may be busy; the next poll asks again
+	}
+	p.setKaspa(paid.confirmed, len(k.payouts))
+	return paid.confirmed == len(k.payouts)
+}
+
+// summary stops the signers and prints the Kaspa lines of the summary
+// from the node and the first signer's log; false unless every payout is
+// confirmed once.
+func (k *devnetKaspa) summary(ctx context.Context, w io.Writer) bool {
+	if len(k.payouts) == 0 {
+		return true
+	}
+	if !k.up.Load() {
+		fmt.Fprintln(w, "  kaspa                  the Kaspa side never started")
+		return false
+	}
+	paid, err := k.paid(ctx, devnetSignerParams().PayoutDepth)
+	if err != nil {
+		fmt.Fprintf(w, "  kaspa node             %v\n", err)
+		return false
+	}
+	k.stopSigners()
+	rec, err := readPayoutRecord(ctx, k.group.members[0].config)
+	if err != nil {
+		fmt.Fprintf(w, "  kaspa signer log       %v\n", err)
+	}
+	return printKaspaSummary(w, paid, len(k.payouts), rec, k.group.members[0].id)
+}
+
+// stopSigners stops the signer processes (SIGINT, then SIGKILL).
+func (k *devnetKaspa) stopSigners() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, p := range k.signers {
+		_ = p.Stop(10 * time.Second)
+	}
+	k.signers = nil
+}
+
+// stop stops the signers, then the node and its miner; safe to call
+// while start runs (it starts nothing more) and twice.
+func (k *devnetKaspa) stop() {
+	k.stopSigners()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.stopped = true
+	if k.node != nil {
+		_ = k.node.Stop()
+	}
+}
