@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// processesUsing lists the processes (pid and command line) whose command
+// line or environment names dir (kaspaminer's home is there): what a
+// devnet in dir started and left running.
+func processesUsing(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append(b, env...), []byte(dir)) {
+			continue
+		}
+		out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+	}
+	return out
+}
+
+// waitNoProcessesUsing fails the test when processes naming dir are still
+// there after a while.
+func waitNoProcessesUsing(t *testing.T, dir string) {
+	t.Helper()
+	var left []string
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if left = processesUsing(t, dir); len(left) == 0 {
+			return
+		}
+	}
+	t.Fatalf("processes left running:\n%s", strings.Join(left, "\n"))
+}
+
+// TestDevnetPaysKaspa runs the README's main command with a little traffic:
+// a kaspad simnet node and miner, three signer processes (2-of-3), and
+// withdrawals to Kaspa among the EVM ones. It exits 0, its summary says
+// every payout was confirmed once on the node, and nothing it started is
+// left running.
+func TestDevnetPaysKaspa(t *testing.T) {
+	bin, data := testBinary(t), t.TempDir()
+	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "4", "--timeout", "4m")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		t.Fatalf("devnet: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+	}
+	for _, want := range []string{"kaspa payouts confirmed 4 / 4", "kaspa rounds per event", "kaspa commit latency",
+		"kaspa fee per payout", "every Kaspa payout confirmed once", "; 4 burns toward Kaspa;"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, &stdout)
+		}
+	}
+	waitNoProcessesUsing(t, data)
+}
+
+// TestDevnetInterruptStopsEverything: Ctrl-C (SIGINT) while payouts flow
+// stops devnet, and with it the node, the miner and the signers.
+func TestDevnetInterruptStopsEverything(t *testing.T) {
+	bin, data := testBinary(t), t.TempDir()
+	out := filepath.Join(data, "devnet.out")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "20")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// Wait until the signers run.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(data, "signers", "s3", "signer.out"))
+		if bytes.Contains(b, []byte("signer running")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(out)
+			t.Fatalf("the signers did not start:\n%s", b)
+		}
+	}
+	if len(processesUsing(t, data)) < 6 { // devnet, kaspad, kaspaminer, 3 signers
+		t.Fatalf("running: %v", processesUsing(t, data))
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("an interrupted devnet exited 0")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("devnet did not exit within 60 s of SIGINT")
+	}
+	waitNoProcessesUsing(t, data)
+}
