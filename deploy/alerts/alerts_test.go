@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/adapters/signermesh"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
@@ -41,7 +42,8 @@ func TestAlertRules(t *testing.T) {
 }
 
 // The signer's rules must name series adapters/metrics exports: a typo
-// there would be an alert that never fires.
+// there would be an alert that never fires. The signer process's mesh
+// and node series exist from their first observation, made here.
 func TestSignerRulesNameExportedSeries(t *testing.T) {
 	rules, err := os.ReadFile("bridgelog-rules.yml")
 	if err != nil {
@@ -55,6 +57,17 @@ func TestSignerRulesNameExportedSeries(t *testing.T) {
 		s.Observe(name, "", 0)
 		s.Observe(name, "x", 0)
 	}
+	mesh, node := r.Mesh(), r.KaspaNode()
+	mesh.Handshake("s2", signermesh.OutcomeOK)
+	mesh.Sent("s2")
+	mesh.Received("s2")
+	mesh.Dropped("s2", signermesh.DropQueueFull)
+	mesh.Reconnect("s2")
+	mesh.Connected("s2", true)
+	node.RPCError("get_info")
+	node.Reconnected()
+	node.VirtualDAAScore(1)
+	node.Up(true)
 	fams, err := r.Gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +80,7 @@ func TestSignerRulesNameExportedSeries(t *testing.T) {
 			exported[name+"_bucket"], exported[name+"_count"], exported[name+"_sum"] = true, true, true
 		}
 	}
-	used := regexp.MustCompile(`bridgelog_signer_[a-z0-9_]+`).FindAllString(string(rules), -1)
+	used := regexp.MustCompile(`bridgelog_(signer|kaspa_node)_[a-z0-9_]+`).FindAllString(string(rules), -1)
 	if len(used) == 0 {
 		t.Fatal("no bridgelog_signer_ series in the rules")
 	}
