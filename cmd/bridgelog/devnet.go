@@ -53,6 +53,16 @@ minted and every withdrawal claimed, checks the chain, prints a summary and
 exits 0 when everything completed. The log and projections stay in --data for
 replay, verify and log inspect.
 
+With --kaspa-payouts N (default 10) it pays Kaspa too: it starts a kaspad
+simnet node (--utxoindex) and a miner as child processes (built from the
+kaspad version go.mod pins on first use, cached in ~/.cache/bridgelog), or
+uses the node --kaspad names (funded from --kaspa-faucet-key), writes a 2-of-3
+signing group to DATA/signers, funds its multisig address, starts the three
+signer processes (bridgelog signer --config DATA/signers/sN.json) and sends N
+burns toward fresh Kaspa addresses among the withdrawals. It exits 0 only when
+every payout is confirmed once on the node; Ctrl-C stops every process it
+started.
+
 A previous devnet's run in --data (its chain is gone with its process) is
 not deleted silently: devnet refuses to start there unless --fresh is given,
 and then says on its first line that it deleted it.
