@@ -78,22 +78,31 @@ func (s *State) signCommitted(e *EventState, env Env) {
 	if kt == nil || !kt.valid {
 		return
 	}
+	// The view before the payout's status (see checkPayout): a payout
+	// accepted between the two reads then shows as accepted, where the
+	// other order would see its inputs missing and fail the round.
+	view, viewErr := env.View()
+	var statusErr error
 	if env.Payout != nil {
-		if st, err := env.Payout(kt.txID); err == nil && st.Accepted {
+		st, err := env.Payout(kt.txID)
+		if err == nil && st.Accepted {
 			// Paid with the others' signatures: nothing to sign.
 			if st.VirtualDAAScore >= st.DAAScore+s.cfg.Params.PayoutDepth {
 				s.complete(e, e.Canonical, kt.txID, st.DAAScore, env)
 			}
 			return
 		}
+		statusErr = err
 	}
-	view, err := env.View()
-	if err != nil {
+	if viewErr != nil {
 		return // the tick tries again
 	}
 	if err := Revalidate(kt.template, kt.txID, view, s.cfg.Params); err != nil {
 		if notYet(err, kt, view) {
 			return // this signer's node is behind: sign when it shows the inputs deep (tick, ledger change)
+		}
+		if statusErr != nil && missingInput(err) {
+			return // the payout itself may have spent it: judge when its status can be read
 		}
 		s.observe(MetricRevalidationFailures, "", 1)
 		s.failRound(e, ReasonRevalidationFailed, err.Error(), env)
@@ -107,6 +116,13 @@ func (s *State) signCommitted(e *EventState, env Env) {
 	s.emit(TemplateSigned{EventID: e.ID, Round: e.CommitRound, Hash: e.Canonical, TxID: kt.txID, Signature: sig, AtNs: ns(env.Now)})
 	s.sendCommit(e, "", false, env)
 	s.maybeSubmit(e, env)
+}
+
+// missingInput reports whether a revalidation failed on an input gone
+// from the view.
+func missingInput(err error) bool {
+	var rf *RevalidationFailure
+	return errors.As(err, &rf) && rf.Reason == "missing"
 }
 
 // notYet tells a revalidation failure that time cures from one that
