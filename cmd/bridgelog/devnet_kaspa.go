@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -169,58 +170,80 @@ func (k *devnetKaspa) session(ctx context.Context) (*kaspanode.Session, error) {
 	return kaspanode.Open(ctx, k.rpc, 10*time.Second)
 }
 
-// fund pays outputs outputs to the group's address from the faucet's
-// mature coins, and waits until the group holds them.
+// fund submits a transaction paying outputs outputs to the group's
+// address from the faucet's mature coins; the signers can spend them once
+// they are minInputDepth deep.
 func (k *devnetKaspa) fund(ctx context.Context, outputs int) error {
 	need := uint64(outputs)*devnetGroupOutput + 100_000_000 // and a fee's worth
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	var ins []twophase.UTXO
-	for {
+	pays := make([]kaspa.Payment, outputs)
+	for i := range pays {
+		pays[i] = kaspa.Payment{To: k.group.rules.Address(), Amount: devnetGroupOutput}
+	}
+	for attempt := 1; ; attempt++ {
+		ins, err := k.faucetInputs(ctx, need)
+		if err != nil {
+			return err
+		}
+		tx, err := k.faucet.SpendAtFeeRate(ins, pays, 1)
+		if err != nil {
+			return fmt.Errorf("devnet: fund the group: %w", err)
+		}
 		s, err := k.session(ctx)
 		if err != nil {
 			return err
+		}
+		err = s.Submit(ctx, tx)
+		s.Close()
+		// A simnet under load reorganises now and then, and a coinbase
+		// output that was mature can be immature again: choose again.
+		if errors.Is(err, kaspanode.ErrRefused) && attempt < 5 {
+			slog.Debug("devnet: funding refused; choosing the faucet's outputs again", "err", err)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("devnet: fund the group: %w", err)
+		}
+		return nil
+	}
+}
+
+// fundMargin is how many DAA scores past coinbase maturity a faucet output
+// must be: a reorganisation of a few blocks leaves it mature.
+const fundMargin = 20
+
+// faucetInputs waits until the faucet holds need sompi in outputs the
+// node will let it spend, and returns them.
+func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64) ([]twophase.UTXO, error) {
+	for {
+		s, err := k.session(ctx)
+		if err != nil {
+			return nil, err
 		}
 		virtual, verr := s.VirtualDAAScore(ctx)
 		utxos, uerr := s.UTXOs(ctx, k.faucet.Address().String())
 		s.Close()
 		if err := errors.Join(verr, uerr); err != nil {
-			return err
+			return nil, err
 		}
+		var ins []twophase.UTXO
 		var have uint64
-		ins = ins[:0]
 		for _, u := range utxos {
-			if kaspadproc.Spendable(u, virtual) && have < need {
+			if virtual > fundMargin && kaspadproc.Spendable(u, virtual-fundMargin) && have < need {
 				ins, have = append(ins, u), have+u.Amount
 			}
 		}
 		if have >= need {
-			break
+			return ins, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("devnet: the faucet %s holds %d spendable sompi of the %d the group needs (is the miner running?): %w",
+			return nil, fmt.Errorf("devnet: the faucet %s holds %d spendable sompi of the %d the group needs (is the miner running?): %w",
 				k.faucet.Address(), have, need, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	pays := make([]kaspa.Payment, outputs)
-	for i := range pays {
-		pays[i] = kaspa.Payment{To: k.group.rules.Address(), Amount: devnetGroupOutput}
-	}
-	tx, err := k.faucet.SpendAtFeeRate(ins, pays, 1)
-	if err != nil {
-		return fmt.Errorf("devnet: fund the group: %w", err)
-	}
-	s, err := k.session(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if err := s.Submit(ctx, tx); err != nil {
-		return fmt.Errorf("devnet: fund the group: %w", err)
-	}
-	return nil
 }
 
 // startSigners starts every member's signer process.
