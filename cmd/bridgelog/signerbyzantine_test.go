@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +16,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/signermesh"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
@@ -147,6 +152,74 @@ func TestForgedCommitEvidenceRefused(t *testing.T) {
 	thief.checkEmpty(c)
 }
 
+// TestHandshakeRefusals: whoever answers at s3's address with another
+// protocol version, or in another group, is refused by s1 and s2 and
+// refuses them, each side counting it by peer and outcome and naming
+// what differs in its status; first in-process posers with s3's key,
+// then a real signer process whose config has another quorum.
+func TestHandshakeRefusals(t *testing.T) {
+	c := newSignerCluster(t, clusterOptions{skip: []string{"s3"}, fund: 1})
+	s3 := c.member("s3")
+	setup, err := loadSignerConfig(s3.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := setup.protocol.Group
+	poser := func(version uint16, g twophase.Group) *signermesh.Mesh {
+		m, err := signermesh.New(signermesh.Config{Self: "s3", Identity: setup.protocol.Identity, Group: g, ProtocolVersion: version,
+			ListenAddr: s3.listen, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+
+	v1, v2 := twophase.ProtocolVersion, twophase.ProtocolVersion+1
+	m := poser(v2, group)
+	c.waitRefused([]string{"s1", "s2"}, "s3", signermesh.OutcomeWrongVersion,
+		fmt.Sprintf("peer s3 speaks protocol version %d, this signer %d", v2, v1))
+	waitPoserRefused(t, m, fmt.Sprintf("speaks protocol version %d, this signer %d", v1, v2))
+	m.Close()
+
+	other := group
+	other.Quorum = 3
+	m = poser(v1, other)
+	c.waitRefused([]string{"s1", "s2"}, "s3", signermesh.OutcomeWrongGroup,
+		fmt.Sprintf("peer s3 is in group %s, this signer in %s", other.ID(), group.ID()))
+	waitPoserRefused(t, m, fmt.Sprintf("is in group %s, this signer in %s", group.ID(), other.ID()))
+	m.Close()
+
+	// The real process: its config asks all three signatures, so its
+	// multisig address differs too.
+	keys := make([][]byte, len(group.Members))
+	for i, mem := range group.Members {
+		keys[i] = mem.PayoutKey
+	}
+	rules, err := kaspa.NewRules(group.Network, keys, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.editConfig("s3", func(cfg *signerConfig) {
+		cfg.Group.Quorum, cfg.Group.ChangeAddress = 3, rules.Address().String()
+	})
+	changed, err := loadSignerConfig(s3.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g3 := changed.protocol.Group.ID()
+	if g3 == group.ID() {
+		t.Fatal("another quorum left the group id as it was")
+	}
+	c.start("s3")
+	c.waitRefused([]string{"s1", "s2"}, "s3", signermesh.OutcomeWrongGroup,
+		fmt.Sprintf("peer s3 is in group %s, this signer in %s", g3, group.ID()))
+	for _, id := range []string{"s1", "s2"} {
+		c.waitRefused([]string{"s3"}, id, signermesh.OutcomeWrongGroup,
+			fmt.Sprintf("peer %s is in group %s, this signer in %s", id, group.ID(), g3))
+	}
+}
+
 // otherHonest is the honest member that is not id.
 func otherHonest(id twophase.PeerID) twophase.PeerID {
 	if id == honest[0] {
@@ -229,6 +302,86 @@ func (c *signerCluster) waitFact(id twophase.PeerID, what, typ string, match fun
 			c.t.Fatalf("%s's log has no %s", id, what)
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// waitRefused waits until each of sides counts a handshake with peer
+// refused for outcome and its status shows peer not connected, with
+// lastError detail.
+func (c *signerCluster) waitRefused(sides []string, peer string, outcome signermesh.Outcome, detail string) {
+	c.t.Helper()
+	handshakes := "bridgelog_signer_mesh_handshakes_total"
+	for _, side := range sides {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			// Status is asked once the signer serves HTTP: before, it
+			// would read a log the signer may not have made yet.
+			var p statusPeer
+			running := false
+			n, err := c.scrapeMetric(twophase.PeerID(side), handshakes, map[string]string{"peer": peer, "outcome": string(outcome)})
+			if err == nil {
+				p, running = c.peerStatus(side, peer)
+			}
+			if n > 0 && running && p.Connected != nil && !*p.Connected && p.LastError == detail {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.t.Fatalf("%s: %v handshakes with %s refused as %s (%v); running %v, last error %q\nwant the last error %q",
+					side, n, peer, outcome, err, running, p.LastError, detail)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		// Both ends send their hello before they read the other's, so
+		// each refuses on what it reads, never learning of the other's
+		// refusal first; and no link comes up.
+		for _, o := range []signermesh.Outcome{signermesh.OutcomeOK, signermesh.OutcomeRefusedByPeer} {
+			if n := c.metric(twophase.PeerID(side), handshakes, map[string]string{"peer": peer, "outcome": string(o)}); n != 0 {
+				c.t.Errorf("%s counted %v handshakes with %s as %s", side, n, peer, o)
+			}
+		}
+	}
+}
+
+// peerStatus is peer as `signer status --json` of member id shows it,
+// and whether the signer answered (else the status is its log's).
+func (c *signerCluster) peerStatus(id, peer string) (statusPeer, bool) {
+	c.t.Helper()
+	stdout, _ := runCommand(c.t, c.bin, 0, "signer", "status", "--json", "--config", c.member(id).config)
+	var doc signerStatusDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		c.t.Fatalf("signer status --json of %s: %v\n%s", id, err, stdout)
+	}
+	for _, p := range doc.Peers {
+		if p.ID == peer {
+			return p, doc.Running
+		}
+	}
+	c.t.Fatalf("signer %s's status lists no peer %s", id, peer)
+	return statusPeer{}, false
+}
+
+// waitPoserRefused waits until the in-process mesh m shows both honest
+// members not connected, refused as "peer ID detail".
+func waitPoserRefused(t *testing.T, m *signermesh.Mesh, detail string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, id := range honest {
+		for {
+			var s signermesh.PeerStatus
+			for _, p := range m.Peers() {
+				if p.ID == id {
+					s = p
+				}
+			}
+			want := "peer " + string(id) + " " + detail
+			if !s.Connected && s.LastError == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the poser's link to %s: %+v, want the last error %q", id, s, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }
 
