@@ -1,23 +1,30 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"testing"
+	"time"
 )
 
 // linkProxy forwards the TCP connections it accepts on its own loopback
 // address to target until it is cut: a cut closes every open connection
 // and refuses new ones, as a network partition does, and Heal lets them
-// through again.
+// through again. A stalled proxy keeps its connections open and holds
+// their bytes until Heal, as a link that stopped carrying traffic
+// without either end noticing does.
 type linkProxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	cut   bool
-	conns map[net.Conn]struct{}
+	mu      sync.Mutex
+	cut     bool
+	stalled bool
+	flowing *sync.Cond // broadcast when stalled or cut changes
+	conns   map[net.Conn]struct{}
 }
 
 func startLinkProxy(t *testing.T, target string) *linkProxy {
@@ -27,6 +34,7 @@ func startLinkProxy(t *testing.T, target string) *linkProxy {
 		t.Fatal(err)
 	}
 	p := &linkProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p.flowing = sync.NewCond(&p.mu)
 	t.Cleanup(func() { ln.Close(); p.Cut() })
 	go p.serve()
 	return p
@@ -57,7 +65,7 @@ func (p *linkProxy) forward(in net.Conn) {
 	}
 	done := make(chan struct{}, 2)
 	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+		_, _ = io.Copy(dst, heldReader{p, src})
 		done <- struct{}{}
 	}
 	go pipe(out, in)
@@ -98,13 +106,40 @@ func (p *linkProxy) Cut() {
 		c.Close()
 	}
 	clear(p.conns)
+	p.flowing.Broadcast()
 }
 
-// Heal lets connections through again.
+// Stall holds every byte in both directions until Heal; connections stay
+// open and new ones are accepted (and held too).
+func (p *linkProxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stalled = true
+}
+
+// Heal lets connections and their bytes through again.
 func (p *linkProxy) Heal() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cut = false
+	p.cut, p.stalled = false, false
+	p.flowing.Broadcast()
+}
+
+// heldReader hands on what it read only while its proxy is not stalled
+// (a cut ends the wait: the connection is closed anyway).
+type heldReader struct {
+	p   *linkProxy
+	src net.Conn
+}
+
+func (r heldReader) Read(b []byte) (int, error) {
+	n, err := r.src.Read(b)
+	r.p.mu.Lock()
+	for r.p.stalled && !r.p.cut {
+		r.p.flowing.Wait()
+	}
+	r.p.mu.Unlock()
+	return n, err
 }
 
 func TestLinkProxyCutsAndHeals(t *testing.T) {
@@ -146,5 +181,26 @@ func TestLinkProxyCutsAndHeals(t *testing.T) {
 	p.Heal()
 	if err := roundTrip(); err != nil {
 		t.Fatalf("after heal: %v", err)
+	}
+
+	// Stalled: the connection stays open, its bytes wait for Heal.
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.Stall()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if n, err := c.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a stalled proxy carried %q (%v)", buf[:n], err)
+	}
+	p.Heal()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("after the stall healed: %q, %v", buf, err)
 	}
 }

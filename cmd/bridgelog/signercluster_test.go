@@ -57,9 +57,13 @@ type signerCluster struct {
 // clusterOptions shape a cluster.
 type clusterOptions struct {
 	members, quorum int
-	// nodes gives members their own kaspad node (a peer of the mining
-	// one), by id; the others share the mining node.
-	nodes map[string]*kaspadtest.Node
+	// nodes, once the mining node runs, gives members their own kaspad
+	// node (a peer of the mining one), by id; the others share the
+	// mining node.
+	nodes func(mining *kaspadtest.Node) map[string]*kaspadtest.Node
+	// evmRPC, when set, is the EVM endpoint the members dial instead of
+	// the chain's own (a test's proxy in front of it).
+	evmRPC func(chainURL string) string
 	// params are the group's protocol parameters (zero: the devnet's).
 	params twophase.Params
 	// stallAfter bounds how long a signer's node may stand still.
@@ -102,15 +106,23 @@ func newSignerCluster(t *testing.T, opt clusterOptions) *signerCluster {
 	c.faucet = kaspadtest.NewKey(t)
 	c.node = kaspadtest.StartNode(t, kaspadtest.Options{MineTo: c.faucet.Address})
 	dir := t.TempDir()
+	var own map[string]*kaspadtest.Node
+	if opt.nodes != nil {
+		own = opt.nodes(c.node)
+	}
 	rpcs := make([]string, opt.members)
 	for i := range rpcs {
 		rpcs[i] = c.node.RPC
-		if n := opt.nodes[fmt.Sprintf("s%d", i+1)]; n != nil {
+		if n := own[fmt.Sprintf("s%d", i+1)]; n != nil {
 			rpcs[i] = n.RPC
 		}
 	}
+	evmRPC := chain.URL()
+	if opt.evmRPC != nil {
+		evmRPC = opt.evmRPC(evmRPC)
+	}
 	c.group, err = writeDevSignerGroup(devGroupSpec{dir: dir, members: opt.members, quorum: opt.quorum, kaspadRPC: rpcs,
-		evm:    signerChain{RPC: chain.URL(), ChainID: devchain.ChainID, Token: domain.Address(br.Token), Confirmations: 2, Poll: "50ms"},
+		evm:    signerChain{RPC: evmRPC, ChainID: devchain.ChainID, Token: domain.Address(br.Token), Confirmations: 2, Poll: "50ms"},
 		params: opt.params,
 		peerAddr: func(self, peer devSigner) string {
 			if self.id > peer.id {
@@ -322,6 +334,22 @@ func (c *signerCluster) signedTemplates(id string) map[twophase.Hash][]twophase.
 // repeated source keys included.
 func (c *signerCluster) rawFacts(id, typ string) []twophase.Fact {
 	c.t.Helper()
+	var out []twophase.Fact
+	for _, env := range c.records(id, topics.TopicSigning, typ) {
+		f := twophase.NewFact(env.Type)
+		if err := topics.DecodePayload(env.Payload, f); err != nil {
+			c.t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// records reads every record of an event type on a topic of a member's
+// log (read-only: the member may be running), in log order per
+// partition.
+func (c *signerCluster) records(id, topic, typ string) []topics.Envelope {
+	c.t.Helper()
 	setup, err := loadSignerConfig(c.member(id).config)
 	if err != nil {
 		c.t.Fatal(err)
@@ -332,14 +360,14 @@ func (c *signerCluster) rawFacts(id, typ string) []twophase.Fact {
 	}
 	defer lg.Close()
 	ctx := context.Background()
-	ends, err := lg.EndOffsets(ctx, topics.TopicSigning)
+	ends, err := lg.EndOffsets(ctx, topic)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	var out []twophase.Fact
+	var out []topics.Envelope
 	for p, end := range ends {
 		for off := int64(0); off < end; {
-			recs, err := lg.Read(ctx, topics.TopicSigning, int32(p), off, 1024)
+			recs, err := lg.Read(ctx, topic, int32(p), off, 1024)
 			if err != nil {
 				c.t.Fatal(err)
 			}
@@ -352,14 +380,9 @@ func (c *signerCluster) rawFacts(id, typ string) []twophase.Fact {
 				if err != nil {
 					c.t.Fatal(err)
 				}
-				if env.Type != typ {
-					continue
+				if env.Type == typ {
+					out = append(out, env)
 				}
-				f := twophase.NewFact(env.Type)
-				if err := topics.DecodePayload(env.Payload, f); err != nil {
-					c.t.Fatal(err)
-				}
-				out = append(out, f)
 			}
 		}
 	}
