@@ -43,7 +43,32 @@ func (u Users) send(ctx context.Context, key *ecdsa.PrivateKey, c *bind.BoundCon
 	if err != nil {
 		return nil, contracts.DecodeRevert(err)
 	}
-	return tx, nil
+	return tx, u.awaitPooled(ctx, auth.From, tx.Nonce())
+}
+
+// awaitPooled waits until the chain's pending nonce of from counts the
+// transaction of nonce just sent. The node's pool takes a transaction in
+// asynchronously: a next send from the same key that asked earlier would
+// get the same nonce and be refused as an underpriced replacement.
+func (u Users) awaitPooled(ctx context.Context, from common.Address, nonce uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		next, err := u.Backend.PendingNonceAt(ctx, from)
+		if err != nil {
+			return fmt.Errorf("pending nonce of %s: %w", from, err)
+		}
+		if next > nonce {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			// A reorg may drop the transaction from the pool: the caller
+			// learns of it from its receipt, not from here.
+			return nil
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // Lock sends a deposit of amount wei for recipient and returns its
