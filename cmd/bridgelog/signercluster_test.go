@@ -34,7 +34,7 @@ import (
 // node and an in-process EVM dev chain: each burn toward Kaspa on the
 // chain is a payout the group owes.
 type signerCluster struct {
-	t     *testing.T
+	t     testing.TB
 	bin   string
 	chain *devchain.Chain
 	users devchain.Users
@@ -73,7 +73,7 @@ type clusterOptions struct {
 
 // newSignerCluster starts the chain, the mining node, writes the group,
 // funds it and starts every member's process.
-func newSignerCluster(t *testing.T, opt clusterOptions) *signerCluster {
+func newSignerCluster(t testing.TB, opt clusterOptions) *signerCluster {
 	t.Helper()
 	if opt.members == 0 {
 		opt.members, opt.quorum = 3, 2
