@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -29,10 +30,15 @@ const (
 	// benchLoopbackDelay is the simulator's one-way delay for a loopback
 	// link.
 	benchLoopbackDelay = time.Millisecond
-	// benchSpacing is the time between two burns of the latency
+	// benchSpacing is the least time between two burns of the latency
 	// benchmark: a payout is accepted and PayoutDepth deep within about a
 	// second, so that each burn finds the pool free.
 	benchSpacing = 2 * time.Second
+	// benchMinerWindow is kaspaminer's cycle at 20 blocks a second: ten
+	// blocks about 5 ms apart, then a pause to the end of the half second.
+	// Each burn adds a random part of it to benchSpacing, so that the
+	// payouts meet the miner at every phase of its cycle, not at one.
+	benchMinerWindow = 500 * time.Millisecond
 )
 
 // benchPayouts is how many payouts a benchmark run pays:
@@ -50,8 +56,9 @@ func benchPayouts(b *testing.B) int {
 	return n
 }
 
-// BenchmarkSignerPayoutLatency burns one payout every benchSpacing, so
-// that each is the pool's only active event, and measures each from its
+// BenchmarkSignerPayoutLatency burns one payout every benchSpacing and a
+// random part of benchMinerWindow, so that each is the pool's only active
+// event, and measures each from its
 // request on s1's log (s1's source handed the confirmed burn over, or s1
 // proved it on its own chain when a peer proposed it first) to the node's
 // acceptance of the payout (the first accepted submission on any member's
@@ -69,12 +76,13 @@ func BenchmarkSignerPayoutLatency(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		first := len(c.kaspa.owed)
 		b.StartTimer()
-		start := time.Now()
 		for k := 0; k < n; k++ {
-			time.Sleep(time.Until(start.Add(time.Duration(k) * benchSpacing)))
+			if k > 0 {
+				time.Sleep(benchSpacing + rand.N(benchMinerWindow))
+			}
 			c.burn(payoutSompi(k))
 		}
-		c.waitPaid(time.Duration(n)*benchSpacing + 2*time.Minute)
+		c.waitPaid(time.Duration(n)*(benchSpacing+benchMinerWindow) + 2*time.Minute)
 		b.StopTimer()
 		runs = append(runs, c.payoutRun(first, daa))
 	}
