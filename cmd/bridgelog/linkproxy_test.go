@@ -27,7 +27,7 @@ type linkProxy struct {
 	conns   map[net.Conn]struct{}
 }
 
-func startLinkProxy(t *testing.T, target string) *linkProxy {
+func startLinkProxy(t testing.TB, target string) *linkProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 }
 
 // testBinary builds cmd/bridgelog (once) and returns its path.
-func testBinary(t *testing.T) string {
+func testBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "bridgelog-test-bin-")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/bridgelog/bridgelog/adapters/childproc"
@@ -34,7 +35,7 @@ import (
 // node and an in-process EVM dev chain: each burn toward Kaspa on the
 // chain is a payout the group owes.
 type signerCluster struct {
-	t     *testing.T
+	t     testing.TB
 	bin   string
 	chain *devchain.Chain
 	users devchain.Users
@@ -77,7 +78,7 @@ type clusterOptions struct {
 
 // newSignerCluster starts the chain, the mining node, writes the group,
 // funds it and starts every member's process.
-func newSignerCluster(t *testing.T, opt clusterOptions) *signerCluster {
+func newSignerCluster(t testing.TB, opt clusterOptions) *signerCluster {
 	t.Helper()
 	if opt.members == 0 {
 		opt.members, opt.quorum = 3, 2
@@ -268,6 +269,7 @@ func (c *signerCluster) burn(sompi uint64) int {
 		c.t.Fatalf("mint: %v", contracts.DecodeRevert(err))
 	}
 	c.mined(ctx, tx.Hash())
+	c.holds(ctx, user, wei)
 	btx, err := c.users.BurnToKaspa(ctx, c.user, wei, recipient.Address().String())
 	if err != nil {
 		c.t.Fatal(err)
@@ -291,6 +293,24 @@ func (c *signerCluster) mined(ctx context.Context, tx [32]byte) {
 		select {
 		case <-ctx.Done():
 			c.t.Fatalf("transaction %x not mined: %v", tx, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// holds waits until user's balance in the latest block covers wei: the
+// burn's gas estimate reads that block, which the chain may not have
+// made its head yet when the mint's receipt is already served.
+func (c *signerCluster) holds(ctx context.Context, user common.Address, wei *big.Int) {
+	c.t.Helper()
+	for {
+		have, err := c.users.TokenBalance(ctx, user)
+		if err == nil && have.Cmp(wei) >= 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			c.t.Fatalf("%s holds %v tokens, not %s (%v)", user, have, wei, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

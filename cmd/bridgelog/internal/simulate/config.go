@@ -30,6 +30,9 @@ type Config struct {
 	// Invalidate is the probability, per event, that an input of a
 	// proposed template is reorganised away before the commit.
 	Invalidate float64
+	// DAAPerSecond is the ledger's block rate (default 10, Kaspa's; a
+	// kaspad simnet miner's default is 20).
+	DAAPerSecond uint64
 	// Lags make signers' nodes (ledger and source) lag: signer index -> lag.
 	Lags map[int]time.Duration
 	Seed uint64
@@ -52,6 +55,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Quorum == 0 {
 		c.Quorum = c.Signers/2 + 1
+	}
+	if c.DAAPerSecond == 0 {
+		c.DAAPerSecond = daaPerSecond
 	}
 	p := c.Params
 	if p.MinInputDepth == 0 {
@@ -86,6 +92,8 @@ func (c *Config) validate() error {
 	case c.Faults.Loss < 0 || c.Faults.Loss >= 1 || c.Faults.Duplicate < 0 || c.Faults.Duplicate > 1 ||
 		c.Faults.Reorder < 0 || c.Faults.Reorder > 1 || c.Crash < 0 || c.Crash > 1 || c.Invalidate < 0 || c.Invalidate > 1:
 		return fmt.Errorf("%w: probabilities must be in [0, 1) for --loss and [0, 1] for the others", ErrConfig)
+	case c.DAAPerSecond > 1000:
+		return fmt.Errorf("%w: %d blocks a second, want at most 1000", ErrConfig, c.DAAPerSecond)
 	case c.Faults.Delay < 0 || c.Faults.Jitter < 0:
 		return fmt.Errorf("%w: negative delay or jitter", ErrConfig)
 	}

@@ -53,6 +53,11 @@ type Report struct {
 	// PayoutLatencyMs runs from the first signer starting an event to the
 	// ledger's block that accepted its payout.
 	PayoutLatencyMs Latency `json:"payout_latency_ms"`
+	// PayoutsPerMinute is the events paid per minute of virtual time from
+	// the first event's arrival at the sources to the last accepting
+	// block: with events arriving faster than they are paid, the rate
+	// one active event per pool allows.
+	PayoutsPerMinute float64 `json:"payouts_per_minute"`
 
 	Retries              int `json:"retries"`
 	TimeoutsWithoutQuoum int `json:"proposal_timeouts_without_quorum"`
@@ -103,13 +108,13 @@ func LatencyOf(ms []int64) Latency {
 }
 
 // acceptedAt is, per event, when the block that accepted its payout came
-// (the ledger's DAA score grows daaPerSecond a second from StartDAA).
+// (the ledger's DAA score grows DAAPerSecond a second from StartDAA).
 func (w *world) acceptedAt() []time.Time {
 	out := make([]time.Time, len(w.events))
 	for _, a := range w.ledger.AcceptedSince(0) {
 		for _, o := range a.Template.Outputs {
 			if i, ok := w.byScript[string(o.Script.Bytes)]; ok && out[i].IsZero() {
-				out[i] = epoch.Add(time.Duration(a.DAAScore-startDAA) * time.Second / daaPerSecond)
+				out[i] = epoch.Add(time.Duration(a.DAAScore-startDAA) * w.blockInterval())
 			}
 		}
 	}
@@ -142,11 +147,15 @@ func (w *world) report() Report {
 	accepted := w.acceptedAt()
 	var lat, pay []int64
 	var rounds []int
+	var lastAccepted time.Time
 	for i := range w.events {
 		t := &c.ev[i]
 		switch {
 		case paid[i]:
 			r.Completed++
+			if accepted[i].After(lastAccepted) {
+				lastAccepted = accepted[i]
+			}
 			if !t.firstActive.IsZero() && !t.lastCommit.IsZero() {
 				lat = append(lat, t.lastCommit.Sub(t.firstActive).Milliseconds())
 			}
@@ -165,6 +174,9 @@ func (w *world) report() Report {
 	}
 	slices.Sort(rounds)
 	r.CommitLatencyMs, r.PayoutLatencyMs = LatencyOf(lat), LatencyOf(pay)
+	if span := lastAccepted.Sub(epoch.Add(w.cfg.EventEvery)); r.Completed > 0 && span > 0 {
+		r.PayoutsPerMinute = float64(r.Completed) / span.Minutes()
+	}
 	if len(rounds) > 0 {
 		r.RoundsP50, r.RoundsMax = rounds[len(rounds)/2], rounds[len(rounds)-1]
 	}
@@ -249,8 +261,8 @@ func (r Report) WriteText(out io.Writer) {
 		r.RoundsP50, r.RoundsMax, r.Retries, r.TimeoutsWithoutQuoum)
 	fmt.Fprintf(out, "commit      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the last signer's commit)\n",
 		r.CommitLatencyMs.P50, r.CommitLatencyMs.P95, r.CommitLatencyMs.P99, r.CommitLatencyMs.Max)
-	fmt.Fprintf(out, "payout      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the block accepting the payout)\n",
-		r.PayoutLatencyMs.P50, r.PayoutLatencyMs.P95, r.PayoutLatencyMs.P99, r.PayoutLatencyMs.Max)
+	fmt.Fprintf(out, "payout      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the block accepting the payout); %.1f payouts/min (first arrival to the last accepting block)\n",
+		r.PayoutLatencyMs.P50, r.PayoutLatencyMs.P95, r.PayoutLatencyMs.P99, r.PayoutLatencyMs.Max, r.PayoutsPerMinute)
 	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away\n",
 		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated)
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d state syncs throttled\n",

@@ -65,6 +65,37 @@ func TestCalmNetworkLatency(t *testing.T) {
 	}
 }
 
+// The ledger's block rate sets how long a payout waits for its block and
+// how many payouts one active event per pool lets through: each event
+// waits for the one before to be PayoutDepth blocks deep, so a queue is
+// paid at less than one event per PayoutDepth blocks, and twice the
+// blocks a second pay it about twice as fast.
+func TestBlockRate(t *testing.T) {
+	const d = time.Millisecond
+	rates := map[uint64]Report{}
+	for _, daa := range []uint64{10, 20} {
+		r := run(t, Config{Signers: 3, Events: 20, EventEvery: time.Millisecond, DAAPerSecond: daa, Seed: 1, Faults: simnet.Faults{Delay: d}})
+		if r.Completed != 20 || !r.InvariantsHeld() {
+			t.Fatalf("%d blocks/s: %+v", daa, r)
+		}
+		block := time.Second / time.Duration(daa)
+		if max := time.Duration(r.PayoutLatencyMs.Max) * time.Millisecond; max > 2*d+block {
+			t.Errorf("%d blocks/s: payout latency max %v, want within two hops and the next block (%v)", daa, max, block)
+		}
+		depth := float64(r.PayoutsPerMinute) * 10 / (60 * float64(daa)) // events per PayoutDepth (10) blocks
+		if depth > 1 || depth < 0.8 {
+			t.Errorf("%d blocks/s: %.1f payouts/min is %.2f events per PayoutDepth blocks, want 0.8..1", daa, r.PayoutsPerMinute, depth)
+		}
+		rates[daa] = r
+	}
+	if ratio := rates[20].PayoutsPerMinute / rates[10].PayoutsPerMinute; ratio < 1.8 || ratio > 2.2 {
+		t.Errorf("20 blocks/s pay %.2f times as fast as 10, want about 2", ratio)
+	}
+	if _, err := Run(Config{Signers: 3, Events: 1, DAAPerSecond: 5000}); err == nil {
+		t.Error("5000 blocks a second accepted")
+	}
+}
+
 // Every kind of fault, alone and together: the invariants hold, every
 // event ends, and with faults that heal every event is paid.
 func TestFaults(t *testing.T) {

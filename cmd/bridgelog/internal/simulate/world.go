@@ -20,8 +20,8 @@ import (
 // epoch is where virtual time starts; any fixed instant does.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// daaPerSecond is the simulated ledger's rate (Kaspa's 10 blocks/s), and
-// startDAA its DAA score at the epoch.
+// daaPerSecond is the simulated ledger's default rate (Kaspa's 10
+// blocks/s), and startDAA its DAA score at the epoch.
 const (
 	daaPerSecond = 10
 	startDAA     = 100_000
@@ -73,7 +73,7 @@ func newWorld(cfg Config) *world {
 		n.log = memlog.New(memlog.WithClock(w.sched.Now))
 		w.nodes[id] = n
 	}
-	w.ledger = simledger.New(simledger.Config{DAAPerSecond: daaPerSecond, StartDAA: startDAA, Group: w.group, Keys: w.keys,
+	w.ledger = simledger.New(simledger.Config{DAAPerSecond: cfg.DAAPerSecond, StartDAA: startDAA, Group: w.group, Keys: w.keys,
 		CoinbaseMaturity: cfg.Params.CoinbaseMaturity}, epoch)
 	w.fund()
 	w.bus = simnet.NewBus(w.sched, cfg.Faults, w.rng, w.ids)
@@ -109,7 +109,7 @@ func (w *world) config(n *node) twophase.Config {
 // start opens node n's signer from its log, attaches it to the bus and
 // hands it every event its source has confirmed by now.
 func (w *world) start(n *node) {
-	lagDAA := uint64(n.lag.Seconds() * daaPerSecond)
+	lagDAA := uint64(n.lag.Seconds() * float64(w.cfg.DAAPerSecond))
 	s, err := signing.Open(context.Background(), signing.Config{
 		Protocol:  w.config(n),
 		Log:       n.log,
@@ -207,10 +207,13 @@ func (w *world) schedule() {
 				_ = n.signer.LedgerChanged(context.Background())
 			}
 		}
-		w.sched.After(time.Second/daaPerSecond, block)
+		w.sched.After(w.blockInterval(), block)
 	}
-	w.sched.After(time.Second/daaPerSecond, block)
+	w.sched.After(w.blockInterval(), block)
 }
+
+// blockInterval is the time between two of the ledger's blocks.
+func (w *world) blockInterval() time.Duration { return time.Second / time.Duration(w.cfg.DAAPerSecond) }
 
 // tap sees every envelope sent: the first proposal of an event may have
 // an input reorganised away before the round can commit (--invalidate).
@@ -224,7 +227,7 @@ func (w *world) tap(from twophase.PeerID, raw []byte) {
 // payoutMoved: in n's view (lagging by its lag) a payout was accepted at
 // this DAA score or reached the payout depth at it.
 func (w *world) payoutMoved(n *node) bool {
-	lag := uint64(n.lag.Seconds() * daaPerSecond)
+	lag := uint64(n.lag.Seconds() * float64(w.cfg.DAAPerSecond))
 	if w.ledger.DAA() < lag {
 		return false
 	}
