@@ -311,7 +311,7 @@ func (offlineLedger) Submit(context.Context, []byte) error { return errOffline }
 
 // runCommand runs the binary with args and fails the test unless it
 // exits with wantCode.
-func runCommand(t *testing.T, bin string, wantCode int, args ...string) (stdout, stderr string) {
+func runCommand(t testing.TB, bin string, wantCode int, args ...string) (stdout, stderr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -175,7 +175,7 @@ func (c *signerCluster) groupLedger() *kaspanode.Client {
 	return l
 }
 
-func ledgerView(t *testing.T, l *kaspanode.Client) twophase.LedgerView {
+func ledgerView(t testing.TB, l *kaspanode.Client) twophase.LedgerView {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
