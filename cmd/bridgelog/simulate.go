@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/cmd/bridgelog/internal/simulate"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 var simulateFlags struct {
@@ -15,7 +16,9 @@ var simulateFlags struct {
 	delayMs, jitterMs                int
 	loss, duplicate, reorder         float64
 	partition, lag                   string
-	crash, invalidate                float64
+	crash, invalidate, diverge       float64
+	profile, behaviour               string
+	byzantine                        int
 	seed                             uint64
 	json                             bool
 	eventEvery                       time.Duration
@@ -56,11 +59,36 @@ Faults:
   --lag SPEC                   SIGNER=DURATION, comma-separated; e.g.
                                --lag 3=2s makes signer 3's node see the
                                ledger and the source 2 s late
+  --diverge P                  per event, the nodes of half the honest
+                               signers see the first proposal's first input
+                               late (as just created): they build another
+                               template until it is deep in their view
+
+Byzantine signers (--byzantine F: the last F signers) run the real
+signer, but what they send is rewritten (--byzantine-behaviour):
+  equivocate         each proposal goes to half the peers as it is and to
+                     the other half as another valid template (the first
+                     differing one that half proposes, else its own)
+  withhold           votes, commits and sync answers of an event never
+                     reach some or all peers
+  conflicting-locks  Profile B: two lock messages for one (event, round)
+                     and locks on outpoints other certificates hold
+                     (Profile A: equivocate)
+  forge-evidence     commits carry forged evidence (its own proposal
+                     repeated, or re-signed naming other proposers), and
+                     each proposal comes with a forged commit of another
+                     template or of a theft
+  mixed              each Byzantine signer draws one per event
+The invariants are checked over the honest signers. Profile A assumes no
+signer equivocates: with equivocation and diverging views it can split a
+commit, and the report shows it. Profile B (--profile b, quorum 2f+1 with
+f = (N-1)/3) holds with up to f Byzantine signers.
 
 Examples:
   bridgelog simulate --signers 5 --events 100
   bridgelog simulate --signers 20 --quorum 11 --events 1000 --loss 0.1 --jitter-ms 50
-  bridgelog simulate --signers 5 --events 50 --partition 2/3@10s+30s --crash 0.1 --json`,
+  bridgelog simulate --signers 5 --events 50 --partition 2/3@10s+30s --crash 0.1 --json
+  bridgelog simulate --profile b --signers 7 --byzantine 2 --byzantine-behaviour mixed --events 50`,
 	Args: cobra.NoArgs,
 	RunE: runSimulate,
 }
@@ -69,7 +97,7 @@ func init() {
 	f := simulateCmd.Flags()
 	fl := &simulateFlags
 	f.IntVar(&fl.signers, "signers", 5, "signers in the group (N, at most 20)")
-	f.IntVar(&fl.quorum, "quorum", 0, "commit quorum M (default N/2+1; Profile A refuses M <= N/2)")
+	f.IntVar(&fl.quorum, "quorum", 0, "commit quorum M (default N/2+1 in Profile A, which refuses M <= N/2; 2f+1 with f = (N-1)/3 in Profile B)")
 	f.IntVar(&fl.events, "events", 100, "signing events (burns to pay)")
 	f.IntVar(&fl.streams, "streams", 1, "streams the events are spread over (each paid in nonce order)")
 	f.DurationVar(&fl.eventEvery, "event-every", 100*time.Millisecond, "virtual time between two burns at the source")
@@ -82,6 +110,10 @@ func init() {
 	f.Float64Var(&fl.crash, "crash", 0, "per event, probability that a signer crashes and restarts")
 	f.Float64Var(&fl.invalidate, "invalidate", 0, "per event, probability that a proposed input is reorganised away")
 	f.StringVar(&fl.lag, "lag", "", "lagging nodes, SIGNER=DURATION (e.g. 3=2s)")
+	f.Float64Var(&fl.diverge, "diverge", 0, "per event, probability that half the honest signers' nodes see the first proposed input late")
+	f.StringVar(&fl.profile, "profile", "a", "fault model: a (crash faults, no equivocation, quorum > N/2) or b (up to f Byzantine, N >= 3f+1, lock certificates)")
+	f.IntVar(&fl.byzantine, "byzantine", 0, "Byzantine signers F: the last F signers")
+	f.StringVar(&fl.behaviour, "byzantine-behaviour", "mixed", "what Byzantine signers do: equivocate, withhold, conflicting-locks, forge-evidence or mixed")
 	f.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice; the same seed gives the same run")
 	f.BoolVar(&fl.json, "json", false, "print one JSON object")
 	f.DurationVar(&fl.proposalTimeout, "proposal-timeout", 5*time.Second, "PROPOSAL_TIMEOUT_MS of round 0")
@@ -106,7 +138,8 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg := simulate.Config{Signers: fl.signers, Quorum: fl.quorum, Events: fl.events, Streams: fl.streams,
-		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Lags: lags, Seed: fl.seed,
+		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, Lags: lags, Seed: fl.seed,
+		Profile: twophase.Profile(fl.profile), Byzantine: fl.byzantine, Behaviour: simulate.Behaviour(fl.behaviour),
 		CheckProjections: fl.checkProjections}
 	cfg.Faults.Delay = time.Duration(fl.delayMs) * time.Millisecond
 	cfg.Faults.Jitter = time.Duration(fl.jitterMs) * time.Millisecond

@@ -7,24 +7,35 @@ import (
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
-// checker watches every fact every signer records and keeps the
-// invariants and the per-event measures.
+// checker watches every fact every honest signer records and keeps the
+// invariants and the per-event measures. A Byzantine signer's own facts
+// are not its peers' concern: what it sent them is (sentVote).
 type checker struct {
 	w        *world
 	opener   *twophase.Opener
 	byID     map[twophase.Hash]int // event id -> index
 	ev       []eventTrace
-	votes    map[voteKey]twophase.Hash // own votes as each signer recorded them
+	votes    map[voteKey]twophase.Hash // own votes as each honest signer recorded them
+	sent     map[voteKey][]twophase.Hash
 	tmpl     map[twophase.Hash]twophase.Template
 	signed   map[signKey]twophase.Hash
-	invalids map[twophase.Hash]bool // events whose inputs were invalidated once
+	proposed map[twophase.Hash]bool // events whose first proposal was seen
 	keys     map[signKeyString]bool // every source key each signer recorded
+	// holders lists, per outpoint, the committed templates that spend it.
+	holders map[twophase.Outpoint][]holder
 
 	doubleSigns, splitCommits, commitsWithoutQuorum int
-	keyConflicts                                    int
+	keyConflicts, thefts, doubleSpendAttempts       int
 	equivocations, rejectedVotes, conflicts         int
 	retries, timeouts, abandonFacts                 int
-	invalidated                                     int
+	invalidated, diverged, lockConflicts            int
+	debug                                           func(twophase.PeerID, twophase.Fact)
+}
+
+// holder is an event's committed template.
+type holder struct {
+	event twophase.Hash
+	hash  twophase.Hash
 }
 
 type voteKey struct {
@@ -56,8 +67,9 @@ type eventTrace struct {
 
 func newChecker(w *world) *checker {
 	c := &checker{w: w, opener: twophase.NewOpener(w.group, nil), byID: map[twophase.Hash]int{},
-		votes: map[voteKey]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
-		signed: map[signKey]twophase.Hash{}, invalids: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{}}
+		votes: map[voteKey]twophase.Hash{}, sent: map[voteKey][]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
+		signed: map[signKey]twophase.Hash{}, proposed: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{},
+		holders: map[twophase.Outpoint][]holder{}}
 	return c
 }
 
@@ -77,8 +89,34 @@ func (c *checker) trace(id twophase.Hash) *eventTrace {
 	return &c.ev[i]
 }
 
-// observe checks each fact as it reaches a signer's log.
+// sentVote records that Byzantine signer self sent a vote for hash in
+// round k: honest commits may count it for that hash.
+func (c *checker) sentVote(self twophase.PeerID, k roundKey, hash twophase.Hash) {
+	v := voteKey{self, k.event, k.epoch, k.round}
+	if !slices.Contains(c.sent[v], hash) {
+		c.sent[v] = append(c.sent[v], hash)
+	}
+}
+
+// voted reports whether member v's vote in that round, as a peer may have
+// received it, was for hash.
+func (c *checker) voted(v voteKey, hash twophase.Hash) bool {
+	if c.w.nodes[v.voter].adv != nil {
+		return slices.Contains(c.sent[v], hash)
+	}
+	return c.votes[v] == hash
+}
+
+// observe checks each fact as it reaches an honest signer's log.
 func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
+	if c.debug != nil {
+		for _, f := range facts {
+			c.debug(self, f)
+		}
+	}
+	if c.w.nodes[self].adv != nil {
+		return
+	}
 	now := c.w.sched.Now()
 	for _, f := range facts {
 		// A signer records each fact once: a source key seen twice is a
@@ -100,14 +138,19 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 				c.retries++
 			}
 		case twophase.VoteAccepted:
-			if !f.Own || f.NoVote {
+			if f.NoVote {
 				continue
 			}
-			c.votes[voteKey{self, f.EventID, f.Epoch, f.Round}] = f.Hash
+			if f.Own {
+				c.votes[voteKey{self, f.EventID, f.Epoch, f.Round}] = f.Hash
+			}
 			if _, ok := c.tmpl[f.Hash]; !ok {
 				c.learn(f.Envelope)
 			}
 		case twophase.Committed:
+			for _, raw := range f.Evidence {
+				c.learn(raw)
+			}
 			c.committed(self, f, now)
 		case twophase.TemplateSigned:
 			k := signKey{self, f.EventID}
@@ -115,6 +158,9 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 				c.doubleSigns++
 			}
 			c.signed[k] = f.Hash
+			if t, ok := c.tmpl[f.Hash]; !ok || !c.paysEvent(t, f.EventID) {
+				c.thefts++
+			}
 		case twophase.RoundFailed:
 			if f.Reason == twophase.ReasonTimeoutNoQuorum {
 				c.timeouts++
@@ -123,6 +169,7 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			c.equivocations++
 		case twophase.VoteRejected:
 			c.rejectedVotes++
+			c.lockConflict(f.Reason)
 		case twophase.CommitConflict:
 			c.conflicts++
 		case twophase.Completed:
@@ -143,7 +190,7 @@ func (c *checker) committed(self twophase.PeerID, f twophase.Committed, now time
 	voters := slices.Compact(slices.Sorted(slices.Values(f.Voters)))
 	ok := len(voters) >= c.w.cfg.Quorum
 	for _, v := range voters {
-		if c.votes[voteKey{v, f.EventID, f.Epoch, f.Round}] != f.Hash {
+		if !c.voted(voteKey{v, f.EventID, f.Epoch, f.Round}, f.Hash) {
 			ok = false
 		}
 	}
@@ -156,10 +203,54 @@ func (c *checker) committed(self twophase.PeerID, f twophase.Committed, now time
 			c.splitCommits++
 		}
 	}
+	if !t.committed[f.Hash] {
+		c.hold(f.EventID, f.Hash)
+	}
 	t.committed[f.Hash] = true
 	if now.After(t.lastCommit) {
 		t.lastCommit = now
 	}
+}
+
+// hold records event's committed template as holding its inputs, and
+// counts a double-spend attempt for every live template of another event
+// that holds one of them.
+func (c *checker) hold(event, hash twophase.Hash) {
+	t, ok := c.tmpl[hash]
+	if !ok {
+		return
+	}
+	counted := map[twophase.Hash]bool{}
+	for _, op := range t.Outpoints() {
+		for _, h := range c.holders[op] {
+			if h.event != event && !counted[h.hash] && !c.dead(h.hash) && !c.dead(hash) {
+				counted[h.hash] = true
+				c.doubleSpendAttempts++
+			}
+		}
+		c.holders[op] = append(c.holders[op], holder{event, hash})
+	}
+}
+
+// paysEvent reports whether t pays event id exactly: one output of its
+// amount to its destination, every other output to the group.
+func (c *checker) paysEvent(t twophase.Template, id twophase.Hash) bool {
+	i, ok := c.byID[id]
+	if !ok {
+		return false
+	}
+	ev := c.w.events[i]
+	dest, _ := simledgerRules.ScriptFor(ev.Destination)
+	paid := 0
+	for _, o := range t.Outputs {
+		switch {
+		case o.Script.Equal(dest) && o.Amount == ev.Amount:
+			paid++
+		case !o.Script.Equal(c.w.group.ChangeScript):
+			return false
+		}
+	}
+	return paid == 1
 }
 
 func (c *checker) dead(h twophase.Hash) bool {
@@ -185,23 +276,34 @@ func (c *checker) learn(raw []byte) (twophase.Proposal, twophase.Template, bool)
 	return p, t, true
 }
 
-// maybeInvalidate: at the first proposal of an event, with probability
+// firstProposal: at the first proposal of an event, with probability
 // --invalidate, one of its inputs is reorganised away soon after, before
-// a round can commit on it.
-func (c *checker) maybeInvalidate(raw []byte) {
+// a round can commit on it; with probability --diverge, half the honest
+// signers' nodes see its first input late.
+func (c *checker) firstProposal(from twophase.PeerID, raw []byte) {
 	p, t, ok := c.learn(raw)
-	if !ok || c.invalids[p.EventID()] {
+	if !ok || c.proposed[p.EventID()] || len(t.Inputs) == 0 {
 		return
 	}
-	c.invalids[p.EventID()] = true
+	c.proposed[p.EventID()] = true
 	w := c.w
-	if w.rng.Float64() >= w.cfg.Invalidate || len(t.Inputs) == 0 {
-		return
+	if w.cfg.Invalidate > 0 && w.rng.Float64() < w.cfg.Invalidate {
+		op := t.Inputs[w.rng.IntN(len(t.Inputs))].Outpoint
+		w.sched.After(w.cfg.Faults.Delay/2, func() {
+			if w.ledger.Invalidate(op) {
+				c.invalidated++
+			}
+		})
 	}
-	op := t.Inputs[w.rng.IntN(len(t.Inputs))].Outpoint
-	w.sched.After(w.cfg.Faults.Delay/2, func() {
-		if w.ledger.Invalidate(op) {
-			c.invalidated++
-		}
-	})
+	if w.cfg.Diverge > 0 && w.rng.Float64() < w.cfg.Diverge {
+		w.diverge(from, t.Inputs[0].Outpoint)
+	}
+}
+
+// lockConflict counts an honest signer's refusal of a proposal or a lock
+// on outpoints another event's certificate holds (Profile B).
+func (c *checker) lockConflict(r twophase.Reason) {
+	if r == twophase.Reason("outpoint_locked") {
+		c.lockConflicts++
+	}
 }

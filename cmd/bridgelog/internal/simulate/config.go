@@ -8,6 +8,7 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,17 @@ type Config struct {
 	Seed uint64
 	// Params are the protocol's (defaults: the seed's, with a 1 s tick).
 	Params twophase.Params
+	// Diverge is the probability, per event, that the nodes of half the
+	// honest signers see the output the first proposal spends as just
+	// created (a block they received late), so that they build another
+	// template until it is deep in their view.
+	Diverge float64
+	// Profile is the group's fault model (default twophase.ProfileA).
+	Profile twophase.Profile
+	// Byzantine signers are the highest-numbered ones; Behaviour is what
+	// they do (default BehaviourMixed).
+	Byzantine int
+	Behaviour Behaviour
 	// CheckProjections folds every signer's log through its SQL
 	// projections at the end and compares them with its state.
 	CheckProjections bool
@@ -53,11 +65,20 @@ func (c *Config) setDefaults() {
 	if c.EventEvery == 0 {
 		c.EventEvery = 100 * time.Millisecond
 	}
+	if c.Profile == "" {
+		c.Profile = twophase.ProfileA
+	}
 	if c.Quorum == 0 {
 		c.Quorum = c.Signers/2 + 1
+		if c.Profile == twophase.ProfileB {
+			c.Quorum = 2*faultsTolerated(c.Signers) + 1
+		}
 	}
 	if c.DAAPerSecond == 0 {
 		c.DAAPerSecond = daaPerSecond
+	}
+	if c.Behaviour == "" {
+		c.Behaviour = BehaviourMixed
 	}
 	p := c.Params
 	if p.MinInputDepth == 0 {
@@ -78,8 +99,14 @@ func (c *Config) setDefaults() {
 	c.Params = p.WithDefaults()
 }
 
+// faultsTolerated is f of Profile B: the most Byzantine signers n
+// signers tolerate (n >= 3f+1).
+func faultsTolerated(n int) int { return (n - 1) / 3 }
+
 func (c *Config) validate() error {
 	switch {
+	case c.Profile != twophase.ProfileA && c.Profile != twophase.ProfileB:
+		return fmt.Errorf("%w: --profile %q, want %q or %q", ErrConfig, c.Profile, twophase.ProfileA, twophase.ProfileB)
 	case c.Signers < 1 || c.Signers > twophase.MaxMembers:
 		return fmt.Errorf("%w: --signers %d, want 1..%d", ErrConfig, c.Signers, twophase.MaxMembers)
 	case c.Quorum < 1 || c.Quorum > c.Signers:
@@ -90,8 +117,13 @@ func (c *Config) validate() error {
 	case c.Events < 0 || c.Streams < 1:
 		return fmt.Errorf("%w: --events %d --streams %d", ErrConfig, c.Events, c.Streams)
 	case c.Faults.Loss < 0 || c.Faults.Loss >= 1 || c.Faults.Duplicate < 0 || c.Faults.Duplicate > 1 ||
-		c.Faults.Reorder < 0 || c.Faults.Reorder > 1 || c.Crash < 0 || c.Crash > 1 || c.Invalidate < 0 || c.Invalidate > 1:
+		c.Faults.Reorder < 0 || c.Faults.Reorder > 1 || c.Crash < 0 || c.Crash > 1 || c.Invalidate < 0 || c.Invalidate > 1 ||
+		c.Diverge < 0 || c.Diverge > 1:
 		return fmt.Errorf("%w: probabilities must be in [0, 1) for --loss and [0, 1] for the others", ErrConfig)
+	case c.Byzantine < 0 || c.Byzantine >= c.Signers:
+		return fmt.Errorf("%w: --byzantine %d of %d signers, want 0..%d (one signer at least is honest)", ErrConfig, c.Byzantine, c.Signers, c.Signers-1)
+	case !slices.Contains(Behaviours, c.Behaviour):
+		return fmt.Errorf("%w: --byzantine-behaviour %q, want one of %v", ErrConfig, c.Behaviour, Behaviours)
 	case c.DAAPerSecond > 1000:
 		return fmt.Errorf("%w: %d blocks a second, want at most 1000", ErrConfig, c.DAAPerSecond)
 	case c.Faults.Delay < 0 || c.Faults.Jitter < 0:

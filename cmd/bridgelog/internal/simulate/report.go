@@ -31,13 +31,22 @@ type Latency struct {
 	Max int64 `json:"max"`
 }
 
-// Report is what a run prints.
+// Byzantine is how many signers are Byzantine, and what they do.
+type Byzantine struct {
+	Count     int       `json:"count"`
+	Behaviour Behaviour `json:"behaviour"`
+}
+
+// Report is what a run prints. Its invariants are those of the honest
+// signers: a Byzantine signer's own state is not checked.
 type Report struct {
-	Seed    uint64 `json:"seed"`
-	Signers int    `json:"signers"`
-	Quorum  int    `json:"quorum"`
-	Events  int    `json:"events"`
-	Streams int    `json:"streams"`
+	Seed      uint64           `json:"seed"`
+	Profile   twophase.Profile `json:"profile"`
+	Signers   int              `json:"signers"`
+	Quorum    int              `json:"quorum"`
+	Byzantine Byzantine        `json:"byzantine"`
+	Events    int              `json:"events"`
+	Streams   int              `json:"streams"`
 
 	Completed int `json:"completed"`
 	Abandoned int `json:"abandoned"`
@@ -66,7 +75,13 @@ type Report struct {
 	StateSyncsThrottled  int `json:"state_syncs_throttled"`
 	CommitConflicts      int `json:"commit_conflicts"`
 	InputsInvalidated    int `json:"inputs_invalidated"`
-	Crashes              int `json:"crashes"`
+	// ViewsDiverged counts events whose first input some honest nodes saw
+	// late (--diverge).
+	ViewsDiverged int `json:"views_diverged"`
+	Crashes       int `json:"crashes"`
+	// LockConflicts counts proposals and locks honest signers refused for
+	// outpoints another event's certificate holds (Profile B).
+	LockConflicts int `json:"lock_conflicts"`
 
 	MessagesSent      uint64 `json:"messages_sent"`
 	MessagesLost      uint64 `json:"messages_lost"`
@@ -78,6 +93,15 @@ type Report struct {
 	CommitsWithoutQuorum int `json:"commits_without_quorum"`
 	WrongPayouts         int `json:"wrong_payouts"`
 	DoublePayouts        int `json:"double_payouts"`
+	// TheftsSigned counts templates an honest signer signed that do not
+	// pay their event exactly.
+	TheftsSigned int `json:"thefts_signed"`
+	// DoubleSpends counts accepted payouts spending an outpoint an earlier
+	// accepted payout spent (the ledger refuses them: this checks it);
+	// DoubleSpendAttempts counts templates of two events, both committed
+	// by honest signers and both still payable, that share an outpoint.
+	DoubleSpends        int `json:"double_spends"`
+	DoubleSpendAttempts int `json:"double_spend_attempts"`
 	// LogKeyConflicts counts facts a signer recorded under a source key it
 	// had used already.
 	LogKeyConflicts int `json:"log_key_conflicts"`
@@ -92,9 +116,16 @@ type Report struct {
 // InvariantsHeld reports whether no safety invariant broke and nothing was
 // left hanging.
 func (r Report) InvariantsHeld() bool {
-	return r.SplitCommits == 0 && r.DoubleSigns == 0 && r.CommitsWithoutQuorum == 0 && r.WrongPayouts == 0 &&
-		r.DoublePayouts == 0 && r.LogKeyConflicts == 0 && r.ProjectionMismatches == 0 && r.Hanging == 0 &&
+	return r.SafetyHeld() && r.LogKeyConflicts == 0 && r.ProjectionMismatches == 0 && r.Hanging == 0 &&
 		r.Completed+r.Abandoned == r.Events
+}
+
+// SafetyHeld reports whether the honest signers never split a commit,
+// signed twice or signed a theft, no commit lacked a quorum, and no
+// outpoint was spent, or committed to be spent, by two events.
+func (r Report) SafetyHeld() bool {
+	return r.SplitCommits == 0 && r.DoubleSigns == 0 && r.CommitsWithoutQuorum == 0 && r.WrongPayouts == 0 &&
+		r.DoublePayouts == 0 && r.TheftsSigned == 0 && r.DoubleSpends == 0 && r.DoubleSpendAttempts == 0
 }
 
 // LatencyOf is the percentiles of ms (sorted in place).
@@ -133,11 +164,14 @@ func percentile(sorted []int64, p float64) int64 {
 func (w *world) report() Report {
 	c := w.check
 	c.trace(twophase.Hash{}) // make sure traces exist with zero events seen
-	r := Report{Seed: w.cfg.Seed, Signers: w.cfg.Signers, Quorum: w.cfg.Quorum, Events: w.cfg.Events, Streams: w.cfg.Streams,
+	r := Report{Seed: w.cfg.Seed, Profile: w.cfg.Profile, Signers: w.cfg.Signers, Quorum: w.cfg.Quorum,
+		Byzantine: Byzantine{Count: w.cfg.Byzantine, Behaviour: w.cfg.Behaviour}, Events: w.cfg.Events, Streams: w.cfg.Streams,
 		SplitCommits: c.splitCommits, DoubleSigns: c.doubleSigns, CommitsWithoutQuorum: c.commitsWithoutQuorum, LogKeyConflicts: c.keyConflicts,
+		TheftsSigned: c.thefts, DoubleSpendAttempts: c.doubleSpendAttempts, DoubleSpends: w.doubleSpends(),
 		Retries: c.retries, TimeoutsWithoutQuoum: c.timeouts, Equivocations: c.equivocations, InvalidRejected: c.rejectedVotes,
 		StateSyncsThrottled: int(w.stats.totals[twophase.MetricStateSyncThrottled]), CommitConflicts: c.conflicts,
-		InputsInvalidated: c.invalidated, VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
+		InputsInvalidated: c.invalidated, ViewsDiverged: c.diverged, LockConflicts: c.lockConflicts,
+		VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
 	for _, id := range w.ids {
 		r.Crashes += w.nodes[id].crashes
 	}
@@ -221,11 +255,28 @@ func (w *world) payouts(r *Report) []bool {
 	return paid
 }
 
-// abandoned: event i is not paid and every signer that is up gave it up,
-// or holds it behind an abandoned event of its stream.
+// doubleSpends counts accepted payouts that spend an outpoint an earlier
+// one spent.
+func (w *world) doubleSpends() int {
+	spent := map[twophase.Outpoint]bool{}
+	n := 0
+	for _, a := range w.ledger.AcceptedSince(0) {
+		twice := false
+		for _, op := range a.Template.Outpoints() {
+			twice = twice || spent[op]
+			spent[op] = true
+		}
+		if twice {
+			n++
+		}
+	}
+	return n
+}
+
+// abandoned: event i is not paid and every honest signer that is up gave
+// it up, or holds it behind an abandoned event of its stream.
 func (w *world) abandoned(i int) bool {
-	for _, id := range w.ids {
-		n := w.nodes[id]
+	for _, n := range w.honestNodes() {
 		if !n.up {
 			continue
 		}
@@ -253,8 +304,11 @@ func (w *world) behindAbandoned(n *node, i int) bool {
 
 // WriteText prints the report for people.
 func (r Report) WriteText(out io.Writer) {
-	fmt.Fprintf(out, "simulate: %d signers, quorum %d, %d events over %d streams, seed %d, %.1f s of virtual time\n",
-		r.Signers, r.Quorum, r.Events, r.Streams, r.Seed, r.VirtualSeconds)
+	fmt.Fprintf(out, "simulate: profile %s, %d signers, quorum %d, %d events over %d streams, seed %d, %.1f s of virtual time\n",
+		r.Profile, r.Signers, r.Quorum, r.Events, r.Streams, r.Seed, r.VirtualSeconds)
+	if r.Byzantine.Count > 0 {
+		fmt.Fprintf(out, "byzantine   the last %d signers (%s); the invariants below are the honest signers'\n", r.Byzantine.Count, r.Byzantine.Behaviour)
+	}
 	fmt.Fprintf(out, "events      %d completed, %d abandoned (%d behind an abandoned event), %d hanging\n",
 		r.Completed, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging)
 	fmt.Fprintf(out, "rounds      p50 %d, max %d; %d retries, %d proposal timeouts without quorum\n",
@@ -263,10 +317,10 @@ func (r Report) WriteText(out io.Writer) {
 		r.CommitLatencyMs.P50, r.CommitLatencyMs.P95, r.CommitLatencyMs.P99, r.CommitLatencyMs.Max)
 	fmt.Fprintf(out, "payout      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the block accepting the payout); %.1f payouts/min (first arrival to the last accepting block)\n",
 		r.PayoutLatencyMs.P50, r.PayoutLatencyMs.P95, r.PayoutLatencyMs.P99, r.PayoutLatencyMs.Max, r.PayoutsPerMinute)
-	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away\n",
-		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated)
-	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d state syncs throttled\n",
-		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.StateSyncsThrottled)
+	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away, %d seen late by some nodes\n",
+		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated, r.ViewsDiverged)
+	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d lock conflicts, %d state syncs throttled\n",
+		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.LockConflicts, r.StateSyncsThrottled)
 	if r.ProjectionsChecked {
 		fmt.Fprintf(out, "projections every signer's log folded into event_phase, event_proposals, signed_templates: %d events differ from the signer's state\n",
 			r.ProjectionMismatches)
@@ -275,8 +329,9 @@ func (r Report) WriteText(out io.Writer) {
 	if !r.InvariantsHeld() {
 		verdict = "BROKEN"
 	}
-	fmt.Fprintf(out, "invariants  %s: %d split commits, %d double signs, %d commits without quorum, %d wrong payouts, %d double payouts, %d log key conflicts (checked on every fact of every event)\n",
-		verdict, r.SplitCommits, r.DoubleSigns, r.CommitsWithoutQuorum, r.WrongPayouts, r.DoublePayouts, r.LogKeyConflicts)
+	fmt.Fprintf(out, "invariants  %s: %d split commits, %d double signs, %d thefts signed, %d commits without quorum, %d wrong payouts, %d double payouts, %d double spends, %d double-spend attempts, %d log key conflicts (checked on every fact of every event)\n",
+		verdict, r.SplitCommits, r.DoubleSigns, r.TheftsSigned, r.CommitsWithoutQuorum, r.WrongPayouts, r.DoublePayouts, r.DoubleSpends,
+		r.DoubleSpendAttempts, r.LogKeyConflicts)
 }
 
 // WriteJSON prints the report as one JSON object.
@@ -292,7 +347,10 @@ func Run(cfg Config) (Report, error) {
 	if err := cfg.validate(); err != nil {
 		return Report{}, err
 	}
-	w := newWorld(cfg)
+	w, err := newWorld(cfg)
+	if err != nil {
+		return Report{}, err
+	}
 	defer w.bus.Close()
 	w.schedule()
 	last := epoch.Add(time.Duration(cfg.Events+1)*cfg.EventEvery + maxLag(cfg))
@@ -340,8 +398,7 @@ func (w *world) eventSettled(i int, paid []bool) bool {
 	if !paid[i] {
 		return w.abandoned(i)
 	}
-	for _, id := range w.ids {
-		n := w.nodes[id]
+	for _, n := range w.honestNodes() {
 		if !n.up {
 			return false
 		}

@@ -29,9 +29,12 @@ const (
 
 // world is one simulation's state.
 type world struct {
-	cfg    Config
-	sched  *simnet.Scheduler
-	rng    *rand.Rand
+	cfg   Config
+	sched *simnet.Scheduler
+	rng   *rand.Rand
+	// advRNG draws the Byzantine signers' choices, apart from rng so that
+	// the faults of a seed stay the same with or without them.
+	advRNG *rand.Rand
 	bus    *simnet.Bus
 	ledger *simledger.Ledger
 	sim    simledger.Group
@@ -61,18 +64,23 @@ type node struct {
 	lag       time.Duration
 	ids       uint64 // envelope id counter
 	crashes   int
+	ledger    nodeLedger
+	// late holds outputs its node saw late (--diverge): outpoint -> the
+	// DAA score at which it saw them.
+	late map[twophase.Outpoint]uint64
+	adv  *adversary // nil: an honest signer
 }
 
-func newWorld(cfg Config) *world {
+func newWorld(cfg Config) (*world, error) {
 	w := &world{cfg: cfg, sched: simnet.NewScheduler(epoch), rng: rand.New(rand.NewPCG(cfg.Seed, 0x7369_6d75_6c61_7465)),
-		nodes: map[twophase.PeerID]*node{}, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), stats: newMetricsSink()}
+		advRNG: rand.New(rand.NewPCG(cfg.Seed, 0x6279_7a61_6e74_696e)),
+		nodes:  map[twophase.PeerID]*node{}, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), stats: newMetricsSink()}
 	w.sim = simledger.NewGroup("sim", fmt.Sprint("simulate-", cfg.Seed), simledger.MemberIDs(cfg.Signers), cfg.Quorum)
-	w.keys, w.group, w.ids = w.sim.Payout, w.sim.Group, w.sim.IDs
-	for i, id := range w.ids {
-		n := &node{id: id, index: i, lag: cfg.Lags[i+1]}
-		n.log = memlog.New(memlog.WithClock(w.sched.Now))
-		w.nodes[id] = n
+	w.sim.Group.Profile = cfg.Profile
+	if err := w.sim.Group.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	w.keys, w.group, w.ids = w.sim.Payout, w.sim.Group, w.sim.IDs
 	w.ledger = simledger.New(simledger.Config{DAAPerSecond: cfg.DAAPerSecond, StartDAA: startDAA, Group: w.group, Keys: w.keys,
 		CoinbaseMaturity: cfg.Params.CoinbaseMaturity}, epoch)
 	w.fund()
@@ -80,6 +88,16 @@ func newWorld(cfg Config) *world {
 	w.bus.CheckAhead(twophase.NewOpener(w.group, nil), runtime.GOMAXPROCS(0))
 	w.check = newChecker(w)
 	w.bus.Tap = w.tap
+	for i, id := range w.ids {
+		n := &node{id: id, index: i, lag: cfg.Lags[i+1]}
+		n.log = memlog.New(memlog.WithClock(w.sched.Now))
+		lagDAA := uint64(n.lag.Seconds() * float64(cfg.DAAPerSecond))
+		n.ledger = nodeLedger{Node: simledger.Node{Ledger: w.ledger, Lag: func() uint64 { return lagDAA }}, n: n, depth: cfg.Params.MinInputDepth}
+		if i >= cfg.Signers-cfg.Byzantine {
+			n.adv = newAdversary(w, n)
+		}
+		w.nodes[id] = n
+	}
 	for i := 0; i < cfg.Events; i++ {
 		w.events = append(w.events, twophase.SigningEvent{
 			Stream: fmt.Sprintf("evm:31337:0xbridge/%d", i%cfg.Streams), Nonce: twophase.FirstNonce + uint64(i/cfg.Streams),
@@ -87,7 +105,7 @@ func newWorld(cfg Config) *world {
 			Source: twophase.SourceRef{Chain: "evm:31337", TxHash: sha256.Sum256([]byte(fmt.Sprint("burn", i))), Block: uint64(1000 + i)},
 		})
 	}
-	return w
+	return w, nil
 }
 
 // fund gives the group deep outputs: more than the events need, so that
@@ -103,18 +121,33 @@ func (w *world) fund() {
 
 // config is signer n's protocol configuration.
 func (w *world) config(n *node) twophase.Config {
-	return w.sim.Config(n.id, w.cfg.Params, twophase.Policy{MinChange: 10_000})
+	return w.sim.Config(n.id, w.cfg.Params, simPolicy)
+}
+
+// honest counts the signers that are not Byzantine.
+func (w *world) honest() int { return w.cfg.Signers - w.cfg.Byzantine }
+
+// honestNodes lists the signers that are not Byzantine, in order.
+func (w *world) honestNodes() []*node {
+	out := make([]*node, 0, w.honest())
+	for _, id := range w.ids[:w.honest()] {
+		out = append(out, w.nodes[id])
+	}
+	return out
 }
 
 // start opens node n's signer from its log, attaches it to the bus and
 // hands it every event its source has confirmed by now.
 func (w *world) start(n *node) {
-	lagDAA := uint64(n.lag.Seconds() * float64(w.cfg.DAAPerSecond))
+	var transport signing.Transport = w.bus.Endpoint(n.id)
+	if n.adv != nil {
+		transport = n.adv
+	}
 	s, err := signing.Open(context.Background(), signing.Config{
 		Protocol:  w.config(n),
 		Log:       n.log,
-		Transport: w.bus.Endpoint(n.id),
-		Ledger:    simledger.Node{Ledger: w.ledger, Lag: func() uint64 { return lagDAA }},
+		Transport: transport,
+		Ledger:    n.ledger,
 		Clock:     w.sched.Now,
 		Metrics:   w.stats.signer(n.id),
 		Logger:    w.quiet,
@@ -130,6 +163,9 @@ func (w *world) start(n *node) {
 		switch {
 		case !n.up:
 		case opened != nil:
+			if n.adv != nil && opened.Err == nil {
+				n.adv.received(opened.Env)
+			}
 			_ = n.signer.DeliverOpened(ctx, raw, opened.Env, opened.Err)
 		default:
 			_ = n.signer.Deliver(ctx, raw)
@@ -216,12 +252,13 @@ func (w *world) schedule() {
 func (w *world) blockInterval() time.Duration { return time.Second / time.Duration(w.cfg.DAAPerSecond) }
 
 // tap sees every envelope sent: the first proposal of an event may have
-// an input reorganised away before the round can commit (--invalidate).
+// an input reorganised away before the round can commit (--invalidate),
+// or seen late by some nodes (--diverge).
 func (w *world) tap(from twophase.PeerID, raw []byte) {
-	if w.cfg.Invalidate == 0 {
+	if w.cfg.Invalidate == 0 && w.cfg.Diverge == 0 {
 		return
 	}
-	w.check.maybeInvalidate(raw)
+	w.check.firstProposal(from, raw)
 }
 
 // payoutMoved: in n's view (lagging by its lag) a payout was accepted at
