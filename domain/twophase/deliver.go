@@ -173,6 +173,9 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	}
 	if v.proposal != nil {
 		t, err := s.validator.Validate(*v.proposal, v.env.Sender)
+		if err == nil && s.profileB() {
+			err = s.checkPlan(e, *v.proposal, t, v.round == e.Round, en)
+		}
 		if err != nil {
 			s.rejectVote(e.ID, v.round, v.env, v.hash, err, en)
 			return

@@ -68,7 +68,7 @@ func TestWithDefaultsKeepsWhatIsSet(t *testing.T) {
 		FeeRate: 8, MaxUTXOsPerProposal: 9, MaxOutputsPerProposal: 10, MaxTemplateBytes: 1000, MaxProposalBytes: 2000,
 		MaxSyncEventsPerTick: 11, MaxProposalsPerResponse: 12, SyncPeersPerTick: 13, StateSyncCooldown: time.Millisecond,
 		SyncRequestsPerPeerPerMinute: 14, Retention: time.Minute, SignatureCollectors: 15, MessagesPerSecondPerPeer: 16,
-		MessageBurstPerPeer: 17}
+		MessageBurstPerPeer: 17, AnchorStep: 18, MaxAnchorAge: 19, MaxActiveEvents: 20}
 	if got := set.WithDefaults(); !reflect.DeepEqual(got, set) {
 		t.Fatalf("WithDefaults changed set fields:\n got %+v\nwant %+v", got, set)
 	}
