@@ -66,6 +66,14 @@ func (s *State) request(ev SigningEvent, via string, env Env) {
 		refuse(ReasonEventMismatch, "nonce %d of stream %s is already event %s", ev.Nonce, ev.Stream, other.Short())
 		return
 	}
+	if ev.IsReserve() {
+		if !s.wellFormedReserve(ev) {
+			refuse(ReasonPolicy, "a reserve event this group would not request")
+			return
+		}
+		s.emit(EventRequested{Event: ev, ID: id, Via: via, AtNs: ns(env.Now)})
+		return
+	}
 	if err := s.validator.checkPolicy(ev); err != nil {
 		refuse(ReasonPolicy, "%v", err)
 		return

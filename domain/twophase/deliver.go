@@ -118,6 +118,11 @@ type voteIn struct {
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	e := s.events[v.eventID]
+	if e == nil && v.proposal != nil && v.proposal.Event.IsReserve() && s.wellFormedReserve(v.proposal.Event) {
+		// Nothing to prove: a reserve split can only pay the group back.
+		s.request(v.proposal.Event, ViaReserve, en)
+		e = s.events[v.eventID]
+	}
 	if e == nil {
 		if v.proposal != nil {
 			if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {

@@ -81,6 +81,10 @@ type Params struct {
 	AnchorStep      uint64 `json:"anchorStep"`
 	MaxAnchorAge    uint64 `json:"maxAnchorAge"`
 	MaxActiveEvents int    `json:"maxActiveEvents"`
+	// ReserveOutputs, when not 0, is the deep UTXO reserve (section
+	// 8.5.8): an idle group with fewer deep outputs splits its largest
+	// into this many (see ReserveStream). 0: off.
+	ReserveOutputs int `json:"reserveOutputs,omitempty"`
 }
 
 // Seed defaults (section 2.2), and this implementation's for what the seed
@@ -190,6 +194,8 @@ func (p Params) Validate() error {
 	case p.MaxUTXOsPerProposal < 1 || p.MaxOutputsPerProposal < 2 || p.MaxTemplateBytes < 256 || p.MaxProposalBytes < p.MaxTemplateBytes:
 		return fmt.Errorf("%w: proposal bounds utxos %d outputs %d template %d proposal %d", ErrParams,
 			p.MaxUTXOsPerProposal, p.MaxOutputsPerProposal, p.MaxTemplateBytes, p.MaxProposalBytes)
+	case p.ReserveOutputs < 0 || p.ReserveOutputs == 1 || p.ReserveOutputs > p.MaxOutputsPerProposal:
+		return fmt.Errorf("%w: reserve outputs %d, want 0 (off) or 2..%d", ErrParams, p.ReserveOutputs, p.MaxOutputsPerProposal)
 	case p.MaxAnchorAge < p.AnchorStep+p.MinInputDepth:
 		return fmt.Errorf("%w: max anchor age %d below anchor step %d plus the input depth %d: no anchor would stay usable",
 			ErrParams, p.MaxAnchorAge, p.AnchorStep, p.MinInputDepth)

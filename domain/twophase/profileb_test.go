@@ -275,3 +275,60 @@ func TestProfileBGroupQuorumMath(t *testing.T) {
 		}
 	}
 }
+
+// The deep UTXO reserve: a Profile B group funded with one large output
+// splits it, while idle, into ReserveOutputs outputs through the
+// protocol (a certificate, a payout to itself), and then pays events of
+// several streams at once from them; a member whose view does not need
+// the split still joins it on its peers' plans.
+func TestProfileBReserveSplitsForConcurrency(t *testing.T) {
+	const outputs = 8
+	edit := func(g *twophase.Group) { g.Profile, g.Faults = twophase.ProfileB, 1 }
+	c := newClusterFunded(t, 4, 3, edit, 1, func(p *twophase.Params) { p.AnchorStep, p.ReserveOutputs = 10, outputs })
+	c.advance(20 * time.Second)
+	var splits int
+	for _, a := range c.ledger.AcceptedPayouts() {
+		if len(a.Template.Outputs) == outputs {
+			splits++
+			for _, o := range a.Template.Outputs {
+				if !o.Script.Equal(c.group.ChangeScript) {
+					t.Fatalf("the split pays outside the group")
+				}
+			}
+		}
+	}
+	if splits != 1 {
+		t.Fatalf("%d splits, want 1 (idle, one deep output, a reserve of %d)", splits, outputs)
+	}
+	for _, id := range c.ids {
+		reqs := c.facts(id, twophase.TypeEventRequested)
+		if len(reqs) != 1 || !reqs[0].(twophase.EventRequested).Event.IsReserve() {
+			t.Fatalf("%s requested %v", id, reqs)
+		}
+	}
+	c.advance(10 * time.Second) // the split's outputs deepen
+	var evs []twophase.SigningEvent
+	for s := uint64(0); s < 4; s++ {
+		evs = append(evs, streamEvent(s, 0))
+	}
+	for _, ev := range evs {
+		c.request(ev)
+	}
+	c.advance(30 * time.Second)
+	for _, ev := range evs {
+		if got := c.payouts(ev); got != 1 {
+			t.Errorf("event %s paid %d times", ev.ID().Short(), got)
+		}
+	}
+	c.checkProfileB(c.ids)
+	// No second split: the reserve holds enough deep outputs still.
+	reserves := 0
+	for _, f := range c.facts("s1", twophase.TypeEventRequested) {
+		if f.(twophase.EventRequested).Event.IsReserve() {
+			reserves++
+		}
+	}
+	if reserves != 1 {
+		t.Errorf("%d reserve events", reserves)
+	}
+}

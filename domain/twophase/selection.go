@@ -178,6 +178,9 @@ type BuildRequest struct {
 // then change back to the group unless it is below Policy.MinChange (then
 // it goes to the fee). Signers with equal views build equal templates.
 func BuildTemplate(req BuildRequest, view LedgerView) (Template, []UTXO, SelectionStats, error) {
+	if req.Event.IsReserve() {
+		return buildSplit(req, view)
+	}
 	p := req.Params
 	pay, err := req.Rules.ScriptFor(req.Event.Destination)
 	if err != nil {
