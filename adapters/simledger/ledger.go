@@ -65,6 +65,7 @@ type Ledger struct {
 	version  uint64 // bumps on every change, keys the view cache
 	views    map[uint64]twophase.LedgerView
 	viewsVer uint64
+	viewsDAA uint64
 }
 
 // New returns a ledger at DAA score cfg.StartDAA at time start.
@@ -224,9 +225,10 @@ func (l *Ledger) Invalidate(op twophase.Outpoint) bool {
 // outputs created by then and not yet spent by then, none taken away by
 // a reorg; the mempool as it is now.
 func (l *Ledger) View(lag uint64) twophase.LedgerView {
-	if l.viewsVer != l.version {
+	if l.viewsVer != l.version || l.viewsDAA != l.daa {
+		// Views are cached until the ledger changes or a block passes.
 		clear(l.views)
-		l.viewsVer = l.version
+		l.viewsVer, l.viewsDAA = l.version, l.daa
 	}
 	if v, ok := l.views[lag]; ok {
 		return v

@@ -117,10 +117,30 @@ func (s *State) applyVote(f VoteAccepted) {
 	if _, ok := m[f.Voter]; ok {
 		return // first vote of a member in a round stands
 	}
-	m[f.Voter] = &ballot{hash: f.Hash, none: f.NoVote, reason: f.Reason, envelope: f.Envelope}
+	b := &ballot{hash: f.Hash, none: f.NoVote, reason: f.Reason, envelope: f.Envelope}
+	m[f.Voter] = b
 	if _, known := e.templates[f.Hash]; !f.NoVote && !known {
 		s.learnTemplate(e, f.Envelope)
 	}
+	if s.profileB() && !f.NoVote {
+		s.learnLock(e, b)
+	}
+}
+
+// learnLock keeps the lock message and signature a stored Profile B
+// proposal carries (verified before it was stored, or the signer's own).
+func (s *State) learnLock(e *EventState, b *ballot) {
+	env, err := parseEnvelope(b.envelope)
+	if err != nil || env.Kind != KindProposal {
+		return
+	}
+	p, err := DecodeProposal(env.Payload, s.cfg.Params)
+	kt := e.templates[b.hash]
+	if err != nil || len(p.LockSig) == 0 || kt == nil {
+		return
+	}
+	m := LockMsgOf(p, kt.template)
+	b.lockMsg, b.lockDigest, b.lockSig = &m, m.Digest(s.opener.id), p.LockSig
 }
 
 // learnTemplate keeps the template a stored proposal carries. The
@@ -166,6 +186,12 @@ func (s *State) applyCommitted(f Committed) {
 		e.Round = f.Round
 	}
 	e.Evidence = f.Evidence
+	e.cert = nil
+	if s.profileB() && len(f.Evidence) > 0 {
+		if c, err := DecodeLockCert(f.Evidence[0], s.cfg.Params); err == nil {
+			e.cert = &c
+		}
+	}
 	if len(e.Evidence) == 0 {
 		e.Evidence = e.evidenceFor(f.Round, f.Hash)
 	}
@@ -219,7 +245,7 @@ func (s *State) applyRoundFailed(f RoundFailed) {
 		// The commit is given up at this signer: a later round may commit
 		// again (the same template if it is still good, see LockFor).
 		e.unusable = e.Canonical
-		e.Canonical, e.Evidence = Hash{}, nil
+		e.Canonical, e.Evidence, e.cert = Hash{}, nil, nil
 	}
 }
 
@@ -272,7 +298,7 @@ func (s *State) applyReset(f AdminReset) {
 	e.Phase, e.Round, e.RetryCount = PhaseUnknown, 0, 0
 	e.PhaseSince, e.RetryAt, e.FirstRoundAt, e.DoneAt = fromNs(f.AtNs), time.Time{}, time.Time{}, time.Time{}
 	e.votes = map[uint32]map[PeerID]*ballot{}
-	e.Canonical, e.CommitRound, e.Evidence = Hash{}, 0, nil
+	e.Canonical, e.CommitRound, e.Evidence, e.cert = Hash{}, 0, nil, nil
 	for k := range e.sigs {
 		delete(e.sigs, k)
 	}

@@ -58,8 +58,24 @@ type msg struct {
 
 func newCluster(t tb, n, quorum int, mutate ...func(*twophase.Params)) *cluster {
 	t.Helper()
+	return newClusterOf(t, n, quorum, nil, mutate...)
+}
+
+// newClusterOf is newCluster with the group edited first (its profile).
+func newClusterOf(t tb, n, quorum int, edit func(*twophase.Group), mutate ...func(*twophase.Params)) *cluster {
+	t.Helper()
+	return newClusterFunded(t, n, quorum, edit, 20, mutate...)
+}
+
+// newClusterFunded is newClusterOf with the group funded by funds deep
+// outputs of about a million each.
+func newClusterFunded(t tb, n, quorum int, edit func(*twophase.Group), funds int, mutate ...func(*twophase.Params)) *cluster {
+	t.Helper()
 	c := &cluster{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), nodes: map[twophase.PeerID]*node{}, lag: map[twophase.PeerID]uint64{}}
 	c.sim = simledger.NewGroup("test", "test", simledger.MemberIDs(n), quorum)
+	if edit != nil {
+		edit(&c.sim.Group)
+	}
 	c.group, c.ids, c.keys, c.idKeys = c.sim.Group, c.sim.IDs, c.sim.Payout, c.sim.Identity
 	c.params = twophase.Params{ProposalTimeout: 2 * time.Second, Tick: 500 * time.Millisecond, MinInputDepth: 20,
 		CoinbaseMaturity: 50, PayoutDepth: 5, CompletionTimeout: time.Minute,
@@ -68,7 +84,7 @@ func newCluster(t tb, n, quorum int, mutate ...func(*twophase.Params)) *cluster 
 		m(&c.params)
 	}
 	c.ledger = simledger.New(simledger.Config{DAAPerSecond: 10, StartDAA: 1000, Group: c.group, Keys: c.keys}, c.now)
-	for i := 0; i < 20; i++ {
+	for i := 0; i < funds; i++ {
 		c.ledger.Fund(twophase.Outpoint{TxID: sha256.Sum256([]byte(fmt.Sprint("fund", i))), Index: 0}, 1_000_000+uint64(i), 100, false)
 	}
 	for _, id := range c.ids {

@@ -12,7 +12,12 @@ import (
 // any round this signer holds (the earliest such round): never without
 // one, and never to a template it did not validate itself. Idempotent.
 func (s *State) tryCommit(e *EventState, env Env) {
-	if (e.Phase != PhaseProposing && e.Phase != PhaseFailed) || s.active() != e {
+	if (e.Phase != PhaseProposing && e.Phase != PhaseFailed) || !s.isActive(e) {
+		return
+	}
+	if s.profileB() {
+		for r := uint32(0); r <= e.Round && !s.commitCert(e, r, env); r++ {
+		}
 		return
 	}
 	for r := uint32(0); r <= e.Round; r++ {
@@ -65,7 +70,7 @@ func (s *State) commitMetrics(e *EventState, t Trigger, env Env) {
 // fails (Committed -> Failed). A signer signs one template per event,
 // ever: with another template signed it only waits.
 func (s *State) signCommitted(e *EventState, env Env) {
-	if e.Phase != PhaseCommitted || s.active() != e {
+	if e.Phase != PhaseCommitted || !s.isActive(e) {
 		return
 	}
 	if e.Signed != nil {
@@ -223,7 +228,7 @@ func (s *State) onCommit(env Envelope, c Commit, en Env) {
 		s.maybeSubmit(e, en)
 		return
 	case e.Phase == PhaseCommitted:
-		if _, err := s.checkEvidence(e, c.Round, c.TemplateHash, c.Evidence); err != nil {
+		if _, _, err := s.verifyCommit(e, c.Round, c.TemplateHash, c.Evidence); err != nil {
 			s.rejectVote(e.ID, c.Round, env, c.TemplateHash, err, en)
 			return
 		}
@@ -249,17 +254,30 @@ func (s *State) adopt(e *EventState, from Envelope, round uint32, hash Hash, evi
 	if hash == e.unusable {
 		return false // given up in this round: its inputs failed revalidation here
 	}
-	voters, err := s.checkEvidence(e, round, hash, evidence)
+	voters, cert, err := s.verifyCommit(e, round, hash, evidence)
 	if err != nil {
 		s.rejectVote(e.ID, round, from, hash, err, en)
 		return false
 	}
 	s.endRoundMetrics(e, en)
+	if cert != nil {
+		s.acceptCert(e, *cert, en)
+	}
 	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: hash, Trigger: TriggerFastForward,
 		From: from.Sender, Voters: voters, Evidence: evidence, InRound: e.Round, AtNs: ns(en.Now)})
 	s.commitMetrics(e, TriggerFastForward, en)
 	s.signCommitted(e, en)
 	return true
+}
+
+// verifyCommit checks a commit's evidence: Profile A's quorum of signed
+// proposals, or Profile B's lock certificate (returned too).
+func (s *State) verifyCommit(e *EventState, round uint32, hash Hash, evidence [][]byte) ([]PeerID, *LockCert, error) {
+	if s.profileB() {
+		return s.checkCertEvidence(e, round, hash, evidence)
+	}
+	voters, err := s.checkEvidence(e, round, hash, evidence)
+	return voters, nil, err
 }
 
 // checkEvidence verifies commit evidence and returns the quorum's voters.

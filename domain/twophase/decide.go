@@ -66,6 +66,14 @@ func (s *State) request(ev SigningEvent, via string, env Env) {
 		refuse(ReasonEventMismatch, "nonce %d of stream %s is already event %s", ev.Nonce, ev.Stream, other.Short())
 		return
 	}
+	if ev.IsReserve() {
+		if !s.wellFormedReserve(ev) {
+			refuse(ReasonPolicy, "a reserve event this group would not request")
+			return
+		}
+		s.emit(EventRequested{Event: ev, ID: id, Via: via, AtNs: ns(env.Now)})
+		return
+	}
 	if err := s.validator.checkPolicy(ev); err != nil {
 		refuse(ReasonPolicy, "%v", err)
 		return
@@ -118,10 +126,18 @@ func (s *State) findActive() *EventState {
 // progress moves the active event on: starts it, casts this signer's
 // vote in its round, commits on a quorum, signs a commit.
 func (s *State) progress(env Env) {
-	a := s.active()
-	if a == nil {
+	if s.profileB() {
+		for _, a := range s.actives() {
+			s.progressEvent(a, env)
+		}
 		return
 	}
+	if a := s.active(); a != nil {
+		s.progressEvent(a, env)
+	}
+}
+
+func (s *State) progressEvent(a *EventState, env Env) {
 	if a.Phase == PhaseUnknown {
 		s.startRound(a, 0, TriggerActivated, env)
 		s.observe(MetricEventsStarted, "", 1)
@@ -153,7 +169,7 @@ func (s *State) castVote(e *EventState, env Env) {
 	if err != nil {
 		return // the node is not answering: the tick tries again
 	}
-	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.quorum(), s.deadFunc(e, view, env))
+	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.possibleQuorum(), s.deadFunc(e, view, env))
 	switch lock.Kind {
 	case LockAmbiguous:
 		s.observe(MetricAmbiguousRounds, "", 1)
@@ -169,10 +185,20 @@ func (s *State) castVote(e *EventState, env Env) {
 			s.castNoVoteIn(e, e.Round, ReasonRevalidationFailed, env)
 			return
 		}
+		if s.profileB() && s.lockConflict(e, kt.template) {
+			s.castNoVoteIn(e, e.Round, ReasonOutpointLocked, env)
+			return
+		}
 		s.propose(e, kt.template, view, env)
 	default:
 		req := BuildRequest{Event: e.Event, Group: s.cfg.Group, Params: s.cfg.Params, Policy: s.cfg.Policy, Rules: s.cfg.Rules}
-		t, _, stats, err := BuildTemplate(req, view)
+		build := view
+		if s.profileB() {
+			build, req.Exclude = s.lockView(e, view)
+			salt := e.ID
+			req.Salt = &salt
+		}
+		t, _, stats, err := BuildTemplate(req, build)
 		if stats.DepthRejects > 0 {
 			s.observe(MetricUTXODepthRejects, "", float64(stats.DepthRejects))
 		}
@@ -198,6 +224,9 @@ func (s *State) propose(e *EventState, t Template, view LedgerView, env Env) {
 	for _, in := range t.Inputs {
 		u, _ := view.Lookup(in.Outpoint)
 		p.Inputs = append(p.Inputs, InputMeta{DAAScore: u.DAAScore, Coinbase: u.Coinbase})
+	}
+	if s.profileB() {
+		s.signLock(&p, t, view)
 	}
 	if _, err := s.validator.Validate(p, s.cfg.Self); err != nil {
 		// The builder and the validator disagree: never vote for what peers

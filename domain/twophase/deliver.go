@@ -118,6 +118,11 @@ type voteIn struct {
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	e := s.events[v.eventID]
+	if e == nil && v.proposal != nil && v.proposal.Event.IsReserve() && s.wellFormedReserve(v.proposal.Event) {
+		// Nothing to prove: a reserve split can only pay the group back.
+		s.request(v.proposal.Event, ViaReserve, en)
+		e = s.events[v.eventID]
+	}
 	if e == nil {
 		if v.proposal != nil {
 			if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
@@ -173,6 +178,9 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	}
 	if v.proposal != nil {
 		t, err := s.validator.Validate(*v.proposal, v.env.Sender)
+		if err == nil && s.profileB() {
+			err = s.checkPlan(e, *v.proposal, t, v.round == e.Round, en)
+		}
 		if err != nil {
 			s.rejectVote(e.ID, v.round, v.env, v.hash, err, en)
 			return

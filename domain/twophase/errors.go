@@ -38,6 +38,16 @@ const (
 	ReasonEquivocation      Reason = "equivocation"
 	ReasonBadEvidence       Reason = "bad_evidence"
 	ReasonConflictingCommit Reason = "conflicting_commit"
+	// Profile B (lock certificates, anchors, reserved outpoints).
+	ReasonOutpointLocked       Reason = "outpoint_locked"
+	ReasonBadLockSignature     Reason = "bad_lock_signature"
+	ReasonCertTooFewSignatures Reason = "cert_too_few_signatures"
+	ReasonCertDuplicateSigner  Reason = "cert_duplicate_signer"
+	ReasonLockMismatch         Reason = "lock_mismatch"
+	ReasonAnchorMissing        Reason = "anchor_missing"
+	ReasonAnchorUnknown        Reason = "anchor_unknown"
+	ReasonAnchorStale          Reason = "anchor_stale"
+	ReasonShallowAtAnchor      Reason = "input_shallow_at_anchor"
 )
 
 // Reasons a round fails.

@@ -5,7 +5,7 @@ var FactTypes = []string{
 	TypeSignerStarted, TypeEventRequested, TypeEventRefused, TypeRoundStarted, TypeVoteAccepted,
 	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
 	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
-	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected,
+	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted,
 }
 
 // NewFact returns a zero fact of a type (a pointer, to decode into), or
@@ -46,6 +46,8 @@ func NewFact(typ string) Fact {
 		return new(MessageRejected)
 	case TypeAdminReset:
 		return new(AdminReset)
+	case TypeLockCertAccepted:
+		return new(LockCertAccepted)
 	case TypeAdminReinjected:
 		return new(AdminReinjected)
 	}

@@ -26,6 +26,7 @@ const (
 	TypeMessageRejected   = "signing.message_rejected"
 	TypeAdminReset        = "signing.admin_reset"
 	TypeAdminReinjected   = "signing.admin_reinjected"
+	TypeLockCertAccepted  = "signing.lock_cert_accepted"
 	aggregatePrefix       = "signing:"
 	signerAggregatePrefix = "signer:"
 )
@@ -185,6 +186,28 @@ type Committed struct {
 }
 
 func (e Committed) EventType() string { return TypeCommitted }
+
+// LockCertAccepted (Profile B): the signer holds a valid lock certificate
+// for the event (formed from its own quorum of lock signatures, or a
+// peer's it verified): its outpoints are reserved until the event is
+// completed or abandoned. The Committed that follows moves the event.
+type LockCertAccepted struct {
+	EventID      Hash       `msgpack:"event_id" json:"eventId"`
+	Epoch        uint32     `msgpack:"epoch" json:"epoch"`
+	Round        uint32     `msgpack:"round" json:"round"`
+	Anchor       uint64     `msgpack:"anchor" json:"anchor"`
+	TemplateHash Hash       `msgpack:"template_hash" json:"templateHash"`
+	Outpoints    []Outpoint `msgpack:"outpoints" json:"outpoints"`
+	Signers      []PeerID   `msgpack:"signers" json:"signers"`
+	Cert         []byte     `msgpack:"cert" json:"cert"`
+	AtNs         int64      `msgpack:"at" json:"at"`
+}
+
+func (e LockCertAccepted) EventType() string { return TypeLockCertAccepted }
+func (e LockCertAccepted) SourceKey() string {
+	return eventKey(e.EventID, "lock-cert/%d.%d/%s", e.Epoch, e.Round, e.TemplateHash.Short())
+}
+func (e LockCertAccepted) AggregateID() string { return EventAggregate(e.EventID) }
 func (e Committed) SourceKey() string {
 	return eventKey(e.EventID, "committed/%d.%d/%s/in/%d", e.Epoch, e.Round, e.Hash.Short(), e.InRound)
 }

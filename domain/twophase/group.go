@@ -21,8 +21,8 @@ const (
 	// ProfileA: crash faults and non-equivocating signers; commit quorum
 	// M > N/2.
 	ProfileA Profile = "a"
-	// ProfileB: up to f Byzantine signers with N >= 3f+1 and lock
-	// certificates; not implemented by this package yet.
+	// ProfileB: up to f Byzantine signers with N >= 3f+1; commits are
+	// lock certificates of a quorum of 2f+1 (seed 001, 5.3).
 	ProfileB Profile = "b"
 )
 
@@ -41,9 +41,11 @@ type Member struct {
 type Group struct {
 	Profile Profile  `json:"profile"`
 	Members []Member `json:"members"`
-	// Quorum is COMMIT_QUORUM, which Profile A also uses as the signature
-	// threshold of the multisig.
+	// Quorum is COMMIT_QUORUM, which is also the signature threshold of
+	// the multisig; in Profile B the size of a lock certificate.
 	Quorum int `json:"quorum"`
+	// Faults is Profile B's f: how many members may be Byzantine.
+	Faults int `json:"faults,omitempty"`
 	// ChangeScript is the group's own locking script (its multisig
 	// address): the only place a template may send anything but the payout.
 	ChangeScript Script `json:"changeScript"`
@@ -60,6 +62,7 @@ var (
 	ErrDuplicateMember    = errors.New("member listed twice")
 	ErrMemberKey          = errors.New("member key invalid")
 	ErrProfileUnsupported = errors.New("profile not supported")
+	ErrTooFewForFaults    = errors.New("too few members for the Byzantine faults tolerated")
 	ErrNoChangeScript     = errors.New("group has no change script")
 )
 
@@ -71,18 +74,23 @@ func (g Group) Validate() error {
 	if n < 1 || n > MaxMembers {
 		return fmt.Errorf("%w: %d members, want 1..%d", ErrGroupSize, n, MaxMembers)
 	}
-	switch g.Profile {
-	case ProfileA:
-	case ProfileB:
-		return fmt.Errorf("%w: %q (Profile B needs lock certificates)", ErrProfileUnsupported, g.Profile)
-	default:
-		return fmt.Errorf("%w: %q, want %q", ErrProfileUnsupported, g.Profile, ProfileA)
-	}
 	if g.Quorum < 1 || g.Quorum > n {
 		return fmt.Errorf("%w: quorum %d of %d members", ErrQuorumRange, g.Quorum, n)
 	}
-	if 2*g.Quorum <= n {
-		return fmt.Errorf("%w: quorum %d of %d members, Profile A needs at least %d", ErrQuorumNotMajority, g.Quorum, n, n/2+1)
+	switch g.Profile {
+	case ProfileA:
+		if g.Faults != 0 {
+			return fmt.Errorf("%w: Profile A tolerates no Byzantine member (faults %d); use profile b", ErrProfileUnsupported, g.Faults)
+		}
+		if 2*g.Quorum <= n {
+			return fmt.Errorf("%w: quorum %d of %d members, Profile A needs at least %d", ErrQuorumNotMajority, g.Quorum, n, n/2+1)
+		}
+	case ProfileB:
+		if err := g.validateB(); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: %q, want %q or %q", ErrProfileUnsupported, g.Profile, ProfileA, ProfileB)
 	}
 	if len(g.ChangeScript.Bytes) == 0 {
 		return ErrNoChangeScript
@@ -109,6 +117,31 @@ func (g Group) Validate() error {
 			}
 			keys[string(k)] = true
 		}
+	}
+	return nil
+}
+
+// ProfileBQuorum is the least quorum a Profile B group of n members
+// tolerating f Byzantine may use: 2f+1, and more when N > 3f+1 so that
+// two quorums still share f+1 members.
+func ProfileBQuorum(n, f int) int { return max(2*f+1, (n+f+2)/2) }
+
+// validateB is Profile B's quorum math: N >= 3f+1; two quorums share at
+// least f+1 members (2Q-N >= f+1), so at least one honest member, which
+// signs one lock per round and none on a held outpoint; and a quorum is
+// reachable without the f (Q <= N-f).
+func (g Group) validateB() error {
+	n, f, q := len(g.Members), g.Faults, g.Quorum
+	switch {
+	case f < 1:
+		return fmt.Errorf("%w: Profile B needs faults f >= 1 (f = %d); a group with no Byzantine member runs Profile A", ErrTooFewForFaults, f)
+	case n < 3*f+1:
+		return fmt.Errorf("%w: %d members tolerate at most %d Byzantine, not %d (N >= 3f+1)", ErrTooFewForFaults, n, (n-1)/3, f)
+	case 2*q-n < f+1:
+		return fmt.Errorf("%w: quorum %d of %d members: two quorums share %d members, Profile B needs f+1 = %d (quorum at least %d)",
+			ErrQuorumRange, q, n, 2*q-n, f+1, ProfileBQuorum(n, f))
+	case q > n-f:
+		return fmt.Errorf("%w: quorum %d of %d members is out of reach with %d silent Byzantine members (at most %d)", ErrQuorumRange, q, n, f, n-f)
 	}
 	return nil
 }
@@ -159,6 +192,9 @@ func (g Group) ID() Hash {
 	w.str(string(s.Profile))
 	w.str(s.Network)
 	w.u32(uint32(s.Quorum))
+	if s.Profile == ProfileB {
+		w.u32(uint32(s.Faults))
+	}
 	w.script(s.ChangeScript)
 	w.count(len(s.Members))
 	for _, m := range s.Members {

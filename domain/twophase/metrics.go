@@ -32,6 +32,9 @@ const (
 	MetricPayoutSubmissions     = "payout_submissions_total"         // counter: outcome (accepted, rejected)
 	MetricInsufficientDeepUTXOs = "insufficient_deep_utxos_total"    // counter
 	MetricAmbiguousRounds       = "ambiguous_earlier_rounds_total"   // counter
+	MetricLockSigsReceived      = "lock_sigs_received_total"         // counter (Profile B): valid lock signatures received
+	MetricLockCertsAccepted     = "lock_certs_accepted_total"        // counter (Profile B): certificates formed or adopted
+	MetricOutpointLockConflicts = "outpoint_lock_conflicts_total"    // counter (Profile B): plans and locks refused on reserved outpoints
 )
 
 // MetricNames lists every metric above, in declaration order, so the
@@ -44,4 +47,5 @@ var MetricNames = []string{
 	MetricEventsStarted, MetricCommits, MetricEventsCompleted, MetricCommitLatency,
 	MetricMessagesRejected, MetricEquivocations, MetricFutureRoundIgnored, MetricDuplicateVotes,
 	MetricPayoutSubmissions, MetricInsufficientDeepUTXOs, MetricAmbiguousRounds,
+	MetricLockSigsReceived, MetricLockCertsAccepted, MetricOutpointLockConflicts,
 }

@@ -71,6 +71,20 @@ type Params struct {
 	// member may send (a token bucket keyed on the verified sender).
 	MessagesPerSecondPerPeer int `json:"messagesPerSecondPerPeer"`
 	MessageBurstPerPeer      int `json:"messageBurstPerPeer"`
+
+	// Profile B. AnchorStep: members anchor their plans at their virtual
+	// DAA score rounded down to a multiple of it, so that nodes a few
+	// blocks apart name the same anchor. MaxAnchorAge: a plan whose anchor
+	// is further behind a member's virtual DAA score is stale (section
+	// 8.6); the next round anchors anew. MaxActiveEvents bounds the events
+	// a member runs at once (one per stream at most).
+	AnchorStep      uint64 `json:"anchorStep"`
+	MaxAnchorAge    uint64 `json:"maxAnchorAge"`
+	MaxActiveEvents int    `json:"maxActiveEvents"`
+	// ReserveOutputs, when not 0, is the deep UTXO reserve (section
+	// 8.5.8): an idle group with fewer deep outputs splits its largest
+	// into this many (see ReserveStream). 0: off.
+	ReserveOutputs int `json:"reserveOutputs,omitempty"`
 }
 
 // Seed defaults (section 2.2), and this implementation's for what the seed
@@ -100,10 +114,12 @@ var defaultParams = Params{
 	SignatureCollectors:          3,
 	MessagesPerSecondPerPeer:     500,
 	MessageBurstPerPeer:          2000,
+	AnchorStep:                   100,
+	MaxActiveEvents:              64,
 }
 
 // DefaultParams returns the defaults.
-func DefaultParams() Params { return defaultParams }
+func DefaultParams() Params { return defaultParams.WithDefaults() }
 
 // WithDefaults fills every zero field with its default. Retry is taken
 // whole from the defaults when MaxRetries, BaseDelay and MaxDelay are all
@@ -135,7 +151,7 @@ func (p Params) WithDefaults() Params {
 		v   *uint64
 		def uint64
 	}{{&p.MinInputDepth, d.MinInputDepth}, {&p.CoinbaseMaturity, d.CoinbaseMaturity},
-		{&p.PayoutDepth, d.PayoutDepth}, {&p.FeeRate, d.FeeRate}} {
+		{&p.PayoutDepth, d.PayoutDepth}, {&p.FeeRate, d.FeeRate}, {&p.AnchorStep, d.AnchorStep}} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
@@ -147,10 +163,14 @@ func (p Params) WithDefaults() Params {
 		{&p.MaxTemplateBytes, d.MaxTemplateBytes}, {&p.MaxProposalBytes, d.MaxProposalBytes},
 		{&p.MaxSyncEventsPerTick, d.MaxSyncEventsPerTick}, {&p.MaxProposalsPerResponse, d.MaxProposalsPerResponse},
 		{&p.SyncPeersPerTick, d.SyncPeersPerTick}, {&p.SyncRequestsPerPeerPerMinute, d.SyncRequestsPerPeerPerMinute},
-		{&p.MessagesPerSecondPerPeer, d.MessagesPerSecondPerPeer}, {&p.SignatureCollectors, d.SignatureCollectors}, {&p.MessageBurstPerPeer, d.MessageBurstPerPeer}} {
+		{&p.MessagesPerSecondPerPeer, d.MessagesPerSecondPerPeer}, {&p.SignatureCollectors, d.SignatureCollectors}, {&p.MessageBurstPerPeer, d.MessageBurstPerPeer},
+		{&p.MaxActiveEvents, d.MaxActiveEvents}} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
+	}
+	if p.MaxAnchorAge == 0 {
+		p.MaxAnchorAge = 10*p.AnchorStep + p.MinInputDepth
 	}
 	return p
 }
@@ -174,6 +194,11 @@ func (p Params) Validate() error {
 	case p.MaxUTXOsPerProposal < 1 || p.MaxOutputsPerProposal < 2 || p.MaxTemplateBytes < 256 || p.MaxProposalBytes < p.MaxTemplateBytes:
 		return fmt.Errorf("%w: proposal bounds utxos %d outputs %d template %d proposal %d", ErrParams,
 			p.MaxUTXOsPerProposal, p.MaxOutputsPerProposal, p.MaxTemplateBytes, p.MaxProposalBytes)
+	case p.ReserveOutputs < 0 || p.ReserveOutputs == 1 || p.ReserveOutputs > p.MaxOutputsPerProposal:
+		return fmt.Errorf("%w: reserve outputs %d, want 0 (off) or 2..%d", ErrParams, p.ReserveOutputs, p.MaxOutputsPerProposal)
+	case p.MaxAnchorAge < p.AnchorStep+p.MinInputDepth:
+		return fmt.Errorf("%w: max anchor age %d below anchor step %d plus the input depth %d: no anchor would stay usable",
+			ErrParams, p.MaxAnchorAge, p.AnchorStep, p.MinInputDepth)
 	}
 	return nil
 }

@@ -52,10 +52,11 @@ func TestWithDefaultsSeedValues(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Errorf("the defaults do not validate: %v", err)
 	}
-	// No field is left at zero: a new field needs a default.
+	// No field is left at zero: a new field needs a default. The deep
+	// UTXO reserve is off unless asked for.
 	v := reflect.ValueOf(p)
 	for i := 0; i < v.NumField(); i++ {
-		if v.Field(i).IsZero() {
+		if v.Field(i).IsZero() && v.Type().Field(i).Name != "ReserveOutputs" {
 			t.Errorf("%s has no default", v.Type().Field(i).Name)
 		}
 	}
@@ -68,7 +69,7 @@ func TestWithDefaultsKeepsWhatIsSet(t *testing.T) {
 		FeeRate: 8, MaxUTXOsPerProposal: 9, MaxOutputsPerProposal: 10, MaxTemplateBytes: 1000, MaxProposalBytes: 2000,
 		MaxSyncEventsPerTick: 11, MaxProposalsPerResponse: 12, SyncPeersPerTick: 13, StateSyncCooldown: time.Millisecond,
 		SyncRequestsPerPeerPerMinute: 14, Retention: time.Minute, SignatureCollectors: 15, MessagesPerSecondPerPeer: 16,
-		MessageBurstPerPeer: 17}
+		MessageBurstPerPeer: 17, AnchorStep: 18, MaxAnchorAge: 19, MaxActiveEvents: 20}
 	if got := set.WithDefaults(); !reflect.DeepEqual(got, set) {
 		t.Fatalf("WithDefaults changed set fields:\n got %+v\nwant %+v", got, set)
 	}

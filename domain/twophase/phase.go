@@ -51,6 +51,7 @@ const (
 	TriggerProposal     Trigger = "proposal"      // a peer's proposal for an event not started
 	TriggerQuorum       Trigger = "quorum"        // a quorum of identical votes in the round
 	TriggerFastForward  Trigger = "fast_forward"  // a peer's commit with verified evidence
+	TriggerLockCert     Trigger = "lock_cert"     // Profile B: a quorum of lock signatures of one lock message
 	TriggerTimeout      Trigger = "timeout"       // the round timed out without quorum
 	TriggerNoInputs     Trigger = "no_inputs"     // no deep outputs to build a template from
 	TriggerRevalidation Trigger = "revalidation"  // pre-sign revalidation failed

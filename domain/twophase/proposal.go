@@ -1,6 +1,7 @@
 package twophase
 
 import (
+	"crypto/ed25519"
 	"fmt"
 )
 
@@ -34,6 +35,9 @@ type Proposal struct {
 	Proposer     PeerID
 	TimestampNs  int64 // audit only, never used to decide
 	Anchor       *Anchor
+	// LockSig is Profile B's lock signature: the proposer's identity-key
+	// signature of [LockMsgOf] this proposal (empty in Profile A).
+	LockSig []byte
 }
 
 // Encode is the proposal's wire form.
@@ -55,6 +59,9 @@ func (p Proposal) Encode() []byte {
 	if p.Anchor != nil {
 		w.u64(p.Anchor.TipScore)
 		w.optHash(p.Anchor.TipHash)
+	}
+	if len(p.LockSig) > 0 {
+		w.bytes(p.LockSig) // last and optional: Profile A's encoding is unchanged
 	}
 	return w.out()
 }
@@ -86,6 +93,12 @@ func DecodeProposal(b []byte, p Params) (Proposal, error) {
 	out.TimestampNs = r.timeNs("timestamp")
 	if r.bool("anchor") {
 		out.Anchor = &Anchor{TipScore: r.u64("anchor score"), TipHash: r.optHash("anchor hash")}
+	}
+	if r.err == nil && r.off < len(r.b) {
+		out.LockSig = r.bytes(ed25519.SignatureSize, "lock signature")
+		if r.err == nil && len(out.LockSig) == 0 {
+			r.fail("empty lock signature")
+		}
 	}
 	if err := r.end("proposal"); err != nil {
 		return Proposal{}, &ValidationError{Reason: ReasonMalformed, Detail: err.Error()}

@@ -130,6 +130,28 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 	return out, st
 }
 
+// saltOrder sorts outputs by H(salt || outpoint), the same order at every
+// signer for one salt.
+func saltOrder(utxos []UTXO, salt Hash) {
+	key := make(map[Outpoint]Hash, len(utxos))
+	for _, u := range utxos {
+		var w writer
+		w.hash(u.Outpoint.TxID)
+		w.u32(u.Outpoint.Index)
+		key[u.Outpoint] = taggedHash("bridgelog/twophase/selection-salt/v1", salt[:], w.out())
+	}
+	slices.SortFunc(utxos, func(a, b UTXO) int {
+		ka, kb := key[a.Outpoint], key[b.Outpoint]
+		switch {
+		case ka.Less(kb):
+			return -1
+		case kb.Less(ka):
+			return 1
+		}
+		return 0
+	})
+}
+
 func spentInMempool(view LedgerView, o Outpoint) bool {
 	_, spent := view.MempoolSpent[o]
 	return spent
@@ -143,6 +165,11 @@ type BuildRequest struct {
 	Policy  Policy
 	Rules   LedgerRules
 	Exclude map[Outpoint]bool // outpoints another payout holds (Profile B)
+	// Salt, when set (Profile B: the event id), orders the eligible
+	// outputs by a hash of the salt and the outpoint instead of by amount
+	// (section 8.5.5), so that concurrent events start from different
+	// outputs rather than all from the largest.
+	Salt *Hash
 }
 
 // BuildTemplate selects inputs deterministically and builds the payout:
@@ -151,12 +178,18 @@ type BuildRequest struct {
 // then change back to the group unless it is below Policy.MinChange (then
 // it goes to the fee). Signers with equal views build equal templates.
 func BuildTemplate(req BuildRequest, view LedgerView) (Template, []UTXO, SelectionStats, error) {
+	if req.Event.IsReserve() {
+		return buildSplit(req, view)
+	}
 	p := req.Params
 	pay, err := req.Rules.ScriptFor(req.Event.Destination)
 	if err != nil {
 		return Template{}, nil, SelectionStats{}, fmt.Errorf("destination %q: %w", req.Event.Destination, err)
 	}
 	utxos, st := eligible(view, req.Group, p, false, req.Exclude)
+	if req.Salt != nil {
+		saltOrder(utxos, *req.Salt)
+	}
 	var sum uint64
 	var lastErr error
 	for k := 1; k <= len(utxos) && k <= p.MaxUTXOsPerProposal; k++ {

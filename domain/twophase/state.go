@@ -101,6 +101,11 @@ type ballot struct {
 	none     bool
 	reason   Reason
 	envelope []byte
+	// Profile B: the lock message the proposal signs, its digest and the
+	// voter's lock signature.
+	lockMsg    *LockMsg
+	lockDigest Hash
+	lockSig    []byte
 }
 
 // knownTemplate is a template some vote proposed, decoded once.
@@ -135,7 +140,8 @@ type EventState struct {
 	// unusable is a committed hash that failed revalidation in this
 	// round: not committed again before the next round.
 	unusable   Hash
-	Evidence   [][]byte // the quorum's envelopes
+	Evidence   [][]byte // the quorum's envelopes; Profile B: the lock certificate, then a proposal of its template
+	cert       *LockCert
 	commitSent time.Time
 
 	Signed    *TemplateSigned
@@ -184,6 +190,9 @@ type State struct {
 
 	activeEv *EventState // see active; recomputed when activeOK is false
 	activeOK bool
+	// actives is Profile B's active set (see actives), under activeOK too.
+	activeSet  map[Hash]bool
+	activeList []*EventState
 
 	step Step
 }

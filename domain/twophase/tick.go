@@ -55,6 +55,7 @@ func (s *State) Tick(en Env) Step {
 			s.maybeSubmit(e, en)
 		}
 	}
+	s.maybeReserve(en)
 	s.progress(en)
 	s.antiEntropy(en)
 	s.collect(en)

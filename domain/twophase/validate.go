@@ -40,13 +40,20 @@ func (v Validator) Validate(p Proposal, sender PeerID) (Template, error) {
 	if p.Proposer != sender {
 		return Template{}, reject(ReasonProposerMismatch, "proposer %q sent by %q", p.Proposer, sender)
 	}
-	// 6 before 4: the policy says whether the destination may be paid at all.
-	if err := v.checkPolicy(p.Event); err != nil {
-		return Template{}, err
-	}
-	// 4. The outputs pay exactly the event; the rest is change to the group.
-	if err := v.checkOutputs(t, p.Event); err != nil {
-		return Template{}, err
+	if p.Event.IsReserve() {
+		// A reserve split pays the group only: no policy, no destination.
+		if err := v.checkSplit(t, p.Event); err != nil {
+			return Template{}, err
+		}
+	} else {
+		// 6 before 4: the policy says whether the destination may be paid at all.
+		if err := v.checkPolicy(p.Event); err != nil {
+			return Template{}, err
+		}
+		// 4. The outputs pay exactly the event; the rest is change to the group.
+		if err := v.checkOutputs(t, p.Event); err != nil {
+			return Template{}, err
+		}
 	}
 	// 7. Inputs: the group's own, each once, covering outputs and fee.
 	if err := v.checkInputs(t); err != nil {

@@ -1,0 +1,226 @@
+package twophase
+
+import (
+	"slices"
+)
+
+// profileB reports whether the group runs Profile B.
+func (s *State) profileB() bool { return s.cfg.Group.Profile == ProfileB }
+
+// possibleQuorum is the count of known votes (plus members unheard) from
+// which an earlier round's hash could still have reached a commit (see
+// LockFor). In Profile B up to f of the votes a signer holds may be
+// equivocations shown to it alone, so a hash stays possible with f fewer.
+func (s *State) possibleQuorum() int {
+	if s.profileB() {
+		return s.quorum() - s.cfg.Group.Faults
+	}
+	return s.quorum()
+}
+
+// isActive reports whether e may be proposed for, committed and signed
+// now: Profile A's one event per pool, or one of Profile B's active set.
+func (s *State) isActive(e *EventState) bool {
+	if !s.profileB() {
+		return s.active() == e
+	}
+	s.actives()
+	return s.activeSet[e.ID]
+}
+
+// actives is Profile B's active set: every event it signed and that is
+// not finished, and the next event of every stream, in source order, at
+// most MaxActiveEvents. Reserved outpoints, not serialization, keep two
+// events off one output.
+func (s *State) actives() []*EventState {
+	if s.activeOK {
+		return s.activeList
+	}
+	set := map[Hash]bool{}
+	var list []*EventState
+	for _, e := range s.open {
+		if e.Signed != nil && e.Signed.Hash == e.Canonical && e.Phase == PhaseCommitted {
+			set[e.ID] = true
+			list = append(list, e)
+		}
+	}
+	for _, st := range s.streams {
+		e := s.events[st.pending[st.next]]
+		if e == nil || e.Phase.Terminal() || set[e.ID] {
+			continue
+		}
+		set[e.ID] = true
+		list = append(list, e)
+	}
+	slices.SortFunc(list, func(a, b *EventState) int {
+		switch {
+		case a.Event.Before(b.Event):
+			return -1
+		case b.Event.Before(a.Event):
+			return 1
+		}
+		return 0
+	})
+	if n := s.cfg.Params.MaxActiveEvents; len(list) > n {
+		for _, e := range list[n:] {
+			delete(set, e.ID)
+		}
+		list = list[:n]
+	}
+	s.activeSet, s.activeList, s.activeOK = set, list, true
+	return list
+}
+
+// lockView is what a Profile B member builds a plan from: its view with
+// the virtual DAA score moved back to the anchor (inputs must be deep at
+// the anchor), and the outpoints other events hold left out.
+func (s *State) lockView(e *EventState, view LedgerView) (LedgerView, map[Outpoint]bool) {
+	v := view
+	v.VirtualDAAScore = anchorFor(view.VirtualDAAScore, s.cfg.Params)
+	exclude := map[Outpoint]bool{}
+	for o := range s.heldByOthers(e.ID) {
+		exclude[o] = true
+	}
+	return v, exclude
+}
+
+// signLock fills a Profile B proposal's anchor and lock signature.
+func (s *State) signLock(p *Proposal, t Template, view LedgerView) {
+	p.Anchor = &Anchor{TipScore: anchorFor(view.VirtualDAAScore, s.cfg.Params)}
+	p.LockSig = SignLock(s.cfg.Identity, s.opener.id, LockMsgOf(*p, t))
+}
+
+// lockConflict refuses this signer's lock of t for e when another event
+// holds one of its outpoints (a certificate, or this signer's own lock):
+// the no-vote says why and the conflict is counted.
+func (s *State) lockConflict(e *EventState, t Template) bool {
+	if _, _, clash := conflict(templateOutpoints(t), s.heldByOthers(e.ID)); !clash {
+		return false
+	}
+	s.observe(MetricOutpointLockConflicts, "", 1)
+	return true
+}
+
+// checkPlan is Profile B's check of a received plan, after the common
+// validation: its lock signature, its anchor (for the current round's
+// plans) and the outpoints other certificates reserve.
+func (s *State) checkPlan(e *EventState, p Proposal, t Template, current bool, en Env) error {
+	m := LockMsgOf(p, t)
+	d := m.Digest(s.opener.id)
+	if !s.opener.VerifyMember(p.Proposer, d[:], p.LockSig) {
+		return reject(ReasonBadLockSignature, "the plan's lock signature by %s does not verify", p.Proposer)
+	}
+	s.observe(MetricLockSigsReceived, "", 1)
+	if current {
+		view, err := en.View()
+		if err != nil {
+			return reject(ReasonAnchorUnknown, "this signer's node cannot be read to check the anchor: %v", err)
+		}
+		if err := s.checkAnchor(p, view); err != nil {
+			return err
+		}
+	}
+	if o, other, clash := conflict(m.Outpoints, s.reservedByOthers(e.ID)); clash {
+		s.observe(MetricOutpointLockConflicts, "", 1)
+		return reject(ReasonOutpointLocked, "outpoint %s is reserved by the certificate of event %s", o, other.Short())
+	}
+	return nil
+}
+
+// commitCert commits e on a lock certificate of round this signer holds
+// the quorum of (true when it did).
+func (s *State) commitCert(e *EventState, round uint32, env Env) bool {
+	c, ok := e.lockQuorum(round, s.opener.id, s.quorum())
+	if !ok || c.Msg.TemplateHash == e.unusable {
+		return false
+	}
+	h := c.Msg.TemplateHash
+	kt := e.templates[h]
+	if kt == nil || !kt.valid {
+		return false
+	}
+	if round < e.Round && s.deadNow(e, h, env) {
+		return false
+	}
+	if _, _, clash := conflict(c.Msg.Outpoints, s.reservedByOthers(e.ID)); clash {
+		// Two certificates on one outpoint take more than f Byzantine
+		// members: never follow the second.
+		s.observe(MetricOutpointLockConflicts, "", 1)
+		return false
+	}
+	evidence := [][]byte{c.Encode(), e.votes[round][c.Sigs[0].Signer].envelope}
+	s.endRoundMetrics(e, env)
+	s.acceptCert(e, *c, env)
+	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: h, Trigger: TriggerLockCert, Voters: certSigners(*c),
+		Evidence: evidence, InRound: e.Round, AtNs: ns(env.Now)})
+	s.commitMetrics(e, TriggerLockCert, env)
+	s.signCommitted(e, env)
+	return true
+}
+
+// acceptCert records an accepted certificate: the outpoints it reserves.
+func (s *State) acceptCert(e *EventState, c LockCert, env Env) {
+	s.emit(LockCertAccepted{EventID: e.ID, Epoch: e.Epoch, Round: c.Msg.Round, Anchor: c.Msg.Anchor,
+		TemplateHash: c.Msg.TemplateHash, Outpoints: c.Msg.Outpoints, Signers: certSigners(c), Cert: c.Encode(), AtNs: ns(env.Now)})
+	s.observe(MetricLockCertsAccepted, "", 1)
+}
+
+func certSigners(c LockCert) []PeerID {
+	out := make([]PeerID, len(c.Sigs))
+	for i, sg := range c.Sigs {
+		out[i] = sg.Signer
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkCertEvidence verifies Profile B commit evidence: a lock
+// certificate of the event for hash, and a proposal of its template
+// (signed by any member) that passes this signer's validation and spends
+// exactly the certificate's outpoints, none reserved by another event.
+func (s *State) checkCertEvidence(e *EventState, round uint32, hash Hash, evidence [][]byte) ([]PeerID, *LockCert, error) {
+	bad := func(format string, a ...any) ([]PeerID, *LockCert, error) {
+		return nil, nil, reject(ReasonBadEvidence, format, a...)
+	}
+	if len(evidence) != 2 {
+		return bad("%d evidence items, Profile B wants a lock certificate and a proposal", len(evidence))
+	}
+	c, err := DecodeLockCert(evidence[0], s.cfg.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := c.Msg
+	if m.EventID != e.ID || m.Epoch != e.Epoch || m.Round != round || m.TemplateHash != hash {
+		return bad("certificate of event %s epoch %d round %d hash %s", m.EventID.Short(), m.Epoch, m.Round, m.TemplateHash.Short())
+	}
+	if err := s.opener.VerifyLockCert(s.quorum(), c); err != nil {
+		return nil, nil, err
+	}
+	env, err := s.opener.Open(evidence[1])
+	if err != nil {
+		return bad("proposal: %v", err)
+	}
+	if env.Kind != KindProposal {
+		return bad("proposal is a %s", env.Kind)
+	}
+	p, err := DecodeProposal(env.Payload, s.cfg.Params)
+	switch {
+	case err != nil:
+		return bad("proposal: %v", err)
+	case p.EventID() != e.ID || p.TemplateHash != hash:
+		return bad("proposal is for event %s hash %s", p.EventID().Short(), p.TemplateHash.Short())
+	}
+	t, err := s.validator.Validate(p, env.Sender)
+	if err != nil {
+		return bad("the template fails validation: %v", err)
+	}
+	if !slices.Equal(templateOutpoints(t), m.Outpoints) {
+		return nil, nil, reject(ReasonLockMismatch, "the certificate's outpoints are not its template's inputs")
+	}
+	if o, other, clash := conflict(m.Outpoints, s.reservedByOthers(e.ID)); clash {
+		s.observe(MetricOutpointLockConflicts, "", 1)
+		return nil, nil, reject(ReasonOutpointLocked, "outpoint %s is reserved by the certificate of event %s", o, other.Short())
+	}
+	s.rememberTemplate(e, p, t)
+	return certSigners(c), &c, nil
+}
