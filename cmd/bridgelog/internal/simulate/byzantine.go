@@ -48,6 +48,7 @@ type adversary struct {
 	w      *world
 	self   twophase.PeerID
 	key    ed25519.PrivateKey
+	group  twophase.Hash
 	out    *simnet.Endpoint
 	rng    *rand.Rand
 	peers  []twophase.PeerID
@@ -56,6 +57,9 @@ type adversary struct {
 	// seen is a targeted peer's proposal that differs from everything
 	// this signer sent in that round, received before its own proposal.
 	seen map[roundKey]twophase.Proposal
+	// reserved is what the certificates its state accepted hold:
+	// outpoint -> event, until the event is done or its round fails.
+	reserved map[twophase.Outpoint]twophase.Hash
 }
 
 type roundKey struct {
@@ -78,12 +82,14 @@ type equivocation struct {
 	env       twophase.Envelope // the state's envelope: session and sequence
 	other     []byte            // the sealed other proposal, once chosen
 	otherHash twophase.Hash
+	differs   bool              // false when no other proposal could be made: the real one went instead
 	waiting   []twophase.PeerID // targets still without a vote
 }
 
 func newAdversary(w *world, n *node) *adversary {
-	a := &adversary{w: w, self: n.id, key: w.sim.Identity[n.id], out: w.bus.Endpoint(n.id), rng: w.advRNG,
-		events: map[twophase.Hash]*attack{}, rounds: map[roundKey]*equivocation{}, seen: map[roundKey]twophase.Proposal{}}
+	a := &adversary{w: w, self: n.id, key: w.sim.Identity[n.id], group: w.group.ID(), out: w.bus.Endpoint(n.id), rng: w.advRNG,
+		events: map[twophase.Hash]*attack{}, rounds: map[roundKey]*equivocation{}, seen: map[roundKey]twophase.Proposal{},
+		reserved: map[twophase.Outpoint]twophase.Hash{}}
 	for _, id := range w.ids {
 		if id != n.id {
 			a.peers = append(a.peers, id)
@@ -116,7 +122,7 @@ func (a *adversary) attack(id twophase.Hash) *attack {
 	case BehaviourWithhold:
 		k = 1 + a.rng.IntN(len(peers)) // some or all
 	case BehaviourForgeEvidence:
-		at.forgery = forgery(a.rng.IntN(a.forgeries()))
+		at.forgery = a.drawForgery()
 	}
 	for _, id := range peers[:k] {
 		at.targets[id] = true
@@ -193,9 +199,11 @@ func (a *adversary) vote(to twophase.PeerID, k roundKey, hash twophase.Hash, raw
 
 func (a *adversary) sendUnlessWithheld(env twophase.Envelope, at *attack, payload []byte, targets []twophase.PeerID) {
 	for _, id := range targets {
-		if at.behaviour != BehaviourWithhold || !at.targets[id] {
-			a.send(id, a.seal(env, env.Kind, payload, false))
+		if at.behaviour == BehaviourWithhold && at.targets[id] {
+			a.w.byzantine.Withheld++
+			continue
 		}
+		a.send(id, a.seal(env, env.Kind, payload, false))
 	}
 }
 
@@ -211,16 +219,18 @@ func (a *adversary) proposal(env twophase.Envelope, p twophase.Proposal, targets
 			case !at.targets[id]:
 				a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
 			case eq.other != nil:
-				a.vote(id, k, eq.otherHash, eq.other)
+				a.otherVote(id, k, eq)
 			default:
 				eq.waiting = append(eq.waiting, id)
 			}
 		}
 	case BehaviourWithhold:
 		for _, id := range targets {
-			if !at.targets[id] {
-				a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
+			if at.targets[id] {
+				a.w.byzantine.Withheld++
+				continue
 			}
+			a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
 		}
 	default:
 		for _, id := range targets {
@@ -245,6 +255,12 @@ func (a *adversary) equivocation(k roundKey, env twophase.Envelope, p twophase.P
 	}
 	eq := &equivocation{real: p, env: env}
 	a.rounds[k] = eq
+	if at.behaviour == BehaviourConflictingLocks {
+		if q, ok := a.conflictingLock(p); ok {
+			a.choose(eq, q)
+			return eq
+		}
+	}
 	if q, ok := a.seen[k]; ok && q.TemplateHash != p.TemplateHash {
 		a.choose(eq, q)
 		return eq
@@ -265,16 +281,23 @@ func (a *adversary) equivocation(k roundKey, env twophase.Envelope, p twophase.P
 // choose makes q's template this signer's other proposal of the round.
 func (a *adversary) choose(eq *equivocation, q twophase.Proposal) {
 	p := eq.real
-	p.TemplateHash, p.Template, p.Inputs = q.TemplateHash, q.Template, q.Inputs
+	p.TemplateHash, p.Template, p.Inputs, p.Anchor = q.TemplateHash, q.Template, q.Inputs, q.Anchor
 	a.signLock(&p)
-	eq.other, eq.otherHash = a.seal(eq.env, twophase.KindProposal, p.Encode(), false), p.TemplateHash
+	eq.other, eq.otherHash, eq.differs = a.seal(eq.env, twophase.KindProposal, p.Encode(), false), p.TemplateHash, true
 }
 
 func (a *adversary) flush(k roundKey, eq *equivocation) {
 	for _, id := range eq.waiting {
-		a.vote(id, k, eq.otherHash, eq.other)
+		a.otherVote(id, k, eq)
 	}
 	eq.waiting = nil
+}
+
+func (a *adversary) otherVote(to twophase.PeerID, k roundKey, eq *equivocation) {
+	if eq.differs {
+		a.w.byzantine.Equivocated++
+	}
+	a.vote(to, k, eq.otherHash, eq.other)
 }
 
 // received sees every envelope delivered to this signer: a targeted
@@ -310,16 +333,21 @@ func (a *adversary) received(env twophase.Envelope) {
 func (a *adversary) commit(env twophase.Envelope, c twophase.Commit, targets []twophase.PeerID) {
 	at := a.attack(c.EventID)
 	payload := env.Payload
+	forged := false
 	if at.behaviour == BehaviourForgeEvidence {
-		if forged, ok := a.forgeEvidence(c, at.forgery, env); ok {
-			c.Evidence = forged
-			payload = c.Encode()
+		if evidence, ok := a.forgeEvidence(c, at.forgery, env); ok {
+			c.Evidence, payload, forged = evidence, c.Encode(), true
 		}
 	}
 	for _, id := range targets {
-		if at.behaviour == BehaviourForgeEvidence || !at.targets[id] {
-			a.send(id, a.seal(env, env.Kind, payload, false))
+		switch {
+		case forged:
+			a.w.byzantine.ForgedCommit++
+		case at.behaviour != BehaviourForgeEvidence && at.targets[id]:
+			a.w.byzantine.Withheld++
+			continue
 		}
+		a.send(id, a.seal(env, env.Kind, payload, false))
 	}
 }
 
@@ -336,6 +364,7 @@ func (a *adversary) syncResponse(resp twophase.SyncResponse, to twophase.PeerID)
 		}
 		switch at.behaviour {
 		case BehaviourWithhold:
+			a.w.byzantine.Withheld++
 			continue
 		case BehaviourEquivocate, BehaviourConflictingLocks:
 			st.Votes = a.ownVotesFor(st, to)
@@ -370,4 +399,31 @@ func (a *adversary) ownVotesFor(st twophase.SyncState, to twophase.PeerID) [][]b
 		}
 	}
 	return votes
+}
+
+// observe follows the facts of this signer's own state: the outpoints
+// its accepted certificates reserve.
+func (a *adversary) observe(facts []twophase.Fact) {
+	for _, f := range facts {
+		switch f := f.(type) {
+		case twophase.LockCertAccepted:
+			for _, op := range f.Outpoints {
+				a.reserved[op] = f.EventID
+			}
+		case twophase.Completed:
+			a.release(f.EventID)
+		case twophase.Abandoned:
+			a.release(f.EventID)
+		case twophase.RoundFailed:
+			a.release(f.EventID)
+		}
+	}
+}
+
+func (a *adversary) release(id twophase.Hash) {
+	for op, ev := range a.reserved {
+		if ev == id {
+			delete(a.reserved, op)
+		}
+	}
 }

@@ -21,21 +21,26 @@ type checker struct {
 	signed   map[signKey]twophase.Hash
 	proposed map[twophase.Hash]bool // events whose first proposal was seen
 	keys     map[signKeyString]bool // every source key each signer recorded
-	// holders lists, per outpoint, the committed templates that spend it.
-	holders map[twophase.Outpoint][]holder
+	// holds lists, per outpoint, the committed templates that spend it;
+	// held, per event, its own.
+	holds map[twophase.Outpoint][]*holding
+	held  map[twophase.Hash][]*holding
 
 	doubleSigns, splitCommits, commitsWithoutQuorum int
 	keyConflicts, thefts, doubleSpendAttempts       int
 	equivocations, rejectedVotes, conflicts         int
 	retries, timeouts, abandonFacts                 int
-	invalidated, diverged, lockConflicts            int
-	debug                                           func(twophase.PeerID, twophase.Fact)
+	invalidated, diverged                           int
 }
 
-// holder is an event's committed template.
-type holder struct {
+// holding is an event's committed template (Profile B: its lock
+// certificate) and the honest signers that hold it: from their commit
+// until they complete, abandon or fail its round. The template's
+// outpoints are reserved for the event while one of them does.
+type holding struct {
 	event twophase.Hash
 	hash  twophase.Hash
+	by    map[twophase.PeerID]bool
 }
 
 type voteKey struct {
@@ -69,7 +74,7 @@ func newChecker(w *world) *checker {
 	c := &checker{w: w, opener: twophase.NewOpener(w.group, nil), byID: map[twophase.Hash]int{},
 		votes: map[voteKey]twophase.Hash{}, sent: map[voteKey][]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
 		signed: map[signKey]twophase.Hash{}, proposed: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{},
-		holders: map[twophase.Outpoint][]holder{}}
+		holds: map[twophase.Outpoint][]*holding{}, held: map[twophase.Hash][]*holding{}}
 	return c
 }
 
@@ -109,12 +114,8 @@ func (c *checker) voted(v voteKey, hash twophase.Hash) bool {
 
 // observe checks each fact as it reaches an honest signer's log.
 func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
-	if c.debug != nil {
-		for _, f := range facts {
-			c.debug(self, f)
-		}
-	}
-	if c.w.nodes[self].adv != nil {
+	if adv := c.w.nodes[self].adv; adv != nil {
+		adv.observe(facts)
 		return
 	}
 	now := c.w.sched.Now()
@@ -165,18 +166,20 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			if f.Reason == twophase.ReasonTimeoutNoQuorum {
 				c.timeouts++
 			}
+			c.release(self, f.EventID)
 		case twophase.Equivocation:
 			c.equivocations++
 		case twophase.VoteRejected:
 			c.rejectedVotes++
-			c.lockConflict(f.Reason)
 		case twophase.CommitConflict:
 			c.conflicts++
 		case twophase.Completed:
 			c.trace(f.EventID).completed[self] = true
+			c.release(self, f.EventID)
 		case twophase.Abandoned:
 			c.trace(f.EventID).abandoned[self] = true
 			c.abandonFacts++
+			c.release(self, f.EventID)
 		}
 	}
 }
@@ -203,33 +206,52 @@ func (c *checker) committed(self twophase.PeerID, f twophase.Committed, now time
 			c.splitCommits++
 		}
 	}
-	if !t.committed[f.Hash] {
-		c.hold(f.EventID, f.Hash)
-	}
+	c.hold(self, f.EventID, f.Hash)
 	t.committed[f.Hash] = true
 	if now.After(t.lastCommit) {
 		t.lastCommit = now
 	}
 }
 
-// hold records event's committed template as holding its inputs, and
-// counts a double-spend attempt for every live template of another event
-// that holds one of them.
-func (c *checker) hold(event, hash twophase.Hash) {
+// hold records that self committed event's template hash, and counts a
+// double-spend attempt for each template of another event that shares an
+// outpoint with it and is still held and payable.
+func (c *checker) hold(self twophase.PeerID, event, hash twophase.Hash) {
+	for _, h := range c.held[event] {
+		if h.hash == hash {
+			h.by[self] = true
+			return
+		}
+	}
 	t, ok := c.tmpl[hash]
 	if !ok {
 		return
 	}
-	counted := map[twophase.Hash]bool{}
+	h := &holding{event: event, hash: hash, by: map[twophase.PeerID]bool{self: true}}
+	c.held[event] = append(c.held[event], h)
+	counted := map[*holding]bool{}
 	for _, op := range t.Outpoints() {
-		for _, h := range c.holders[op] {
-			if h.event != event && !counted[h.hash] && !c.dead(h.hash) && !c.dead(hash) {
-				counted[h.hash] = true
+		for _, o := range c.holds[op] {
+			if o.event != event && len(o.by) > 0 && !counted[o] && c.payable(o.hash) && c.payable(hash) {
+				counted[o] = true
 				c.doubleSpendAttempts++
 			}
 		}
-		c.holders[op] = append(c.holders[op], holder{event, hash})
+		c.holds[op] = append(c.holds[op], h)
 	}
+}
+
+// release: self no longer holds event's template.
+func (c *checker) release(self twophase.PeerID, event twophase.Hash) {
+	for _, h := range c.held[event] {
+		delete(h.by, self)
+	}
+}
+
+// payable: template h is neither paid nor dead.
+func (c *checker) payable(h twophase.Hash) bool {
+	t, ok := c.tmpl[h]
+	return ok && !c.w.ledger.Status(simledgerRules.TxID(t), 0).Accepted && !c.w.ledger.Dead(t)
 }
 
 // paysEvent reports whether t pays event id exactly: one output of its
@@ -297,13 +319,5 @@ func (c *checker) firstProposal(from twophase.PeerID, raw []byte) {
 	}
 	if w.cfg.Diverge > 0 && w.rng.Float64() < w.cfg.Diverge {
 		w.diverge(from, t.Inputs[0].Outpoint)
-	}
-}
-
-// lockConflict counts an honest signer's refusal of a proposal or a lock
-// on outpoints another event's certificate holds (Profile B).
-func (c *checker) lockConflict(r twophase.Reason) {
-	if r == twophase.Reason("outpoint_locked") {
-		c.lockConflicts++
 	}
 }

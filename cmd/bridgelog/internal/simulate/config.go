@@ -71,7 +71,7 @@ func (c *Config) setDefaults() {
 	if c.Quorum == 0 {
 		c.Quorum = c.Signers/2 + 1
 		if c.Profile == twophase.ProfileB {
-			c.Quorum = 2*faultsTolerated(c.Signers) + 1
+			c.Quorum = twophase.ProfileBQuorum(c.Signers, faultsTolerated(c.Signers))
 		}
 	}
 	if c.DAAPerSecond == 0 {
@@ -99,8 +99,8 @@ func (c *Config) setDefaults() {
 	c.Params = p.WithDefaults()
 }
 
-// faultsTolerated is f of Profile B: the most Byzantine signers n
-// signers tolerate (n >= 3f+1).
+// faultsTolerated is f of a Profile B group of n signers: the most
+// Byzantine signers it tolerates (n >= 3f+1).
 func faultsTolerated(n int) int { return (n - 1) / 3 }
 
 func (c *Config) validate() error {

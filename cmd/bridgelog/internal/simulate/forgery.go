@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
@@ -19,10 +20,24 @@ const (
 	// forgeImpersonated: the same, in envelopes that claim those members
 	// as senders (signed with its own key).
 	forgeImpersonated
-	forgeriesOfProfileA
+	// Profile B's evidence is a lock certificate and a proposal.
+	// forgeCertDuplicated: its own lock signature, as many times as a
+	// quorum.
+	forgeCertDuplicated
+	// forgeCertSelfMade: its own lock signature, and signatures it made
+	// with its own key under other members' names.
+	forgeCertSelfMade
+	// forgeCertShort: its own lock signature alone.
+	forgeCertShort
 )
 
-func (a *adversary) forgeries() int { return int(forgeriesOfProfileA) }
+// forgery draws one of the profile's forgeries.
+func (a *adversary) drawForgery() forgery {
+	if a.w.cfg.Profile == twophase.ProfileB {
+		return forgeCertDuplicated + forgery(a.rng.IntN(3))
+	}
+	return forgeDuplicated + forgery(a.rng.IntN(3))
+}
 
 var errNoAlternative = errors.New("simulate: no other template to propose")
 
@@ -41,6 +56,9 @@ func (a *adversary) otherProposal(p twophase.Proposal) (twophase.Proposal, bool)
 	view, err := a.w.nodes[a.self].ledger.View(context.Background())
 	if err != nil {
 		return p, false
+	}
+	if p.Anchor != nil && a.w.cfg.Profile == twophase.ProfileB {
+		view.VirtualDAAScore = min(view.VirtualDAAScore, p.Anchor.TipScore) // inputs deep at the anchor, as receivers check
 	}
 	exclude := map[twophase.Outpoint]bool{}
 	for _, op := range t.Outpoints() {
@@ -130,6 +148,7 @@ func (a *adversary) forgeCommit(env twophase.Envelope, p twophase.Proposal, at *
 		Evidence: a.forge(q, at.forgery, env)}
 	raw := a.seal(env, twophase.KindCommit, c.Encode(), true)
 	for _, id := range a.peers {
+		a.w.byzantine.ForgedCommit++
 		a.send(id, raw)
 	}
 }
@@ -157,6 +176,9 @@ func (a *adversary) forgeEvidence(c twophase.Commit, f forgery, env twophase.Env
 func (a *adversary) forge(q twophase.Proposal, f forgery, env twophase.Envelope) [][]byte {
 	quorum := a.w.group.Quorum
 	own := a.sealProposal(a.self, env, q)
+	if f >= forgeCertDuplicated {
+		return [][]byte{a.forgeCert(q, f).Encode(), own}
+	}
 	evidence := [][]byte{own}
 	for i := 0; len(evidence) < quorum; i++ {
 		switch f {
@@ -183,6 +205,122 @@ func (a *adversary) sealProposal(sender twophase.PeerID, env twophase.Envelope, 
 	return twophase.Seal(a.key, &e)
 }
 
+// forgeCert is a lock certificate of q's lock message that only this
+// signer signed.
+func (a *adversary) forgeCert(q twophase.Proposal, f forgery) twophase.LockCert {
+	prm := a.w.cfg.Params
+	t, _ := twophase.DecodeTemplate(q.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	m := twophase.LockMsgOf(q, t)
+	sig := twophase.SignLock(a.key, a.group, m)
+	c := twophase.LockCert{Msg: m, Sigs: []twophase.LockSignature{{Signer: a.self, Signature: sig}}}
+	for i := 0; f != forgeCertShort && len(c.Sigs) < a.w.group.Quorum; i++ {
+		signer := a.self
+		if f == forgeCertSelfMade {
+			signer = a.peers[i%len(a.peers)]
+		}
+		c.Sigs = append(c.Sigs, twophase.LockSignature{Signer: signer, Signature: sig})
+	}
+	return c
+}
+
 // signLock signs p's lock message (Profile B): a Byzantine signer holds
 // its identity key, so what it makes up carries valid lock signatures.
-func (a *adversary) signLock(p *twophase.Proposal) {}
+func (a *adversary) signLock(p *twophase.Proposal) {
+	if a.w.cfg.Profile != twophase.ProfileB {
+		return
+	}
+	prm := a.w.cfg.Params
+	t, err := twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	if err != nil {
+		return
+	}
+	p.LockSig = twophase.SignLock(a.key, a.group, twophase.LockMsgOf(*p, t))
+}
+
+// conflictingLock is a second lock message for p's round (Profile B):
+// p's template also spending an outpoint another event's certificate
+// reserves, when this signer knows one deep enough at p's anchor; else p
+// anchored one step earlier.
+func (a *adversary) conflictingLock(p twophase.Proposal) (twophase.Proposal, bool) {
+	prm := a.w.cfg.Params
+	if p.Anchor == nil {
+		return p, false
+	}
+	if q, ok := a.spendReserved(p); ok {
+		return q, true
+	}
+	if p.Anchor.TipScore < prm.AnchorStep {
+		return p, false
+	}
+	q := p
+	q.Anchor = &twophase.Anchor{TipScore: p.Anchor.TipScore - prm.AnchorStep}
+	a.signLock(&q)
+	return q, true
+}
+
+// spendReserved is p with one more input: an outpoint another event's
+// certificate reserves, its amount going to the change.
+func (a *adversary) spendReserved(p twophase.Proposal) (twophase.Proposal, bool) {
+	prm := a.w.cfg.Params
+	t, err := twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	if err != nil {
+		return p, false
+	}
+	view, err := a.w.nodes[a.self].ledger.View(context.Background())
+	if err != nil {
+		return p, false
+	}
+	ops := make([]twophase.Outpoint, 0, len(a.reserved))
+	for op, ev := range a.reserved {
+		if ev != p.EventID() {
+			ops = append(ops, op)
+		}
+	}
+	slices.SortFunc(ops, compareOutpoints)
+	for _, op := range ops {
+		u, ok := view.Lookup(op)
+		if !ok || u.DAAScore+prm.MinInputDepth > p.Anchor.TipScore {
+			continue
+		}
+		q, ok := a.withInput(p, t, u)
+		if ok {
+			return q, true
+		}
+	}
+	return p, false
+}
+
+// withInput adds u to p's template t, the change taking its amount less
+// the fee of the extra input.
+func (a *adversary) withInput(p twophase.Proposal, t twophase.Template, u twophase.UTXO) (twophase.Proposal, bool) {
+	t.Inputs = append(slices.Clone(t.Inputs), simledgerRules.Input(u))
+	t.Outputs = slices.Clone(t.Outputs)
+	before, _ := simledgerRules.Mass(twophase.Template{Inputs: t.Inputs[:len(t.Inputs)-1], Outputs: t.Outputs, Payload: t.Payload})
+	after, err := simledgerRules.Mass(t)
+	if err != nil {
+		return p, false
+	}
+	extra := (after - before) * a.w.cfg.Params.FeeRate
+	for i, o := range t.Outputs {
+		if o.Script.Equal(a.w.group.ChangeScript) && u.Amount > extra {
+			t.Outputs[i].Amount += u.Amount - extra
+			q := p
+			q.Inputs = append(slices.Clone(p.Inputs), twophase.InputMeta{DAAScore: u.DAAScore, Coinbase: u.Coinbase})
+			q.Template = t.Encode()
+			q.TemplateHash = twophase.TemplateHash(q.Template)
+			a.signLock(&q)
+			return q, true
+		}
+	}
+	return p, false
+}
+
+func compareOutpoints(a, b twophase.Outpoint) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}

@@ -10,18 +10,29 @@ import (
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
-// metricsSink adds up the signers' metric observations.
+// metricsSink adds up the signers' metric observations: all of them, and
+// the honest signers' apart.
 type metricsSink struct {
-	totals map[string]float64
+	totals, honest map[string]float64
 }
 
-func newMetricsSink() *metricsSink { return &metricsSink{totals: map[string]float64{}} }
+func newMetricsSink() *metricsSink {
+	return &metricsSink{totals: map[string]float64{}, honest: map[string]float64{}}
+}
 
-type signerMetrics struct{ s *metricsSink }
+type signerMetrics struct {
+	s      *metricsSink
+	honest bool
+}
 
-func (m *metricsSink) signer(twophase.PeerID) signerMetrics { return signerMetrics{m} }
+func (m *metricsSink) signer(honest bool) signerMetrics { return signerMetrics{m, honest} }
 
-func (m signerMetrics) Observe(name, _ string, v float64) { m.s.totals[name] += v }
+func (m signerMetrics) Observe(name, _ string, v float64) {
+	m.s.totals[name] += v
+	if m.honest {
+		m.s.honest[name] += v
+	}
+}
 
 // Latency is a distribution's percentiles in virtual milliseconds.
 type Latency struct {
@@ -31,10 +42,15 @@ type Latency struct {
 	Max int64 `json:"max"`
 }
 
-// Byzantine is how many signers are Byzantine, and what they do.
+// Byzantine is how many signers are Byzantine, what they do, and what
+// they did: proposals sent as another template than their state's (or
+// another lock message), messages withheld, commits with forged evidence.
 type Byzantine struct {
-	Count     int       `json:"count"`
-	Behaviour Behaviour `json:"behaviour"`
+	Count        int       `json:"count"`
+	Behaviour    Behaviour `json:"behaviour"`
+	Equivocated  int       `json:"equivocated"`
+	Withheld     int       `json:"withheld"`
+	ForgedCommit int       `json:"forged_commits"`
 }
 
 // Report is what a run prints. Its invariants are those of the honest
@@ -165,12 +181,12 @@ func (w *world) report() Report {
 	c := w.check
 	c.trace(twophase.Hash{}) // make sure traces exist with zero events seen
 	r := Report{Seed: w.cfg.Seed, Profile: w.cfg.Profile, Signers: w.cfg.Signers, Quorum: w.cfg.Quorum,
-		Byzantine: Byzantine{Count: w.cfg.Byzantine, Behaviour: w.cfg.Behaviour}, Events: w.cfg.Events, Streams: w.cfg.Streams,
+		Byzantine: w.byzantine, Events: w.cfg.Events, Streams: w.cfg.Streams,
 		SplitCommits: c.splitCommits, DoubleSigns: c.doubleSigns, CommitsWithoutQuorum: c.commitsWithoutQuorum, LogKeyConflicts: c.keyConflicts,
 		TheftsSigned: c.thefts, DoubleSpendAttempts: c.doubleSpendAttempts, DoubleSpends: w.doubleSpends(),
 		Retries: c.retries, TimeoutsWithoutQuoum: c.timeouts, Equivocations: c.equivocations, InvalidRejected: c.rejectedVotes,
 		StateSyncsThrottled: int(w.stats.totals[twophase.MetricStateSyncThrottled]), CommitConflicts: c.conflicts,
-		InputsInvalidated: c.invalidated, ViewsDiverged: c.diverged, LockConflicts: c.lockConflicts,
+		InputsInvalidated: c.invalidated, ViewsDiverged: c.diverged, LockConflicts: int(w.stats.honest[twophase.MetricOutpointLockConflicts]),
 		VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
 	for _, id := range w.ids {
 		r.Crashes += w.nodes[id].crashes
@@ -307,7 +323,9 @@ func (r Report) WriteText(out io.Writer) {
 	fmt.Fprintf(out, "simulate: profile %s, %d signers, quorum %d, %d events over %d streams, seed %d, %.1f s of virtual time\n",
 		r.Profile, r.Signers, r.Quorum, r.Events, r.Streams, r.Seed, r.VirtualSeconds)
 	if r.Byzantine.Count > 0 {
-		fmt.Fprintf(out, "byzantine   the last %d signers (%s); the invariants below are the honest signers'\n", r.Byzantine.Count, r.Byzantine.Behaviour)
+		b := r.Byzantine
+		fmt.Fprintf(out, "byzantine   the last %d signers (%s): %d proposals sent as another template, %d messages withheld, %d commits on forged evidence; the invariants below are the honest signers'\n",
+			b.Count, b.Behaviour, b.Equivocated, b.Withheld, b.ForgedCommit)
 	}
 	fmt.Fprintf(out, "events      %d completed, %d abandoned (%d behind an abandoned event), %d hanging\n",
 		r.Completed, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging)

@@ -47,6 +47,7 @@ type world struct {
 	stats  *metricsSink
 	quiet  *slog.Logger
 
+	byzantine Byzantine      // what the Byzantine signers did
 	byScript  map[string]int // destination script -> event
 	settledTo int            // events before it are settled
 }
@@ -77,6 +78,9 @@ func newWorld(cfg Config) (*world, error) {
 		nodes:  map[twophase.PeerID]*node{}, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), stats: newMetricsSink()}
 	w.sim = simledger.NewGroup("sim", fmt.Sprint("simulate-", cfg.Seed), simledger.MemberIDs(cfg.Signers), cfg.Quorum)
 	w.sim.Group.Profile = cfg.Profile
+	if cfg.Profile == twophase.ProfileB {
+		w.sim.Group.Faults = faultsTolerated(cfg.Signers)
+	}
 	if err := w.sim.Group.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -88,6 +92,7 @@ func newWorld(cfg Config) (*world, error) {
 	w.bus.CheckAhead(twophase.NewOpener(w.group, nil), runtime.GOMAXPROCS(0))
 	w.check = newChecker(w)
 	w.bus.Tap = w.tap
+	w.byzantine = Byzantine{Count: cfg.Byzantine, Behaviour: cfg.Behaviour}
 	for i, id := range w.ids {
 		n := &node{id: id, index: i, lag: cfg.Lags[i+1]}
 		n.log = memlog.New(memlog.WithClock(w.sched.Now))
@@ -149,7 +154,7 @@ func (w *world) start(n *node) {
 		Transport: transport,
 		Ledger:    n.ledger,
 		Clock:     w.sched.Now,
-		Metrics:   w.stats.signer(n.id),
+		Metrics:   w.stats.signer(n.adv == nil),
 		Logger:    w.quiet,
 		NewID:     func() string { n.ids++; return fmt.Sprintf("%s-%d", n.id, n.ids) },
 		Observe:   w.check.observe,
