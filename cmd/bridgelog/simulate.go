@@ -80,9 +80,10 @@ signer, but what they send is rewritten (--byzantine-behaviour):
                      template or of a theft
   mixed              each Byzantine signer draws one per event
 The invariants are checked over the honest signers. Profile A assumes no
-signer equivocates: with equivocation and diverging views it can split a
-commit, and the report shows it. Profile B (--profile b, quorum 2f+1 with
-f = (N-1)/3) holds with up to f Byzantine signers.
+signer equivocates: with an equivocating signer and diverging views it
+splits commits, and the report shows it. Profile B (--profile b: f =
+(N-1)/3, quorum 2f+1, or more when N > 3f+1 so that two quorums share
+f+1 signers) holds with up to f Byzantine signers.
 
 Examples:
   bridgelog simulate --signers 5 --events 100
@@ -97,7 +98,7 @@ func init() {
 	f := simulateCmd.Flags()
 	fl := &simulateFlags
 	f.IntVar(&fl.signers, "signers", 5, "signers in the group (N, at most 20)")
-	f.IntVar(&fl.quorum, "quorum", 0, "commit quorum M (default N/2+1 in Profile A, which refuses M <= N/2; 2f+1 with f = (N-1)/3 in Profile B)")
+	f.IntVar(&fl.quorum, "quorum", 0, "commit quorum M (default N/2+1 in Profile A, which refuses M <= N/2; in Profile B max(2f+1, (N+f+2)/2) with f = (N-1)/3)")
 	f.IntVar(&fl.events, "events", 100, "signing events (burns to pay)")
 	f.IntVar(&fl.streams, "streams", 1, "streams the events are spread over (each paid in nonce order)")
 	f.DurationVar(&fl.eventEvery, "event-every", 100*time.Millisecond, "virtual time between two burns at the source")

@@ -78,12 +78,11 @@ type attack struct {
 
 // equivocation is one round's pair of proposals.
 type equivocation struct {
-	real      twophase.Proposal
-	env       twophase.Envelope // the state's envelope: session and sequence
-	other     []byte            // the sealed other proposal, once chosen
-	otherHash twophase.Hash
-	differs   bool              // false when no other proposal could be made: the real one went instead
-	waiting   []twophase.PeerID // targets still without a vote
+	real    twophase.Proposal
+	env     twophase.Envelope // the state's latest envelope of it: session and sequence
+	other   *twophase.Proposal
+	differs bool              // false when no other proposal could be made: the real one goes instead
+	waiting []twophase.PeerID // targets still without a vote
 }
 
 func newAdversary(w *world, n *node) *adversary {
@@ -143,20 +142,21 @@ func (a *adversary) Send(ctx context.Context, to twophase.PeerID, raw []byte) er
 	if to != "" {
 		targets = []twophase.PeerID{to}
 	}
+	same := a.seal(env, env.Kind, env.Payload, false) // what its state sent, at this signer's sequence number
 	switch env.Kind {
 	case twophase.KindProposal:
 		if p, err := twophase.DecodeProposal(env.Payload, a.w.cfg.Params); err == nil {
-			a.proposal(env, p, targets)
+			a.proposal(env, same, p, targets)
 			return nil
 		}
 	case twophase.KindNoVote:
 		if nv, err := twophase.DecodeNoVote(env.Payload); err == nil {
-			a.sendUnlessWithheld(env, a.attack(nv.EventID), env.Payload, targets)
+			a.sendUnlessWithheld(same, a.attack(nv.EventID), targets)
 			return nil
 		}
 	case twophase.KindCommit:
 		if c, err := twophase.DecodeCommit(env.Payload); err == nil {
-			a.commit(env, c, targets)
+			a.commit(env, same, c, targets)
 			return nil
 		}
 	case twophase.KindSyncResponse:
@@ -170,7 +170,7 @@ func (a *adversary) Send(ctx context.Context, to twophase.PeerID, raw []byte) er
 		}
 	}
 	for _, id := range targets {
-		a.send(id, a.seal(env, env.Kind, env.Payload, false))
+		a.send(id, same)
 	}
 	return nil
 }
@@ -197,18 +197,19 @@ func (a *adversary) vote(to twophase.PeerID, k roundKey, hash twophase.Hash, raw
 	a.send(to, raw)
 }
 
-func (a *adversary) sendUnlessWithheld(env twophase.Envelope, at *attack, payload []byte, targets []twophase.PeerID) {
+func (a *adversary) sendUnlessWithheld(raw []byte, at *attack, targets []twophase.PeerID) {
 	for _, id := range targets {
 		if at.behaviour == BehaviourWithhold && at.targets[id] {
 			a.w.byzantine.Withheld++
 			continue
 		}
-		a.send(id, a.seal(env, env.Kind, payload, false))
+		a.send(id, raw)
 	}
 }
 
-// proposal sends one of the state's proposals as the event's attack says.
-func (a *adversary) proposal(env twophase.Envelope, p twophase.Proposal, targets []twophase.PeerID) {
+// proposal sends one of the state's proposals (raw, sealed again) as the
+// event's attack says.
+func (a *adversary) proposal(env twophase.Envelope, raw []byte, p twophase.Proposal, targets []twophase.PeerID) {
 	k := roundKey{p.EventID(), p.Epoch, p.Round}
 	at := a.attack(k.event)
 	switch at.behaviour {
@@ -217,7 +218,7 @@ func (a *adversary) proposal(env twophase.Envelope, p twophase.Proposal, targets
 		for _, id := range targets {
 			switch {
 			case !at.targets[id]:
-				a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
+				a.vote(id, k, p.TemplateHash, raw)
 			case eq.other != nil:
 				a.otherVote(id, k, eq)
 			default:
@@ -230,11 +231,11 @@ func (a *adversary) proposal(env twophase.Envelope, p twophase.Proposal, targets
 				a.w.byzantine.Withheld++
 				continue
 			}
-			a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
+			a.vote(id, k, p.TemplateHash, raw)
 		}
 	default:
 		for _, id := range targets {
-			a.vote(id, k, p.TemplateHash, a.seal(env, env.Kind, env.Payload, false))
+			a.vote(id, k, p.TemplateHash, raw)
 		}
 		if at.behaviour == BehaviourForgeEvidence {
 			a.forgeCommit(env, p, at)
@@ -248,9 +249,7 @@ func (a *adversary) proposal(env twophase.Envelope, p twophase.Proposal, targets
 // then get one of this signer's own making.
 func (a *adversary) equivocation(k roundKey, env twophase.Envelope, p twophase.Proposal, at *attack) *equivocation {
 	if eq, ok := a.rounds[k]; ok {
-		if env.Session != eq.env.Session {
-			eq.env = env // restarted: its state sends the same vote in a new session
-		}
+		eq.env = env // restarted: its state sends the same vote again, in a new session
 		return eq
 	}
 	eq := &equivocation{real: p, env: env}
@@ -270,7 +269,7 @@ func (a *adversary) equivocation(k roundKey, env twophase.Envelope, p twophase.P
 			if q, ok := a.otherProposal(eq.real); ok {
 				a.choose(eq, q)
 			} else {
-				eq.other, eq.otherHash = a.seal(eq.env, twophase.KindProposal, eq.real.Encode(), false), eq.real.TemplateHash
+				eq.other = &eq.real
 			}
 		}
 		a.flush(k, eq)
@@ -283,7 +282,13 @@ func (a *adversary) choose(eq *equivocation, q twophase.Proposal) {
 	p := eq.real
 	p.TemplateHash, p.Template, p.Inputs, p.Anchor = q.TemplateHash, q.Template, q.Inputs, q.Anchor
 	a.signLock(&p)
-	eq.other, eq.otherHash, eq.differs = a.seal(eq.env, twophase.KindProposal, p.Encode(), false), p.TemplateHash, true
+	eq.other, eq.differs = &p, true
+}
+
+// otherRaw is the round's other proposal, sealed in the state's latest
+// session.
+func (a *adversary) otherRaw(eq *equivocation) []byte {
+	return a.seal(eq.env, twophase.KindProposal, eq.other.Encode(), false)
 }
 
 func (a *adversary) flush(k roundKey, eq *equivocation) {
@@ -297,7 +302,7 @@ func (a *adversary) otherVote(to twophase.PeerID, k roundKey, eq *equivocation) 
 	if eq.differs {
 		a.w.byzantine.Equivocated++
 	}
-	a.vote(to, k, eq.otherHash, eq.other)
+	a.vote(to, k, eq.other.TemplateHash, a.otherRaw(eq))
 }
 
 // received sees every envelope delivered to this signer: a targeted
@@ -327,16 +332,17 @@ func (a *adversary) received(env twophase.Envelope) {
 	}
 }
 
-// commit sends one of the state's commits: with forged evidence under
-// forge-evidence, not at all to the peers it withholds from or (when it
-// equivocates) to the half it told another template.
-func (a *adversary) commit(env twophase.Envelope, c twophase.Commit, targets []twophase.PeerID) {
+// commit sends one of the state's commits (raw, sealed again): with
+// forged evidence under forge-evidence, not at all to the peers it
+// withholds from or (when it equivocates) to the half it told another
+// template.
+func (a *adversary) commit(env twophase.Envelope, raw []byte, c twophase.Commit, targets []twophase.PeerID) {
 	at := a.attack(c.EventID)
-	payload := env.Payload
 	forged := false
 	if at.behaviour == BehaviourForgeEvidence {
 		if evidence, ok := a.forgeEvidence(c, at.forgery, env); ok {
-			c.Evidence, payload, forged = evidence, c.Encode(), true
+			c.Evidence, forged = evidence, true
+			raw = a.seal(env, env.Kind, c.Encode(), false)
 		}
 	}
 	for _, id := range targets {
@@ -347,7 +353,7 @@ func (a *adversary) commit(env twophase.Envelope, c twophase.Commit, targets []t
 			a.w.byzantine.Withheld++
 			continue
 		}
-		a.send(id, a.seal(env, env.Kind, payload, false))
+		a.send(id, raw)
 	}
 }
 
@@ -394,8 +400,8 @@ func (a *adversary) ownVotesFor(st twophase.SyncState, to twophase.PeerID) [][]b
 		}
 		k := roundKey{p.EventID(), p.Epoch, p.Round}
 		if eq := a.rounds[k]; eq != nil && eq.other != nil {
-			a.w.check.sentVote(a.self, k, eq.otherHash)
-			votes = append(votes, eq.other)
+			a.w.check.sentVote(a.self, k, eq.other.TemplateHash)
+			votes = append(votes, a.otherRaw(eq))
 		}
 	}
 	return votes

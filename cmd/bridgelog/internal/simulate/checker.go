@@ -159,6 +159,9 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 				c.doubleSigns++
 			}
 			c.signed[k] = f.Hash
+			// An honest signer signs only a template it validated from a
+			// proposal, which the checker learnt too: one it never saw
+			// counts as a theft as well.
 			if t, ok := c.tmpl[f.Hash]; !ok || !c.paysEvent(t, f.EventID) {
 				c.thefts++
 			}

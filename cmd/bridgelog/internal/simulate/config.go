@@ -111,7 +111,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: --signers %d, want 1..%d", ErrConfig, c.Signers, twophase.MaxMembers)
 	case c.Quorum < 1 || c.Quorum > c.Signers:
 		return fmt.Errorf("%w: --quorum %d of %d signers: %w", ErrConfig, c.Quorum, c.Signers, twophase.ErrQuorumRange)
-	case 2*c.Quorum <= c.Signers:
+	case c.Profile == twophase.ProfileA && 2*c.Quorum <= c.Signers:
 		return fmt.Errorf("%w: --quorum %d of %d signers: %w (Profile A needs at least %d)", ErrConfig, c.Quorum, c.Signers,
 			twophase.ErrQuorumNotMajority, c.Signers/2+1)
 	case c.Events < 0 || c.Streams < 1:
