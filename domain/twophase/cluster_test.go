@@ -41,6 +41,9 @@ type cluster struct {
 	pick func(n int) int
 	dup  func() bool
 	lag  map[twophase.PeerID]uint64
+	// rewrite, when set, replaces what from sends to: a Byzantine member
+	// (nil: the message is withheld).
+	rewrite func(from, to twophase.PeerID, kind twophase.Kind, raw []byte) []byte
 }
 
 type node struct {
@@ -131,7 +134,13 @@ func (c *cluster) take(id twophase.PeerID, st twophase.Step) {
 			if to == id || (o.To != "" && o.To != to) {
 				continue
 			}
-			c.queue = append(c.queue, msg{from: id, to: to, kind: o.Kind, raw: o.Raw})
+			raw := o.Raw
+			if c.rewrite != nil {
+				if raw = c.rewrite(id, to, o.Kind, raw); raw == nil {
+					continue
+				}
+			}
+			c.queue = append(c.queue, msg{from: id, to: to, kind: o.Kind, raw: raw})
 		}
 	}
 	for _, sub := range st.Submit {
