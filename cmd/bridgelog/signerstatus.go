@@ -294,11 +294,13 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 		fmt.Fprintln(w, line)
 	}
 	phases := make([]string, 0, len(d.Phases))
+	events := 0
 	for p, n := range d.Phases {
 		phases = append(phases, fmt.Sprintf("%d %s", n, p))
+		events += n
 	}
 	slices.Sort(phases)
-	fmt.Fprintf(w, "events: %d", len(d.Phases))
+	fmt.Fprintf(w, "events: %d", events)
 	if len(phases) > 0 {
 		fmt.Fprintf(w, " phases: %s", strings.Join(phases, ", "))
 	}

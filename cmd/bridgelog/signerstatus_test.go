@@ -188,7 +188,8 @@ func TestSignerStatusShowsLocks(t *testing.T) {
 	var out bytes.Buffer
 	printSignerStatus(&out, "/data/log", live)
 	text := out.String()
-	wantLines := []string{"group: Profile B, 4 members, quorum 3, tolerates f = 1 Byzantine", "lock certificates held: 2",
+	wantLines := []string{"group: Profile B, 4 members, quorum 3, tolerates f = 1 Byzantine", "events: 2 phases: 2 Committed",
+		"lock certificates held: 2",
 		fmt.Sprintf("reserved outpoints: %d", len(reserved))}
 	for _, c := range live.Certificates {
 		wantLines = append(wantLines, fmt.Sprintf("%s  %s  %d  %d/%d  %d  %s  %s  %d", shortHex(c.Event), c.Stream, c.Nonce,
