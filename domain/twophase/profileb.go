@@ -161,7 +161,7 @@ func (s *State) commitCert(e *EventState, round uint32, env Env) bool {
 // acceptCert records an accepted certificate: the outpoints it reserves.
 func (s *State) acceptCert(e *EventState, c LockCert, env Env) {
 	s.emit(LockCertAccepted{EventID: e.ID, Epoch: e.Epoch, Round: c.Msg.Round, Anchor: c.Msg.Anchor,
-		TemplateHash: c.Msg.TemplateHash, Outpoints: c.Msg.Outpoints, Signers: certSigners(c), Cert: c.Encode(), AtNs: ns(env.Now)})
+		TemplateHash: c.Msg.TemplateHash, Outpoints: c.Msg.Outpoints, Signers: certSigners(c), Cert: c.Encode(), InRound: e.Round, AtNs: ns(env.Now)})
 	s.observe(MetricLockCertsAccepted, "", 1)
 }
 
