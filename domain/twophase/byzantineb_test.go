@@ -199,30 +199,13 @@ func runByzSchedule(rt *rapid.T) {
 	}
 }
 
-// checkHonest is checkProfileB and checkSafety over the honest members,
-// and at most one payout per event.
+// checkHonest is checkCerts and one signed template per event over the
+// honest members, and at most one payout per event.
 func (c *cluster) checkHonest(honest []twophase.PeerID, evs []twophase.SigningEvent) {
 	c.t.Helper()
-	byEvent, byOutpoint := c.certs(honest)
-	for ev, hs := range byEvent {
-		if len(hs) > 1 {
-			c.t.Fatalf("event %s has %d certified templates among honest members", ev.Short(), len(hs))
-		}
-	}
-	for o, es := range byOutpoint {
-		if len(es) > 1 {
-			c.t.Fatalf("outpoint %s reserved by %d events' certificates", o, len(es))
-		}
-	}
+	c.checkCerts(honest)
 	for _, id := range honest {
-		signed := map[twophase.Hash]twophase.Hash{}
-		for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
-			s := f.(twophase.TemplateSigned)
-			if h, ok := signed[s.EventID]; ok && h != s.Hash {
-				c.t.Fatalf("honest %s signed two templates for event %s", id, s.EventID.Short())
-			}
-			signed[s.EventID] = s.Hash
-		}
+		c.checkSignedOnce(id)
 	}
 	for _, ev := range evs {
 		if got := c.payouts(ev); got > 1 {

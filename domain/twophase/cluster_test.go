@@ -253,14 +253,7 @@ func (c *cluster) checkSafety() {
 	c.t.Helper()
 	committed := map[twophase.Hash]map[twophase.Hash]bool{}
 	for _, id := range c.ids {
-		signed := map[twophase.Hash]twophase.Hash{}
-		for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
-			s := f.(twophase.TemplateSigned)
-			if h, ok := signed[s.EventID]; ok && h != s.Hash {
-				c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
-			}
-			signed[s.EventID] = s.Hash
-		}
+		c.checkSignedOnce(id)
 		for _, f := range c.facts(id, twophase.TypeCommitted) {
 			cm := f.(twophase.Committed)
 			if len(cm.Voters) < c.group.Quorum {
@@ -282,6 +275,19 @@ func (c *cluster) checkSafety() {
 		if live > 1 {
 			c.t.Errorf("event %s has %d live committed hashes", ev.Short(), live)
 		}
+	}
+}
+
+// checkSignedOnce: member id signed at most one template per event.
+func (c *cluster) checkSignedOnce(id twophase.PeerID) {
+	c.t.Helper()
+	signed := map[twophase.Hash]twophase.Hash{}
+	for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
+		s := f.(twophase.TemplateSigned)
+		if h, ok := signed[s.EventID]; ok && h != s.Hash {
+			c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
+		}
+		signed[s.EventID] = s.Hash
 	}
 }
 

@@ -52,15 +52,7 @@ func (s *State) actives() []*EventState {
 		set[e.ID] = true
 		list = append(list, e)
 	}
-	slices.SortFunc(list, func(a, b *EventState) int {
-		switch {
-		case a.Event.Before(b.Event):
-			return -1
-		case b.Event.Before(a.Event):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(list, compareEvents)
 	if n := s.cfg.Params.MaxActiveEvents; len(list) > n {
 		for _, e := range list[n:] {
 			delete(set, e.ID)

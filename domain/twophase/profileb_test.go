@@ -51,6 +51,14 @@ func (c *cluster) certs(honest []twophase.PeerID) (map[twophase.Hash]map[twophas
 // certificates, one signed template per event and member (checkSafety).
 func (c *cluster) checkProfileB(honest []twophase.PeerID) {
 	c.t.Helper()
+	c.checkCerts(honest)
+	c.checkSafety()
+}
+
+// checkCerts: over the members named, one certified template per event
+// and no outpoint reserved by two events' certificates.
+func (c *cluster) checkCerts(honest []twophase.PeerID) {
+	c.t.Helper()
 	byEvent, byOutpoint := c.certs(honest)
 	for ev, hs := range byEvent {
 		if len(hs) > 1 {
@@ -62,7 +70,6 @@ func (c *cluster) checkProfileB(honest []twophase.PeerID) {
 			c.t.Errorf("outpoint %s reserved by %d events' certificates", o, len(evs))
 		}
 	}
-	c.checkSafety()
 }
 
 // Events of four streams run at once: each is paid exactly once under a
