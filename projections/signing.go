@@ -13,10 +13,10 @@ import (
 )
 
 // SignerProjections are the read models of a signer's own log (seed 001):
-// its events' phases and streams, the votes it holds, and the templates it
-// signed.
+// its events' phases and streams, the votes it holds, the templates it
+// signed, and Profile B's lock certificates and reserved outpoints.
 func SignerProjections() []Projection {
-	return []Projection{EventPhases{}, EventProposals{}, SignedTemplates{}}
+	return []Projection{EventPhases{}, EventProposals{}, SignedTemplates{}, LockCertificates{}}
 }
 
 // EventPhases is event_phase, one row per signing event the signer took

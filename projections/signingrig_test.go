@@ -47,15 +47,27 @@ type rigMsg struct {
 	raw      []byte
 }
 
-func newSignerRig(t *testing.T) *signerRig {
+func newSignerRig(t *testing.T) *signerRig { return newSignerRigOf(t, 3, false) }
+
+// newSignerRigB drives a Profile B group: four members tolerating one
+// Byzantine, quorum 3, anchoring every 10 DAA scores (a second of the
+// rig's ledger).
+func newSignerRigB(t *testing.T) *signerRig { return newSignerRigOf(t, 4, true) }
+
+func newSignerRigOf(t *testing.T, n int, profileB bool) *signerRig {
 	t.Helper()
-	const n = 3
 	r := &signerRig{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), signers: map[twophase.PeerID]*rigSigner{}, lag: map[twophase.PeerID]uint64{}}
-	r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), 2)
-	r.group, r.ids, r.keys, r.idKeys = r.sim.Group, r.sim.IDs, r.sim.Payout, r.sim.Identity
 	r.params = twophase.Params{ProposalTimeout: 2 * time.Second, Tick: 500 * time.Millisecond, MinInputDepth: 20,
 		CoinbaseMaturity: 50, PayoutDepth: 5, CompletionTimeout: time.Minute,
 		Retry: twophase.RetryConfig{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Multiplier: 2, Jitter: 100 * time.Millisecond}}
+	if profileB {
+		r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), twophase.ProfileBQuorum(n, 1))
+		r.sim.Group.Profile, r.sim.Group.Faults = twophase.ProfileB, 1
+		r.params.AnchorStep = 10
+	} else {
+		r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), n/2+1)
+	}
+	r.group, r.ids, r.keys, r.idKeys = r.sim.Group, r.sim.IDs, r.sim.Payout, r.sim.Identity
 	r.ledger = simledger.New(simledger.Config{DAAPerSecond: 10, StartDAA: 1000, Group: r.group, Keys: r.keys}, r.now)
 	for i := 0; i < 20; i++ {
 		r.ledger.Fund(twophase.Outpoint{TxID: sha256.Sum256([]byte(fmt.Sprint("fund", i)))}, 1_000_000+uint64(i), 100, false)

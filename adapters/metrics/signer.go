@@ -46,8 +46,8 @@ var signerSpecs = map[string]signerSpec{
 	twophase.MetricProposalsReceived: {name: "proposals_received", kind: histogramKind, buckets: countBuckets,
 		help: "Proposals (votes) held when a round ended."},
 	twophase.MetricCanonicalSelection: {name: "canonical_selection_method_total", kind: counterKind, label: "method",
-		preset: []string{string(twophase.TriggerQuorum), string(twophase.TriggerFastForward)},
-		help:   "Commits by how the committed hash was determined (expected: quorum)."},
+		preset: []string{string(twophase.TriggerQuorum), string(twophase.TriggerFastForward), string(twophase.TriggerLockCert)},
+		help:   "Commits by how the committed hash was determined (expected: quorum in Profile A, lock_cert in Profile B)."},
 	twophase.MetricFastForward: {name: "fast_forward_total", kind: counterKind,
 		help: "Commits adopted from a peer's commit evidence, skipping Proposing (late joiner)."},
 	twophase.MetricValidationFailures: {name: "proposal_validation_failures_total", kind: counterKind, label: "reason",
@@ -98,6 +98,12 @@ var signerSpecs = map[string]signerSpec{
 		help: "Rounds that found too few deep UTXOs to build a template."},
 	twophase.MetricAmbiguousRounds: {name: "ambiguous_earlier_rounds_total", kind: counterKind,
 		help: "Rounds refused because the signer's earlier votes for the event are ambiguous."},
+	twophase.MetricLockSigsReceived: {name: "lock_sigs_received_total", kind: counterKind,
+		help: "Profile B: members' lock signatures received that verify (one with each plan)."},
+	twophase.MetricLockCertsAccepted: {name: "lock_certs_accepted_total", kind: counterKind,
+		help: "Profile B: lock certificates formed from a quorum of lock signatures or adopted from a peer's commit."},
+	twophase.MetricOutpointLockConflicts: {name: "outpoint_lock_conflicts_total", kind: counterKind,
+		help: "Profile B: plans, locks and certificates refused because another event's certificate or lock holds an outpoint."},
 }
 
 // signerSeries is a registered signerSpec; one of the vectors is set.

@@ -181,6 +181,9 @@ func TestSignerMetricsExposition(t *testing.T) {
 	s1.Observe(twophase.MetricProposalPhaseDuration, "", 800)
 	s1.Observe(twophase.MetricProposalPhaseDuration, "", 12000)
 	s2.Observe(twophase.MetricProposalsReceived, "", 3)
+	s1.Observe(twophase.MetricLockSigsReceived, "", 1)
+	s1.Observe(twophase.MetricLockSigsReceived, "", 1)
+	s1.Observe(twophase.MetricOutpointLockConflicts, "", 1)
 
 	fams := scrape(t, r.Handler())
 	one := map[string]string{"signer": "s1"}
@@ -193,9 +196,15 @@ func TestSignerMetricsExposition(t *testing.T) {
 		{"bridgelog_signer_messages_rejected_total", map[string]string{"signer": "s1", "reason": "bad_signature"}, 1},
 		{"bridgelog_signer_proposal_validation_failures_total", map[string]string{"signer": "s1", "reason": "wrong_payout"}, 1},
 		{"bridgelog_signer_stream_hole_blocked_duration_ms", map[string]string{"signer": "s1", "stream": "kaspa:main"}, 2500},
+		{"bridgelog_signer_lock_sigs_received_total", one, 2},
+		{"bridgelog_signer_outpoint_lock_conflicts_total", one, 1},
 		// Alerted-on series exist at 0 for every signer from the start.
 		{"bridgelog_signer_events_abandoned_total", two, 0},
 		{"bridgelog_signer_split_brain_warnings_total", two, 0},
+		{"bridgelog_signer_lock_sigs_received_total", two, 0},
+		{"bridgelog_signer_lock_certs_accepted_total", two, 0},
+		{"bridgelog_signer_outpoint_lock_conflicts_total", two, 0},
+		{"bridgelog_signer_canonical_selection_method_total", map[string]string{"signer": "s2", "method": "lock_cert"}, 0},
 		{"bridgelog_signer_canonical_selection_method_total", map[string]string{"signer": "s2", "method": "fast_forward"}, 0},
 		{"bridgelog_signer_messages_rejected_total", map[string]string{"signer": "s2", "reason": "replayed"}, 0},
 		{"bridgelog_signer_payout_submissions_total", map[string]string{"signer": "s2", "outcome": "rejected"}, 0},

@@ -46,8 +46,10 @@
 //
 // Both sides send a hello with a fresh random nonce, then check the
 // other's: the same protocol version, the same group id (a hash of the
-// version, profile, network, quorum, change script and every member's id
-// and keys: any difference in configuration shows here), an id that is a
+// version, profile, network, quorum, Profile B's f, change script and
+// every member's id and keys: any difference in configuration shows here;
+// when only the profile, quorum or f differs, the refusal names them,
+// since a group runs one profile), an id that is a
 // member of the group, is not their own, is the member dialled (on the
 // dialling side) and is smaller than their own (on the accepting side).
 // Each then proves its identity key by signing the transcript

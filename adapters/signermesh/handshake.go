@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -128,7 +129,7 @@ func (m *Mesh) checkHello(h hello, dialled twophase.PeerID, addr string) *Handsh
 	case h.version != m.cfg.ProtocolVersion:
 		return refuse(OutcomeWrongVersion, "peer %s speaks protocol version %d, this signer %d", who, h.version, m.cfg.ProtocolVersion)
 	case h.group != m.group:
-		return refuse(OutcomeWrongGroup, "peer %s is in group %s, this signer in %s", who, h.group, m.group)
+		return refuse(OutcomeWrongGroup, "peer %s is in group %s, this signer in %s%s", who, h.group, m.group, m.groupDifference(h.group))
 	case m.keys[h.id] == nil:
 		return refuse(OutcomeUnknownMember, "peer %s is not a member of group %s", who, m.group)
 	case h.id == m.cfg.Self:
@@ -139,6 +140,55 @@ func (m *Mesh) checkHello(h hello, dialled twophase.PeerID, addr string) *Handsh
 		return refuse(OutcomeUnexpectedPeer, "peer %s dialled this signer %s, but of two members the one with the smaller id dials", who, m.cfg.Self)
 	}
 	return nil
+}
+
+// groupVariants maps the ids of the groups that differ from g only in
+// profile, quorum or f to those groups. The hello carries a group id
+// alone; a peer whose id is one of these is a member of the same group
+// configured with another profile or quorum, and its refusal can say so.
+func groupVariants(g twophase.Group) map[twophase.Hash]twophase.Group {
+	out := map[twophase.Hash]twophase.Group{}
+	own, n := g.ID(), len(g.Members)
+	for _, p := range []twophase.Profile{twophase.ProfileA, twophase.ProfileB} {
+		faults := []int{0} // Profile A tolerates none
+		if p == twophase.ProfileB {
+			faults = faults[:0]
+			for f := 1; 3*f+1 <= n; f++ {
+				faults = append(faults, f)
+			}
+		}
+		for _, f := range faults {
+			for q := 1; q <= n; q++ {
+				v := g
+				v.Profile, v.Faults, v.Quorum = p, f, q
+				if id := v.ID(); id != own {
+					out[id] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// groupDifference says how the peer's group differs from this signer's
+// when only the profile, quorum or f does ("" otherwise).
+func (m *Mesh) groupDifference(peer twophase.Hash) string {
+	v, ok := m.variants[peer]
+	if !ok {
+		return ""
+	}
+	d := fmt.Sprintf(": the same members under %s, this signer's under %s", describeProfile(v), describeProfile(m.cfg.Group))
+	if v.Profile != m.cfg.Group.Profile {
+		d += "; a group runs one profile"
+	}
+	return d
+}
+
+func describeProfile(g twophase.Group) string {
+	if g.Profile == twophase.ProfileB {
+		return fmt.Sprintf("Profile B (f = %d, quorum %d)", g.Faults, g.Quorum)
+	}
+	return fmt.Sprintf("Profile %s (quorum %d)", strings.ToUpper(string(g.Profile)), g.Quorum)
 }
 
 // checkProof verifies the peer's signature of the transcript against the

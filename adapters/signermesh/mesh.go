@@ -42,8 +42,11 @@ type Mesh struct {
 	cfg   Config
 	log   *slog.Logger
 	group twophase.Hash
-	keys  map[twophase.PeerID]ed25519.PublicKey
-	peers map[twophase.PeerID]*peer // every other member
+	// variants are the groups one profile, quorum or f away (see
+	// groupVariants), by id: what a wrong-group refusal can explain.
+	variants map[twophase.Hash]twophase.Group
+	keys     map[twophase.PeerID]ed25519.PublicKey
+	peers    map[twophase.PeerID]*peer // every other member
 
 	server *grpc.Server
 	lis    net.Listener
@@ -105,7 +108,7 @@ func New(cfg Config) (*Mesh, error) {
 
 // start runs a configuration that has its defaults.
 func start(cfg Config) (*Mesh, error) {
-	m := &Mesh{cfg: cfg, log: cfg.Logger.With("signer", string(cfg.Self)), group: cfg.Group.ID(),
+	m := &Mesh{cfg: cfg, log: cfg.Logger.With("signer", string(cfg.Self)), group: cfg.Group.ID(), variants: groupVariants(cfg.Group),
 		keys: map[twophase.PeerID]ed25519.PublicKey{}, peers: map[twophase.PeerID]*peer{}, attached: make(chan struct{})}
 	for _, mem := range cfg.Group.Members {
 		m.keys[mem.ID] = mem.IdentityKey

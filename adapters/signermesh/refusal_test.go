@@ -100,30 +100,69 @@ func TestHandshakeRefusals(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(t, "s1", "s2", "s3")
-			want := tc.run(t, c)
-			for _, w := range want {
-				log := c.logs[w.side]
-				waitFor(t, fmt.Sprintf("%s to refuse %s (%s)", w.side, w.peer, w.outcome), func() bool {
-					_, ok := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
-					return ok
-				})
-				r, _ := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
-				if r.attrs["err"] != w.err {
-					t.Errorf("%s logged %q\nwant %q", w.side, r.attrs["err"], w.err)
-				}
-				if r.attrs["signer"] != string(w.side) {
-					t.Errorf("%s's refusal logged as signer %q", w.side, r.attrs["signer"])
-				}
-				if n := c.metrics[w.side].get("handshake", string(w.peer), string(w.outcome)); n == 0 {
-					t.Errorf("%s did not count its refusal of %q: %s", w.side, w.peer, c.metrics[w.side])
-				}
-			}
-			for _, w := range want {
-				if n := c.metrics[w.side].get("handshake", string(w.peer), string(OutcomeOK)); n != 0 && !w.linked {
-					t.Errorf("%s counted %d completed handshakes with %s", w.side, n, w.peer)
-				}
-			}
+			checkRefusals(t, c, tc.run(t, c))
 		})
+	}
+}
+
+// Two members of one group but for its profile (s2 configured for
+// Profile B, f = 1, the others for Profile A, quorum 3 of 4 in both):
+// their group ids differ, and each side's refusal says that it is the
+// profile, not the members, and that a group runs one profile. A member
+// configured with another quorum is told that instead.
+func TestHandshakeRefusesAnotherProfile(t *testing.T) {
+	c := newCluster(t, "s1", "s2", "s3", "s4")
+	if c.g.Group.Profile != twophase.ProfileA || c.g.Group.Quorum != 3 {
+		t.Fatalf("the cluster's group is Profile %s with quorum %d, want A with 3", c.g.Group.Profile, c.g.Group.Quorum)
+	}
+	c.start(c.config("s1"))
+	b := c.config("s2")
+	b.Group.Profile, b.Group.Faults = twophase.ProfileB, 1
+	c.start(b)
+	q := c.config("s3")
+	q.Group.Quorum = 4
+	c.start(q)
+	a, bID, qID := c.g.Group.ID(), b.Group.ID(), q.Group.ID()
+	const onA, onB, onQ = "Profile A (quorum 3)", "Profile B (f = 1, quorum 3)", "Profile A (quorum 4)"
+	differ := func(peer twophase.PeerID, theirs, ours twophase.Hash, theirProfile, ourProfile, tail string) string {
+		return fmt.Sprintf("peer %s is in group %s, this signer in %s: the same members under %s, this signer's under %s%s",
+			peer, theirs, ours, theirProfile, ourProfile, tail)
+	}
+	const one = "; a group runs one profile"
+	checkRefusals(t, c, []refusal{
+		{"s1", "s2", OutcomeWrongGroup, differ("s2", bID, a, onB, onA, one), false},
+		{"s2", "s1", OutcomeWrongGroup, differ("s1", a, bID, onA, onB, one), false},
+		{"s2", "s3", OutcomeWrongGroup, differ("s3", qID, bID, onQ, onB, one), false},
+		{"s1", "s3", OutcomeWrongGroup, differ("s3", qID, a, onQ, onA, ""), false},
+		{"s3", "s1", OutcomeWrongGroup, differ("s1", a, qID, onA, onQ, ""), false},
+	})
+}
+
+// checkRefusals waits for each refusal to be logged and counted by its
+// side, and checks that no pair refused completed a handshake.
+func checkRefusals(t *testing.T, c *cluster, want []refusal) {
+	t.Helper()
+	for _, w := range want {
+		log := c.logs[w.side]
+		waitFor(t, fmt.Sprintf("%s to refuse %s (%s)", w.side, w.peer, w.outcome), func() bool {
+			_, ok := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
+			return ok
+		})
+		r, _ := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
+		if r.attrs["err"] != w.err {
+			t.Errorf("%s logged %q\nwant %q", w.side, r.attrs["err"], w.err)
+		}
+		if r.attrs["signer"] != string(w.side) {
+			t.Errorf("%s's refusal logged as signer %q", w.side, r.attrs["signer"])
+		}
+		if n := c.metrics[w.side].get("handshake", string(w.peer), string(w.outcome)); n == 0 {
+			t.Errorf("%s did not count its refusal of %q: %s", w.side, w.peer, c.metrics[w.side])
+		}
+	}
+	for _, w := range want {
+		if n := c.metrics[w.side].get("handshake", string(w.peer), string(OutcomeOK)); n != 0 && !w.linked {
+			t.Errorf("%s counted %d completed handshakes with %s", w.side, n, w.peer)
+		}
 	}
 }
 

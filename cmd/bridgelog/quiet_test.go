@@ -24,7 +24,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
 	o.run(0, "project")
 	labels := []string{"processed_events@v1", "deposits@v1", "withdrawals@v1", "withdrawals_to_kaspa@v1", "chain_cursors@v2", "relay_bindings@v1", "batches@v1", "tx_intents@v2",
-		"event_phase@v1", "event_proposals@v1", "signed_templates@v1"}
+		"event_phase@v1", "event_proposals@v1", "signed_templates@v1", "lock_certificates@v1"}
 
 	out, errOut := o.run(0, "verify")
 	if errOut != "" {
@@ -39,7 +39,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 			t.Fatalf("verify line %d = %q, want ok for %s", i, got[i], l)
 		}
 	}
-	if v := got[len(labels)]; v != "verify: 11 projections equal to a rebuild, log frames intact" {
+	if v := got[len(labels)]; v != "verify: 12 projections equal to a rebuild, log frames intact" {
 		t.Fatalf("verify verdict %q", v)
 	}
 	if _, errOut := o.run(0, "verify", "--log-level", "debug"); !strings.Contains(errOut, "level=DEBUG") ||
@@ -75,11 +75,11 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 
 	tamper(t, o.data, `UPDATE withdrawals_v1 SET amount = '1' WHERE rowid = (SELECT min(rowid) FROM withdrawals_v1)`)
 	out, errOut = o.run(3, "verify")
-	want := "bridgelog: verify: digest mismatch in withdrawals@v1 (10 of 11 projections equal to a rebuild)"
+	want := "bridgelog: verify: digest mismatch in withdrawals@v1 (11 of 12 projections equal to a rebuild)"
 	if e := lines(errOut); len(e) != 1 || e[0] != want {
 		t.Fatalf("verify of a changed row: standard error\n%s\nwant the one line %q", errOut, want)
 	}
-	if !strings.Contains(out, "MISMATCH  withdrawals@v1") || strings.Count(okLines(out), "ok ") != 10 || strings.Contains(out, "verify: ") {
+	if !strings.Contains(out, "MISMATCH  withdrawals@v1") || strings.Count(okLines(out), "ok ") != 11 || strings.Contains(out, "verify: ") {
 		t.Fatalf("verify of a changed row: standard output\n%s", out)
 	}
 }

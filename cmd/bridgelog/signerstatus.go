@@ -32,13 +32,45 @@ type signerStatusDoc struct {
 	Running bool           `json:"running"` // false: replayed from a stopped signer's log
 	Session uint64         `json:"session"`
 	At      time.Time      `json:"at"`
+	Group   statusGroup    `json:"group"`
 	Phases  map[string]int `json:"phases"`
 	// Events are every event not Completed, and the most recent
 	// completed ones.
-	Events  []statusEvent  `json:"events"`
-	Streams []statusStream `json:"streams"`
-	Peers   []statusPeer   `json:"peers"`
-	Nodes   []statusNode   `json:"nodes,omitempty"`
+	Events []statusEvent `json:"events"`
+	// Profile B: the lock certificates open events hold, and the
+	// outpoints they reserve (no other event may spend them).
+	Certificates []statusCertificate `json:"certificates,omitempty"`
+	Reserved     []statusReservation `json:"reserved,omitempty"`
+	Streams      []statusStream      `json:"streams"`
+	Peers        []statusPeer        `json:"peers"`
+	Nodes        []statusNode        `json:"nodes,omitempty"`
+}
+
+type statusGroup struct {
+	Profile string `json:"profile"`
+	Members int    `json:"members"`
+	Quorum  int    `json:"quorum"`
+	Faults  int    `json:"faults,omitempty"` // Profile B's f
+}
+
+type statusCertificate struct {
+	Event        string   `json:"event"`
+	Stream       string   `json:"stream"`
+	Nonce        uint64   `json:"nonce"`
+	Epoch        uint32   `json:"epoch"`
+	Round        uint32   `json:"round"`
+	Anchor       uint64   `json:"anchor"` // the Kaspa DAA score the plan was built at
+	TemplateHash string   `json:"templateHash"`
+	Signers      []string `json:"signers"`
+	Outpoints    int      `json:"outpoints"`
+}
+
+type statusReservation struct {
+	Outpoint     string `json:"outpoint"`
+	Event        string `json:"event"`
+	Round        uint32 `json:"round"`
+	TemplateHash string `json:"templateHash"`
+	Anchor       uint64 `json:"anchor"`
 }
 
 type statusEvent struct {
@@ -89,9 +121,12 @@ func timePtr(t time.Time) *time.Time {
 // a running signer, its links and nodes.
 func newStatusDoc(st signing.Status, running bool, now time.Time, links []signermesh.PeerStatus, nodes []statusNode) signerStatusDoc {
 	doc := signerStatusDoc{Self: string(st.Self), Running: running, Session: st.Session, At: now.UTC(), Phases: map[string]int{},
-		Nodes: nodes}
+		Nodes: nodes, Group: statusGroup{Profile: string(st.Group.Profile), Members: len(st.Group.Members), Quorum: st.Group.Quorum,
+			Faults: st.Group.Faults}}
 	var completed []statusEvent
+	events := map[twophase.Hash]twophase.SigningEvent{}
 	for _, e := range st.Events {
+		events[e.ID] = e.Event
 		doc.Phases[e.Phase.String()]++
 		se := statusEvent{ID: e.ID.Hex(), Stream: e.Event.Stream, Nonce: e.Event.Nonce, Destination: e.Event.Destination,
 			Amount: e.Event.Amount, Phase: e.Phase.String(), Epoch: e.Epoch, Round: e.Round, PhaseSince: e.PhaseSince.UTC()}
@@ -106,6 +141,19 @@ func newStatusDoc(st signing.Status, running bool, now time.Time, links []signer
 	}
 	slices.SortFunc(completed, func(a, b statusEvent) int { return b.PhaseSince.Compare(a.PhaseSince) })
 	doc.Events = append(doc.Events, completed[:min(len(completed), recentCompleted)]...)
+	for _, c := range st.Certificates {
+		ev := events[c.Lock.EventID]
+		sc := statusCertificate{Event: c.Lock.EventID.Hex(), Stream: ev.Stream, Nonce: ev.Nonce, Epoch: c.Epoch, Round: c.Lock.Round,
+			Anchor: c.Lock.Anchor, TemplateHash: c.Lock.TemplateHash.Hex(), Outpoints: len(c.Lock.Outpoints)}
+		for _, s := range c.Signers {
+			sc.Signers = append(sc.Signers, string(s))
+		}
+		doc.Certificates = append(doc.Certificates, sc)
+	}
+	for _, r := range st.Reserved {
+		doc.Reserved = append(doc.Reserved, statusReservation{Outpoint: r.Outpoint.String(), Event: r.EventID.Hex(), Round: r.Round,
+			TemplateHash: r.TemplateHash.Hex(), Anchor: r.Anchor})
+	}
 	for _, s := range st.Streams {
 		doc.Streams = append(doc.Streams, statusStream{Stream: s.Stream, Next: s.Next, Pending: s.Pending, Blocked: s.Blocked,
 			BlockedSince: timePtr(s.BlockedSince)})
@@ -137,10 +185,12 @@ var signerStatusFlags struct {
 
 var signerStatusCmd = &cobra.Command{
 	Use:   "status --config FILE [--json]",
-	Short: "The signer's events by phase, its streams and their holes, its peers and their last contact",
+	Short: "The signer's group profile, events by phase, lock certificates and reserved outpoints, streams and their holes, peers and their last contact",
 	Long: `status asks the running signer (GET /status on its config's http address) and
-prints its events by phase (every event not completed, and the latest
-completed ones), its streams (the next nonce, and a hole that blocks the
+prints its group's profile (quorum, and f for Profile B), its events by
+phase (every event not completed, and the latest completed ones), in
+Profile B the lock certificates its open events hold and the outpoints
+they reserve, its streams (the next nonce, and a hole that blocks the
 stream), its peers (link, last contact, session) and whether its Kaspa and
 EVM nodes answer. When the signer is not running, status replays its log
 read-only and prints what the log says (no links, no nodes).`,
@@ -236,12 +286,21 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 	} else {
 		fmt.Fprintf(w, "signer %s: not running (read from its log %s), session %d\n", d.Self, logDir, d.Session)
 	}
+	if g := d.Group; g.Profile != "" { // a signer of an earlier version does not say
+		line := fmt.Sprintf("group: Profile %s, %d members, quorum %d", strings.ToUpper(g.Profile), g.Members, g.Quorum)
+		if g.Profile == string(twophase.ProfileB) {
+			line += fmt.Sprintf(", tolerates f = %d Byzantine", g.Faults)
+		}
+		fmt.Fprintln(w, line)
+	}
 	phases := make([]string, 0, len(d.Phases))
+	events := 0
 	for p, n := range d.Phases {
 		phases = append(phases, fmt.Sprintf("%d %s", n, p))
+		events += n
 	}
 	slices.Sort(phases)
-	fmt.Fprintf(w, "events: %d", len(d.Phases))
+	fmt.Fprintf(w, "events: %d", events)
 	if len(phases) > 0 {
 		fmt.Fprintf(w, " phases: %s", strings.Join(phases, ", "))
 	}
@@ -255,6 +314,7 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 		}
 		tw.Flush()
 	}
+	printLocks(w, d)
 	fmt.Fprintln(w, "streams:")
 	for _, s := range d.Streams {
 		line := fmt.Sprintf("  %s  next nonce %d, %d pending", s.Stream, s.Next, s.Pending)
@@ -295,6 +355,32 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 			state = "FAILING (see the signer's relay.step_failed events and log)"
 		}
 		fmt.Fprintf(w, "%s: %s\n", n.Name, state)
+	}
+}
+
+// printLocks writes Profile B's certificates and reserved outpoints.
+func printLocks(w io.Writer, d signerStatusDoc) {
+	if d.Group.Profile != string(twophase.ProfileB) {
+		return
+	}
+	fmt.Fprintf(w, "lock certificates held: %d\n", len(d.Certificates))
+	if len(d.Certificates) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  EVENT\tSTREAM\tNONCE\tEPOCH/ROUND\tANCHOR\tTEMPLATE\tSIGNERS\tOUTPOINTS")
+		for _, c := range d.Certificates {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d/%d\t%d\t%s\t%s\t%d\n", shortHex(c.Event), c.Stream, c.Nonce, c.Epoch, c.Round, c.Anchor,
+				shortHex(c.TemplateHash), strings.Join(c.Signers, ","), c.Outpoints)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "reserved outpoints: %d\n", len(d.Reserved))
+	if len(d.Reserved) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  OUTPOINT\tEVENT\tROUND\tANCHOR")
+		for _, r := range d.Reserved {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\n", r.Outpoint, shortHex(r.Event), r.Round, r.Anchor)
+		}
+		tw.Flush()
 	}
 }
 

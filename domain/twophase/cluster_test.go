@@ -41,6 +41,9 @@ type cluster struct {
 	pick func(n int) int
 	dup  func() bool
 	lag  map[twophase.PeerID]uint64
+	// rewrite, when set, replaces what from sends to: a Byzantine member
+	// (nil: the message is withheld).
+	rewrite func(from, to twophase.PeerID, kind twophase.Kind, raw []byte) []byte
 }
 
 type node struct {
@@ -131,7 +134,13 @@ func (c *cluster) take(id twophase.PeerID, st twophase.Step) {
 			if to == id || (o.To != "" && o.To != to) {
 				continue
 			}
-			c.queue = append(c.queue, msg{from: id, to: to, kind: o.Kind, raw: o.Raw})
+			raw := o.Raw
+			if c.rewrite != nil {
+				if raw = c.rewrite(id, to, o.Kind, raw); raw == nil {
+					continue
+				}
+			}
+			c.queue = append(c.queue, msg{from: id, to: to, kind: o.Kind, raw: raw})
 		}
 	}
 	for _, sub := range st.Submit {
@@ -244,14 +253,7 @@ func (c *cluster) checkSafety() {
 	c.t.Helper()
 	committed := map[twophase.Hash]map[twophase.Hash]bool{}
 	for _, id := range c.ids {
-		signed := map[twophase.Hash]twophase.Hash{}
-		for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
-			s := f.(twophase.TemplateSigned)
-			if h, ok := signed[s.EventID]; ok && h != s.Hash {
-				c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
-			}
-			signed[s.EventID] = s.Hash
-		}
+		c.checkSignedOnce(id)
 		for _, f := range c.facts(id, twophase.TypeCommitted) {
 			cm := f.(twophase.Committed)
 			if len(cm.Voters) < c.group.Quorum {
@@ -273,6 +275,19 @@ func (c *cluster) checkSafety() {
 		if live > 1 {
 			c.t.Errorf("event %s has %d live committed hashes", ev.Short(), live)
 		}
+	}
+}
+
+// checkSignedOnce: member id signed at most one template per event.
+func (c *cluster) checkSignedOnce(id twophase.PeerID) {
+	c.t.Helper()
+	signed := map[twophase.Hash]twophase.Hash{}
+	for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
+		s := f.(twophase.TemplateSigned)
+		if h, ok := signed[s.EventID]; ok && h != s.Hash {
+			c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
+		}
+		signed[s.EventID] = s.Hash
 	}
 }
 

@@ -200,12 +200,15 @@ type LockCertAccepted struct {
 	Outpoints    []Outpoint `msgpack:"outpoints" json:"outpoints"`
 	Signers      []PeerID   `msgpack:"signers" json:"signers"`
 	Cert         []byte     `msgpack:"cert" json:"cert"`
-	AtNs         int64      `msgpack:"at" json:"at"`
+	// InRound is the signer's round when it accepted the certificate: a
+	// commit given up may be made again on the same certificate later.
+	InRound uint32 `msgpack:"in_round,omitempty" json:"inRound,omitempty"`
+	AtNs    int64  `msgpack:"at" json:"at"`
 }
 
 func (e LockCertAccepted) EventType() string { return TypeLockCertAccepted }
 func (e LockCertAccepted) SourceKey() string {
-	return eventKey(e.EventID, "lock-cert/%d.%d/%s", e.Epoch, e.Round, e.TemplateHash.Short())
+	return eventKey(e.EventID, "lock-cert/%d.%d/%s/in/%d", e.Epoch, e.Round, e.TemplateHash.Short(), e.InRound)
 }
 func (e LockCertAccepted) AggregateID() string { return EventAggregate(e.EventID) }
 func (e Committed) SourceKey() string {

@@ -251,8 +251,8 @@ func (s *State) Reserved() []Reservation {
 
 // heldByOthers is every outpoint this signer must not lock for event id:
 // those certificates of other open events reserve, and those its own
-// lock signatures of other open events name (a certificate may still
-// form on them; signing them again for another event could let two
+// lock signatures of other open events name while a certificate may
+// still form on them (signing them again for another event could let two
 // certificates reserve one outpoint).
 func (s *State) heldByOthers(id Hash) map[Outpoint]Hash {
 	held := map[Outpoint]Hash{}
@@ -265,8 +265,8 @@ func (s *State) heldByOthers(id Hash) map[Outpoint]Hash {
 				held[o] = e.ID
 			}
 		}
-		for _, votes := range e.votes {
-			if b := votes[s.cfg.Self]; b != nil && b.lockMsg != nil {
+		for r, votes := range e.votes {
+			if b := votes[s.cfg.Self]; b != nil && b.lockMsg != nil && s.certPossible(e, r, b.lockDigest) {
 				for _, o := range b.lockMsg.Outpoints {
 					held[o] = e.ID
 				}
@@ -274,6 +274,22 @@ func (s *State) heldByOthers(id Hash) map[Outpoint]Hash {
 		}
 	}
 	return held
+}
+
+// certPossible reports whether a certificate of lock digest d can still
+// form in round r of e: the members that signed it, those unheard in the
+// round and the f that may have shown this signer another vote than they
+// signed reach a quorum.
+func (s *State) certPossible(e *EventState, r uint32, d Hash) bool {
+	votes := e.votes[r]
+	signed := 0
+	for _, b := range votes {
+		if !b.none && b.lockDigest == d {
+			signed++
+		}
+	}
+	unheard := len(s.members) - len(votes)
+	return signed+unheard+s.cfg.Group.Faults >= s.quorum()
 }
 
 // reservedByOthers is the outpoints accepted certificates of events

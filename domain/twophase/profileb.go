@@ -52,15 +52,7 @@ func (s *State) actives() []*EventState {
 		set[e.ID] = true
 		list = append(list, e)
 	}
-	slices.SortFunc(list, func(a, b *EventState) int {
-		switch {
-		case a.Event.Before(b.Event):
-			return -1
-		case b.Event.Before(a.Event):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(list, compareEvents)
 	if n := s.cfg.Params.MaxActiveEvents; len(list) > n {
 		for _, e := range list[n:] {
 			delete(set, e.ID)
@@ -161,7 +153,7 @@ func (s *State) commitCert(e *EventState, round uint32, env Env) bool {
 // acceptCert records an accepted certificate: the outpoints it reserves.
 func (s *State) acceptCert(e *EventState, c LockCert, env Env) {
 	s.emit(LockCertAccepted{EventID: e.ID, Epoch: e.Epoch, Round: c.Msg.Round, Anchor: c.Msg.Anchor,
-		TemplateHash: c.Msg.TemplateHash, Outpoints: c.Msg.Outpoints, Signers: certSigners(c), Cert: c.Encode(), AtNs: ns(env.Now)})
+		TemplateHash: c.Msg.TemplateHash, Outpoints: c.Msg.Outpoints, Signers: certSigners(c), Cert: c.Encode(), InRound: e.Round, AtNs: ns(env.Now)})
 	s.observe(MetricLockCertsAccepted, "", 1)
 }
 

@@ -51,6 +51,14 @@ func (c *cluster) certs(honest []twophase.PeerID) (map[twophase.Hash]map[twophas
 // certificates, one signed template per event and member (checkSafety).
 func (c *cluster) checkProfileB(honest []twophase.PeerID) {
 	c.t.Helper()
+	c.checkCerts(honest)
+	c.checkSafety()
+}
+
+// checkCerts: over the members named, one certified template per event
+// and no outpoint reserved by two events' certificates.
+func (c *cluster) checkCerts(honest []twophase.PeerID) {
+	c.t.Helper()
 	byEvent, byOutpoint := c.certs(honest)
 	for ev, hs := range byEvent {
 		if len(hs) > 1 {
@@ -62,14 +70,22 @@ func (c *cluster) checkProfileB(honest []twophase.PeerID) {
 			c.t.Errorf("outpoint %s reserved by %d events' certificates", o, len(evs))
 		}
 	}
-	c.checkSafety()
 }
 
 // Events of four streams run at once: each is paid exactly once under a
 // lock certificate, certificates of different events never share an
-// outpoint, and several events hold certificates at the same time.
+// outpoint, and several events hold certificates at the same time; with
+// as few outputs as events the plans' salted selections collide, and the
+// members' own locks keep them apart.
 func TestProfileBPaysConcurrentEvents(t *testing.T) {
-	c := newClusterB(t, 4, 1)
+	for _, funds := range []int{20, 4} {
+		t.Run(fmt.Sprintf("%d outputs", funds), func(t *testing.T) { payConcurrentEvents(t, funds) })
+	}
+}
+
+func payConcurrentEvents(t *testing.T, funds int) {
+	edit := func(g *twophase.Group) { g.Profile, g.Faults = twophase.ProfileB, 1 }
+	c := newClusterFunded(t, 4, 3, edit, funds, func(p *twophase.Params) { p.AnchorStep = 10 })
 	var evs []twophase.SigningEvent
 	for s := uint64(0); s < 4; s++ {
 		for n := uint64(0); n < 2; n++ {
@@ -79,13 +95,15 @@ func TestProfileBPaysConcurrentEvents(t *testing.T) {
 	for _, ev := range evs {
 		c.request(ev)
 	}
-	c.advance(30 * time.Second)
+	for i := 0; i < 60; i++ {
+		c.advance(c.params.Tick)
+		c.checkProfileB(c.ids)
+	}
 	for _, ev := range evs {
 		if got := c.payouts(ev); got != 1 {
 			t.Errorf("event %s paid %d times", ev.ID().Short(), got)
 		}
 	}
-	c.checkProfileB(c.ids)
 	// Concurrency: the first four certificates (one per stream) came
 	// before the first payout completed.
 	certs, firstDone := 0, -1
@@ -138,7 +156,7 @@ func TestProfileBEquivocatorNeverSplits(t *testing.T) {
 // replan rebuilds a plan on other inputs (the last funded output instead
 // of the first), re-hashed and lock-signed by member id: a valid-looking
 // second plan for the same (event, round).
-func (c *cluster) replan(t *testing.T, p twophase.Proposal, id twophase.PeerID) twophase.Proposal {
+func (c *cluster) replan(t tb, p twophase.Proposal, id twophase.PeerID) twophase.Proposal {
 	t.Helper()
 	tm, err := twophase.DecodeTemplate(p.Template, 100, 16)
 	if err != nil {

@@ -275,16 +275,19 @@ func sortEvents(m map[Hash]*EventState) []*EventState {
 	for _, e := range m {
 		out = append(out, e)
 	}
-	slices.SortFunc(out, func(a, b *EventState) int {
-		switch {
-		case a.Event.Before(b.Event):
-			return -1
-		case b.Event.Before(a.Event):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, compareEvents)
 	return out
+}
+
+// compareEvents orders events as they are served: source order.
+func compareEvents(a, b *EventState) int {
+	switch {
+	case a.Event.Before(b.Event):
+		return -1
+	case b.Event.Before(a.Event):
+		return 1
+	}
+	return 0
 }
 
 // StreamStatus is one stream's ordering state.

@@ -293,9 +293,21 @@ func (s *Signer) AdminReinject(ctx context.Context, ev twophase.SigningEvent, op
 type Status struct {
 	Self    twophase.PeerID
 	Session uint64
+	Group   twophase.Group // its profile, quorum and (Profile B) f
 	Events  []twophase.EventState
 	Streams []twophase.StreamStatus
 	Peers   []twophase.PeerStatus
+	// Profile B: the lock certificates open events hold, and the
+	// outpoints they reserve.
+	Certificates []Certificate
+	Reserved     []twophase.Reservation
+}
+
+// Certificate is a lock certificate an open event holds (Profile B).
+type Certificate struct {
+	Epoch   uint32
+	Lock    twophase.LockMsg
+	Signers []twophase.PeerID
 }
 
 // Status returns a snapshot of the signer's events, streams and peers.
@@ -308,11 +320,34 @@ func (s *Signer) Status() Status {
 // StatusOf is the status of self's protocol state: a running signer's, or
 // one replayed from a stopped signer's log.
 func StatusOf(self twophase.PeerID, state *twophase.State) Status {
-	st := Status{Self: self, Session: state.Session(), Streams: state.Streams(), Peers: state.Peers()}
+	cfg := state.Config()
+	st := Status{Self: self, Session: state.Session(), Group: cfg.Group, Streams: state.Streams(), Peers: state.Peers(),
+		Reserved: state.Reserved()}
 	for _, e := range state.Events() {
 		st.Events = append(st.Events, *e)
+		if c, ok := heldCertificate(cfg, e); ok {
+			st.Certificates = append(st.Certificates, c)
+		}
 	}
 	return st
+}
+
+// heldCertificate is the lock certificate a Profile B event holds while
+// it is committed: its commit's evidence starts with it, as the state
+// reads it to reserve outpoints (twophase.State.Reserved).
+func heldCertificate(cfg twophase.Config, e *twophase.EventState) (Certificate, bool) {
+	if cfg.Group.Profile != twophase.ProfileB || e.Phase != twophase.PhaseCommitted || len(e.Evidence) == 0 {
+		return Certificate{}, false
+	}
+	c, err := twophase.DecodeLockCert(e.Evidence[0], cfg.Params)
+	if err != nil {
+		return Certificate{}, false
+	}
+	out := Certificate{Epoch: e.Epoch, Lock: c.Msg}
+	for _, sg := range c.Sigs {
+		out.Signers = append(out.Signers, sg.Signer)
+	}
+	return out, true
 }
 
 // Event returns one event's state at this signer.
