@@ -31,7 +31,7 @@ const (
 	forgeCertShort
 )
 
-// forgery draws one of the profile's forgeries.
+// drawForgery draws one of the profile's forgeries.
 func (a *adversary) drawForgery() forgery {
 	if a.w.cfg.Profile == twophase.ProfileB {
 		return forgeCertDuplicated + forgery(a.rng.IntN(3))
@@ -44,12 +44,27 @@ var errNoAlternative = errors.New("simulate: no other template to propose")
 // simPolicy is every simulated signer's policy.
 var simPolicy = twophase.Policy{MinChange: 10_000}
 
+// decode is p's template.
+func (a *adversary) decode(p twophase.Proposal) (twophase.Template, error) {
+	prm := a.w.cfg.Params
+	return twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+}
+
+// withTemplate is q proposing t: its encoding, its hash and (Profile B)
+// its lock signature.
+func (a *adversary) withTemplate(q twophase.Proposal, t twophase.Template) twophase.Proposal {
+	q.Template = t.Encode()
+	q.TemplateHash = twophase.TemplateHash(q.Template)
+	a.signLock(&q)
+	return q
+}
+
 // otherProposal is p with another valid template for the same event:
 // other inputs from this signer's view, or, when none cover the amount,
 // the same inputs with the change split in two.
 func (a *adversary) otherProposal(p twophase.Proposal) (twophase.Proposal, bool) {
 	prm := a.w.cfg.Params
-	t, err := twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	t, err := a.decode(p)
 	if err != nil {
 		return p, false
 	}
@@ -76,9 +91,7 @@ func (a *adversary) otherProposal(p twophase.Proposal) (twophase.Proposal, bool)
 	} else if alt, err = a.splitChange(t); err != nil {
 		return p, false
 	}
-	q.Template = alt.Encode()
-	q.TemplateHash = twophase.TemplateHash(q.Template)
-	a.signLock(&q)
+	q = a.withTemplate(q, alt)
 	v := twophase.Validator{Group: a.w.group, Params: prm, Policy: simPolicy, Rules: simledgerRules}
 	if _, err := v.Validate(q, a.self); err != nil {
 		return p, false
@@ -117,8 +130,7 @@ func (a *adversary) splitChange(t twophase.Template) (twophase.Template, error) 
 
 // theft is q paying the event's amount to this signer instead.
 func (a *adversary) theft(q twophase.Proposal) twophase.Proposal {
-	prm := a.w.cfg.Params
-	t, err := twophase.DecodeTemplate(q.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	t, err := a.decode(q)
 	if err != nil {
 		return q
 	}
@@ -128,10 +140,7 @@ func (a *adversary) theft(q twophase.Proposal) twophase.Proposal {
 			t.Outputs[i].Script = thief
 		}
 	}
-	q.Template = t.Encode()
-	q.TemplateHash = twophase.TemplateHash(q.Template)
-	a.signLock(&q)
-	return q
+	return a.withTemplate(q, t)
 }
 
 // forgeCommit claims, beside the state's proposal p, a commit of another
@@ -208,8 +217,7 @@ func (a *adversary) sealProposal(sender twophase.PeerID, env twophase.Envelope, 
 // forgeCert is a lock certificate of q's lock message that only this
 // signer signed.
 func (a *adversary) forgeCert(q twophase.Proposal, f forgery) twophase.LockCert {
-	prm := a.w.cfg.Params
-	t, _ := twophase.DecodeTemplate(q.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	t, _ := a.decode(q)
 	m := twophase.LockMsgOf(q, t)
 	sig := twophase.SignLock(a.key, a.group, m)
 	c := twophase.LockCert{Msg: m, Sigs: []twophase.LockSignature{{Signer: a.self, Signature: sig}}}
@@ -229,8 +237,7 @@ func (a *adversary) signLock(p *twophase.Proposal) {
 	if a.w.cfg.Profile != twophase.ProfileB {
 		return
 	}
-	prm := a.w.cfg.Params
-	t, err := twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	t, err := a.decode(*p)
 	if err != nil {
 		return
 	}
@@ -262,7 +269,7 @@ func (a *adversary) conflictingLock(p twophase.Proposal) (twophase.Proposal, boo
 // certificate reserves, its amount going to the change.
 func (a *adversary) spendReserved(p twophase.Proposal) (twophase.Proposal, bool) {
 	prm := a.w.cfg.Params
-	t, err := twophase.DecodeTemplate(p.Template, prm.MaxUTXOsPerProposal, prm.MaxOutputsPerProposal)
+	t, err := a.decode(p)
 	if err != nil {
 		return p, false
 	}
@@ -293,9 +300,9 @@ func (a *adversary) spendReserved(p twophase.Proposal) (twophase.Proposal, bool)
 // withInput adds u to p's template t, the change taking its amount less
 // the fee of the extra input.
 func (a *adversary) withInput(p twophase.Proposal, t twophase.Template, u twophase.UTXO) (twophase.Proposal, bool) {
+	before, _ := simledgerRules.Mass(t)
 	t.Inputs = append(slices.Clone(t.Inputs), simledgerRules.Input(u))
 	t.Outputs = slices.Clone(t.Outputs)
-	before, _ := simledgerRules.Mass(twophase.Template{Inputs: t.Inputs[:len(t.Inputs)-1], Outputs: t.Outputs, Payload: t.Payload})
 	after, err := simledgerRules.Mass(t)
 	if err != nil {
 		return p, false
@@ -306,10 +313,7 @@ func (a *adversary) withInput(p twophase.Proposal, t twophase.Template, u twopha
 			t.Outputs[i].Amount += u.Amount - extra
 			q := p
 			q.Inputs = append(slices.Clone(p.Inputs), twophase.InputMeta{DAAScore: u.DAAScore, Coinbase: u.Coinbase})
-			q.Template = t.Encode()
-			q.TemplateHash = twophase.TemplateHash(q.Template)
-			a.signLock(&q)
-			return q, true
+			return a.withTemplate(q, t), true
 		}
 	}
 	return p, false
