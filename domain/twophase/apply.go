@@ -11,6 +11,9 @@ import "time"
 // CommitConflict, PayoutOutcome, MessageRejected, and AdminReinjected,
 // which its EventRequested follows) have no fold.
 func (s *State) Apply(f Fact) {
+	if _, once := f.(recordedOnce); once {
+		s.remember(f.SourceKey())
+	}
 	a, ok := f.(folded)
 	if !ok {
 		return
@@ -22,6 +25,29 @@ func (s *State) Apply(f Fact) {
 	if o, ok := f.(opens); ok {
 		s.track(o.openedEvent())
 	}
+}
+
+// recordedOnce are facts about a message received: the same message seen
+// again (sent again, or relayed in a sync answer) would record the same
+// source key with another time, which the log holds as a conflict. The
+// state remembers their keys and records each once.
+type recordedOnce interface{ recordOnce() }
+
+func (VoteRejected) recordOnce()   {}
+func (Equivocation) recordOnce()   {}
+func (CommitConflict) recordOnce() {}
+func (EventRefused) recordOnce()   {}
+
+// maxRecordedKeys bounds the keys remembered; past it they are forgotten
+// (a message seen again after that is recorded again, a conflict the log
+// keeps, never a decision).
+const maxRecordedKeys = 1 << 16
+
+func (s *State) remember(key string) {
+	if len(s.recorded) >= maxRecordedKeys {
+		clear(s.recorded)
+	}
+	s.recorded[key] = true
 }
 
 // folded is a fact the state folds (value receivers: a fact and a pointer

@@ -143,7 +143,7 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		return // too late, or of another epoch: nothing to decide with it
 	}
 	if b := e.votes[v.round][v.voter]; b != nil {
-		if b.hash == v.hash && b.none == v.none {
+		if b.hash == v.hash && b.none == v.none && !s.otherLock(e, b, v) {
 			s.observe(MetricDuplicateVotes, "", 1)
 			return
 		}

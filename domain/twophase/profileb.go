@@ -119,6 +119,20 @@ func (s *State) checkPlan(e *EventState, p Proposal, t Template, current bool, e
 	return nil
 }
 
+// otherLock reports whether v, a vote for the template b holds, signs
+// another lock message than b did (another anchor): in Profile B that is
+// a second lock for one (event, round), an equivocation.
+func (s *State) otherLock(e *EventState, b *ballot, v voteIn) bool {
+	if !s.profileB() || v.proposal == nil || b.lockMsg == nil {
+		return false
+	}
+	kt := e.templates[b.hash]
+	if kt == nil {
+		return false
+	}
+	return LockMsgOf(*v.proposal, kt.template).Digest(s.opener.id) != b.lockDigest
+}
+
 // commitCert commits e on a lock certificate of round this signer holds
 // the quorum of (true when it did).
 func (s *State) commitCert(e *EventState, round uint32, env Env) bool {

@@ -193,6 +193,8 @@ type State struct {
 	// actives is Profile B's active set (see actives), under activeOK too.
 	activeSet  map[Hash]bool
 	activeList []*EventState
+	// recorded holds the keys of recordedOnce facts in the log.
+	recorded map[string]bool
 
 	step Step
 }
@@ -231,6 +233,7 @@ func NewState(cfg Config) (*State, error) {
 		streams:   map[string]*streamState{},
 		peers:     map[PeerID]*peerState{},
 		rejects:   map[rejectKey]*rejectWindow{},
+		recorded:  map[string]bool{},
 	}
 	return s, nil
 }
@@ -355,8 +358,13 @@ func (e *EventState) roundBallots() map[uint32][]Ballot {
 	return out
 }
 
-// emit applies a fact decided now and queues it for the log.
+// emit applies a fact decided now and queues it for the log; a fact
+// about a message already recorded (see recordedOnce) is not recorded
+// again.
 func (s *State) emit(f Fact) {
+	if _, once := f.(recordedOnce); once && s.recorded[f.SourceKey()] {
+		return
+	}
 	s.Apply(f)
 	s.step.Facts = append(s.step.Facts, f)
 }
