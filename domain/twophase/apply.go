@@ -145,6 +145,7 @@ func (s *State) applyVote(f VoteAccepted) {
 	}
 	b := &ballot{hash: f.Hash, none: f.NoVote, reason: f.Reason, envelope: f.Envelope}
 	m[f.Voter] = b
+	e.votesSeen++
 	if _, known := e.templates[f.Hash]; !f.NoVote && !known {
 		s.learnTemplate(e, f.Envelope)
 	}

@@ -16,7 +16,19 @@ func (s *State) tryCommit(e *EventState, env Env) {
 		return
 	}
 	if s.profileB() {
-		for r := uint32(0); r <= e.Round && !s.commitCert(e, r, env); r++ {
+		if e.noQuorumAt == e.votesSeen+1 {
+			return // no vote since the last look found no quorum
+		}
+		quorum := false
+		for r := uint32(0); r <= e.Round; r++ {
+			c, ok := e.lockQuorum(r, s.opener.id, s.quorum())
+			quorum = quorum || ok
+			if ok && s.commitCert(e, r, *c, env) {
+				return
+			}
+		}
+		if !quorum {
+			e.noQuorumAt = e.votesSeen + 1
 		}
 		return
 	}

@@ -194,10 +194,13 @@ func (e *EventState) lockQuorum(round uint32, group Hash, quorum int) (*LockCert
 		hash   Hash
 		digest Hash
 	}
+	votes := e.votes[round]
+	if len(votes) < quorum {
+		return nil, false
+	}
 	counts := map[key]int{}
 	msgs := map[key]LockMsg{}
-	for _, b := range e.ballots(round) {
-		bl := e.votes[round][b.Voter]
+	for _, bl := range votes {
 		if bl.none || len(bl.lockSig) == 0 || bl.lockMsg == nil {
 			continue
 		}

@@ -133,11 +133,11 @@ func (s *State) otherLock(e *EventState, b *ballot, v voteIn) bool {
 	return LockMsgOf(*v.proposal, kt.template).Digest(s.opener.id) != b.lockDigest
 }
 
-// commitCert commits e on a lock certificate of round this signer holds
-// the quorum of (true when it did).
-func (s *State) commitCert(e *EventState, round uint32, env Env) bool {
-	c, ok := e.lockQuorum(round, s.opener.id, s.quorum())
-	if !ok || c.Msg.TemplateHash == e.unusable {
+// commitCert commits e on the lock certificate c of round (aggregated
+// from this signer's ballots), unless its template is not usable here:
+// true when it did.
+func (s *State) commitCert(e *EventState, round uint32, c LockCert, env Env) bool {
+	if c.Msg.TemplateHash == e.unusable {
 		return false
 	}
 	h := c.Msg.TemplateHash
@@ -156,8 +156,8 @@ func (s *State) commitCert(e *EventState, round uint32, env Env) bool {
 	}
 	evidence := [][]byte{c.Encode(), e.votes[round][c.Sigs[0].Signer].envelope}
 	s.endRoundMetrics(e, env)
-	s.acceptCert(e, *c, env)
-	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: h, Trigger: TriggerLockCert, Voters: certSigners(*c),
+	s.acceptCert(e, c, env)
+	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: h, Trigger: TriggerLockCert, Voters: certSigners(c),
 		Evidence: evidence, InRound: e.Round, AtNs: ns(env.Now)})
 	s.commitMetrics(e, TriggerLockCert, env)
 	s.signCommitted(e, env)

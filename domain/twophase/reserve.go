@@ -56,7 +56,7 @@ func (s *State) maybeReserve(env Env) {
 	}
 	// Outputs of any depth count: a split's outputs deepen on their own,
 	// and counting only deep ones would split again before they do.
-	held, _ := eligible(view, s.cfg.Group, p, true, nil)
+	held, _ := eligible(view, s.cfg.Group, p, true, nil, nil)
 	if len(held) >= p.ReserveOutputs {
 		return
 	}
@@ -71,7 +71,7 @@ const ViaReserve = "reserve"
 // must pick the same one) split into ev.Amount equal outputs to the
 // group, the remainder of the division and the fee left to the fee.
 func buildSplit(req BuildRequest, view LedgerView) (Template, []UTXO, SelectionStats, error) {
-	utxos, st := eligible(view, req.Group, req.Params, false, req.Exclude)
+	utxos, st := eligible(view, req.Group, req.Params, false, req.Exclude, nil)
 	n := int(req.Event.Amount)
 	if n < 2 || n > req.Params.MaxOutputsPerProposal {
 		return Template{}, nil, st, fmt.Errorf("a split into %d outputs: want 2..%d", n, req.Params.MaxOutputsPerProposal)

@@ -1,6 +1,7 @@
 package twophase
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -88,9 +89,10 @@ type SelectionStats struct {
 // eligible is the selection's deterministic pre-filter: the group's own
 // outputs, at least MinInputDepth deep (or any depth with allowShallow),
 // coinbase outputs mature, none spent by a pending transaction nor in
-// exclude. Sorted by amount, largest first, then outpoint: the fewest
-// inputs, and the same order at every signer.
-func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude map[Outpoint]bool) ([]UTXO, SelectionStats) {
+// exclude. Sorted by amount, largest first, then outpoint (the fewest
+// inputs), or with a salt by H(salt || outpoint): the same order at every
+// signer.
+func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude map[Outpoint]bool, salt *Hash) ([]UTXO, SelectionStats) {
 	var st SelectionStats
 	out := make([]UTXO, 0, len(view.UTXOs))
 	for _, u := range view.UTXOs {
@@ -112,20 +114,24 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 		}
 		out = append(out, u)
 	}
-	slices.SortFunc(out, func(a, b UTXO) int {
-		switch {
-		case a.Amount != b.Amount:
-			if a.Amount > b.Amount {
+	if salt != nil {
+		saltOrder(out, *salt)
+	} else {
+		slices.SortFunc(out, func(a, b UTXO) int {
+			switch {
+			case a.Amount != b.Amount:
+				if a.Amount > b.Amount {
+					return -1
+				}
+				return 1
+			case a.Outpoint.Less(b.Outpoint):
 				return -1
+			case b.Outpoint.Less(a.Outpoint):
+				return 1
 			}
-			return 1
-		case a.Outpoint.Less(b.Outpoint):
-			return -1
-		case b.Outpoint.Less(a.Outpoint):
-			return 1
-		}
-		return 0
-	})
+			return 0
+		})
+	}
 	st.Eligible = len(out)
 	return out, st
 }
@@ -133,23 +139,22 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 // saltOrder sorts outputs by H(salt || outpoint), the same order at every
 // signer for one salt.
 func saltOrder(utxos []UTXO, salt Hash) {
-	key := make(map[Outpoint]Hash, len(utxos))
-	for _, u := range utxos {
-		var w writer
+	type keyed struct {
+		key Hash
+		u   UTXO
+	}
+	ks := make([]keyed, len(utxos))
+	var w writer
+	for i, u := range utxos {
+		w.reset(w.b)
 		w.hash(u.Outpoint.TxID)
 		w.u32(u.Outpoint.Index)
-		key[u.Outpoint] = taggedHash("bridgelog/twophase/selection-salt/v1", salt[:], w.out())
+		ks[i] = keyed{taggedHash("bridgelog/twophase/selection-salt/v1", salt[:], w.out()), u}
 	}
-	slices.SortFunc(utxos, func(a, b UTXO) int {
-		ka, kb := key[a.Outpoint], key[b.Outpoint]
-		switch {
-		case ka.Less(kb):
-			return -1
-		case kb.Less(ka):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ks, func(a, b keyed) int { return bytes.Compare(a.key[:], b.key[:]) })
+	for i := range ks {
+		utxos[i] = ks[i].u
+	}
 }
 
 func spentInMempool(view LedgerView, o Outpoint) bool {
@@ -186,10 +191,7 @@ func BuildTemplate(req BuildRequest, view LedgerView) (Template, []UTXO, Selecti
 	if err != nil {
 		return Template{}, nil, SelectionStats{}, fmt.Errorf("destination %q: %w", req.Event.Destination, err)
 	}
-	utxos, st := eligible(view, req.Group, p, false, req.Exclude)
-	if req.Salt != nil {
-		saltOrder(utxos, *req.Salt)
-	}
+	utxos, st := eligible(view, req.Group, p, false, req.Exclude, req.Salt)
 	var sum uint64
 	var lastErr error
 	for k := 1; k <= len(utxos) && k <= p.MaxUTXOsPerProposal; k++ {
