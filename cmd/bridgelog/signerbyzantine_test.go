@@ -186,8 +186,10 @@ func TestHandshakeRefusals(t *testing.T) {
 	other.Quorum = 3
 	m = poser(v1, other)
 	c.waitRefused([]string{"s1", "s2"}, "s3", signermesh.OutcomeWrongGroup,
-		fmt.Sprintf("peer s3 is in group %s, this signer in %s", other.ID(), group.ID()))
-	waitPoserRefused(t, m, fmt.Sprintf("is in group %s, this signer in %s", group.ID(), other.ID()))
+		fmt.Sprintf("peer s3 is in group %s, this signer in %s: the same members under Profile A (quorum 3), this signer's under Profile A (quorum 2)",
+			other.ID(), group.ID()))
+	waitPoserRefused(t, m, fmt.Sprintf("is in group %s, this signer in %s: the same members under Profile A (quorum 2), this signer's under Profile A (quorum 3)",
+		group.ID(), other.ID()))
 	m.Close()
 
 	// The real process: its config asks all three signatures, so its
