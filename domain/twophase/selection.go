@@ -1,7 +1,7 @@
 package twophase
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -136,25 +136,42 @@ func eligible(view LedgerView, group Group, p Params, allowShallow bool, exclude
 	return out, st
 }
 
-// saltOrder sorts outputs by H(salt || outpoint), the same order at every
-// signer for one salt.
+// saltOrder sorts outputs in an order drawn from salt: by a 64-bit key
+// mixing the salt with the outpoint's transaction id and index (txids
+// are hashes already, so a mix, not a hash, spreads them; the index is
+// mixed too, so a split's outputs scatter as well). The same order at
+// every signer for one salt; cheap enough for a pool of thousands.
 func saltOrder(utxos []UTXO, salt Hash) {
 	type keyed struct {
-		key Hash
+		key uint64
 		u   UTXO
 	}
+	s0, s1 := binary.LittleEndian.Uint64(salt[0:8]), binary.LittleEndian.Uint64(salt[8:16])
 	ks := make([]keyed, len(utxos))
-	var w writer
 	for i, u := range utxos {
-		w.reset(w.b)
-		w.hash(u.Outpoint.TxID)
-		w.u32(u.Outpoint.Index)
-		ks[i] = keyed{taggedHash("bridgelog/twophase/selection-salt/v1", salt[:], w.out()), u}
+		k := binary.LittleEndian.Uint64(u.Outpoint.TxID[0:8]) ^ s0 ^ mix64(uint64(u.Outpoint.Index)^s1)
+		ks[i] = keyed{mix64(k), u}
 	}
-	slices.SortFunc(ks, func(a, b keyed) int { return bytes.Compare(a.key[:], b.key[:]) })
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return compareOutpoints(a.u.Outpoint, b.u.Outpoint)
+	})
 	for i := range ks {
 		utxos[i] = ks[i].u
 	}
+}
+
+// mix64 is splitmix64's finalizer: a bijection that spreads every input
+// bit over the output.
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 func spentInMempool(view LedgerView, o Outpoint) bool {
