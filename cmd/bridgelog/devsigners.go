@@ -58,14 +58,16 @@ type devGroupSpec struct {
 // devnetSignerParams are a devnet group's protocol parameters: the
 // simnet miner makes about 20 blocks a second, so depths of a few dozen
 // DAA scores take seconds, not the minutes mainnet's defaults mean. A
-// Profile B group anchors its plans every 20 DAA scores (a second of
-// blocks; Profile A has no anchors): members whose nodes are a few
-// blocks apart name the same anchor, and an input's wait for depth at
-// the anchor stays under two seconds.
+// Profile B group anchors its plans every 100 DAA scores (5 s of blocks;
+// Profile A has no anchors): members read their views up to a few
+// hundred milliseconds apart, and members on two sides of a step would
+// build at different anchors from different outputs; an input waits for
+// its depth at the anchor up to 5.5 s, so a group paying at once keeps
+// that many seconds of payouts' worth of deep outputs.
 func devnetSignerParams() twophase.Params {
 	return twophase.Params{Tick: 200 * time.Millisecond, ProposalTimeout: 2 * time.Second, MinInputDepth: 10, PayoutDepth: 10,
 		Retry:      twophase.RetryConfig{MaxRetries: 5, BaseDelay: time.Second, MaxDelay: 5 * time.Second},
-		AnchorStep: 20}
+		AnchorStep: 100}
 }
 
 // writeDevSignerGroup makes fresh keys for every member and writes the
