@@ -69,6 +69,31 @@ func ParseBurnStream(s string) (chainID uint64, contract Address, err error) {
 	return 0, Address{}, fmt.Errorf("%w: %q: want evm:<chain id>:<0x contract>", ErrBadBurnStream, s)
 }
 
+// BurnSenderStream is the signing stream of one sender's burns toward
+// Kaspa on a contract: "evm:<chain id>:<contract>:<sender>", both in
+// lower-case 0x-hex. It is seed 001's semantic stream (1.4.2: nonces per
+// origin and sender), whose nonces number the sender's burns in burn id
+// order from [FirstBurnID]: a Profile B group runs one event of each
+// stream at a time, so streams per sender let different senders'
+// withdrawals be paid at once while each sender's stay in order.
+func BurnSenderStream(chainID uint64, contract, sender Address) string {
+	return BurnStream(chainID, contract) + ":" + sender.Hex()
+}
+
+// ParseBurnSenderStream reads back what [BurnSenderStream] writes, exactly.
+func ParseBurnSenderStream(s string) (chainID uint64, contract, sender Address, err error) {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		chainID, contract, err = ParseBurnStream(s[:i])
+		if err == nil {
+			sender, err = ParseAddress(s[i+1:])
+		}
+		if err == nil && BurnSenderStream(chainID, contract, sender) == s {
+			return chainID, contract, sender, nil
+		}
+	}
+	return 0, Address{}, Address{}, fmt.Errorf("%w: %q: want evm:<chain id>:<0x contract>:<0x sender>", ErrBadBurnStream, s)
+}
+
 // SompiOf converts a token amount to sompi, exactly: an amount that is not
 // a whole number of sompi, or does not fit a uint64, is refused, never
 // rounded.
@@ -121,6 +146,18 @@ func (e WithdrawalToKaspaDetected) SigningEvent() (twophase.SigningEvent, error)
 		Source: twophase.SourceRef{Chain: EVMChain(e.Ref.ChainID), TxHash: twophase.Hash(e.Ref.TxHash),
 			LogIndex: e.Ref.LogIndex, Block: e.BlockNumber},
 	}, nil
+}
+
+// SenderSigningEvent is the request the burn makes in its sender's
+// stream ([BurnSenderStream]) as the sender's nonce-th burn: SigningEvent's
+// payout and source under the sender's stream and nonce.
+func (e WithdrawalToKaspaDetected) SenderSigningEvent(nonce uint64) (twophase.SigningEvent, error) {
+	ev, err := e.SigningEvent()
+	if err != nil {
+		return ev, err
+	}
+	ev.Stream, ev.Nonce = BurnSenderStream(e.Ref.ChainID, e.Contract, e.Withdrawer), nonce
+	return ev, nil
 }
 
 // WithdrawalToKaspaConfirmed: the burn's log is at least the confirmation

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 func TestSompiOfIsExact(t *testing.T) {
@@ -52,6 +54,30 @@ func TestBurnStreamRoundTrip(t *testing.T) {
 	}
 }
 
+func TestBurnSenderStreamRoundTrip(t *testing.T) {
+	contract, sender := Address{0xab, 19: 0xcd}, Address{0x12, 19: 0x34}
+	s := BurnSenderStream(1337, contract, sender)
+	if s != "evm:1337:0xab000000000000000000000000000000000000cd:0x1200000000000000000000000000000000000034" {
+		t.Fatalf("BurnSenderStream = %q", s)
+	}
+	if len(BurnSenderStream(^uint64(0), contract, sender)) > twophase.MaxStreamBytes {
+		t.Fatalf("a sender stream can be longer than a signing event's %d bytes", twophase.MaxStreamBytes)
+	}
+	chain, c, from, err := ParseBurnSenderStream(s)
+	if err != nil || chain != 1337 || c != contract || from != sender {
+		t.Fatalf("ParseBurnSenderStream(%q) = %d, %s, %s, %v", s, chain, c, from, err)
+	}
+	for _, bad := range []string{"", BurnStream(1337, contract), s + ":1", BurnStream(1337, contract) + ":0x12",
+		BurnStream(1337, contract) + ":" + strings.ToUpper(sender.Hex()[2:]), "evm:01337:" + contract.Hex() + ":" + sender.Hex()} {
+		if _, _, _, err := ParseBurnSenderStream(bad); !errors.Is(err, ErrBadBurnStream) {
+			t.Errorf("ParseBurnSenderStream(%q): %v, want ErrBadBurnStream", bad, err)
+		}
+	}
+	if _, _, err := ParseBurnStream(s); !errors.Is(err, ErrBadBurnStream) {
+		t.Errorf("ParseBurnStream read a sender stream: %v", err)
+	}
+}
+
 func TestWithdrawalToKaspaSigningEvent(t *testing.T) {
 	d := WithdrawalToKaspaDetected{Ref: LogRef{ChainID: 5, TxHash: Hash32{1}, LogIndex: 9}, Contract: Address{2}, BlockNumber: 77,
 		BlockHash: Hash32{3}, OnChainID: 4, Amount: AmountFromUint64(3 * WeiPerSompi), Recipient: "kaspatest:qq"}
@@ -62,6 +88,13 @@ func TestWithdrawalToKaspaSigningEvent(t *testing.T) {
 	if ev.Stream != BurnStream(5, Address{2}) || ev.Nonce != 4 || ev.Amount != 3 || ev.Destination != "kaspatest:qq" ||
 		ev.Source.Chain != "evm:5" || ev.Source.TxHash != [32]byte(d.Ref.TxHash) || ev.Source.LogIndex != 9 || ev.Source.Block != 77 {
 		t.Fatalf("signing event %+v", ev)
+	}
+	d.Withdrawer = Address{6}
+	sev, err := d.SenderSigningEvent(2)
+	want := ev
+	want.Stream, want.Nonce = BurnSenderStream(5, Address{2}, Address{6}), 2
+	if err != nil || sev != want {
+		t.Fatalf("sender signing event %+v, %v; want %+v", sev, err, want)
 	}
 	for name, mutate := range map[string]func(*WithdrawalToKaspaDetected){
 		"not whole sompi": func(d *WithdrawalToKaspaDetected) { d.Amount = AmountFromUint64(WeiPerSompi + 1) },

@@ -170,19 +170,36 @@ func (k *devnetKaspa) session(ctx context.Context) (*kaspanode.Session, error) {
 	return kaspanode.Open(ctx, k.rpc, 10*time.Second)
 }
 
-// fund submits a transaction paying outputs outputs to the group's
-// address from the faucet's mature coins; the signers can spend them once
-// they are minInputDepth deep.
+// fundChunk is the most outputs one funding transaction pays: each
+// output of devnetGroupOutput adds about 1,000 to the transaction's
+// storage mass, and a standard transaction's mass is at most 100,000.
+const fundChunk = 80
+
+// fund pays outputs outputs to the group's address from the faucet's
+// mature coins, in transactions of at most fundChunk outputs; the
+// signers can spend them once they are minInputDepth deep.
 func (k *devnetKaspa) fund(ctx context.Context, outputs int) error {
-	need := uint64(outputs)*devnetGroupOutput + 100_000_000 // and a fee's worth
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	used := map[twophase.Outpoint]bool{} // the earlier transactions' inputs, maybe still listed
+	for left := outputs; left > 0; left -= fundChunk {
+		if err := k.fundOnce(ctx, min(left, fundChunk), used); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fundOnce submits one transaction paying outputs outputs to the group,
+// from faucet outputs not in used, and adds its inputs to used.
+func (k *devnetKaspa) fundOnce(ctx context.Context, outputs int, used map[twophase.Outpoint]bool) error {
+	need := uint64(outputs)*devnetGroupOutput + 100_000_000 // and a fee's worth
 	pays := make([]kaspa.Payment, outputs)
 	for i := range pays {
 		pays[i] = kaspa.Payment{To: k.group.rules.Address(), Amount: devnetGroupOutput}
 	}
 	for attempt := 1; ; attempt++ {
-		ins, err := k.faucetInputs(ctx, need)
+		ins, err := k.faucetInputs(ctx, need, used)
 		if err != nil {
 			return err
 		}
@@ -205,6 +222,9 @@ func (k *devnetKaspa) fund(ctx context.Context, outputs int) error {
 		if err != nil {
 			return fmt.Errorf("devnet: fund the group: %w", err)
 		}
+		for _, in := range ins {
+			used[in.Outpoint] = true
+		}
 		return nil
 	}
 }
@@ -214,8 +234,8 @@ func (k *devnetKaspa) fund(ctx context.Context, outputs int) error {
 const fundMargin = 20
 
 // faucetInputs waits until the faucet holds need sompi in outputs the
-// node will let it spend, and returns them.
-func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64) ([]twophase.UTXO, error) {
+// node will let it spend, none of used, and returns them.
+func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64, used map[twophase.Outpoint]bool) ([]twophase.UTXO, error) {
 	for {
 		s, err := k.session(ctx)
 		if err != nil {
@@ -230,7 +250,7 @@ func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64) ([]twophase
 		var ins []twophase.UTXO
 		var have uint64
 		for _, u := range utxos {
-			if virtual > fundMargin && kaspadproc.Spendable(u, virtual-fundMargin) && have < need {
+			if virtual > fundMargin && kaspadproc.Spendable(u, virtual-fundMargin) && !used[u.Outpoint] && have < need {
 				ins, have = append(ins, u), have+u.Amount
 			}
 		}

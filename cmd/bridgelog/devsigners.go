@@ -45,7 +45,9 @@ type devGroupSpec struct {
 	network   string // default kaspa-simnet
 	members   int
 	quorum    int
-	kaspadRPC []string // each member's node; one entry serves all
+	profile   twophase.Profile // default Profile A
+	faults    int              // Profile B's f
+	kaspadRPC []string         // each member's node; one entry serves all
 	evm       signerChain
 	params    twophase.Params
 	// peerAddr, when set, is the address self dials peer at (a test's
@@ -55,10 +57,17 @@ type devGroupSpec struct {
 
 // devnetSignerParams are a devnet group's protocol parameters: the
 // simnet miner makes about 20 blocks a second, so depths of a few dozen
-// DAA scores take seconds, not the minutes mainnet's defaults mean.
+// DAA scores take seconds, not the minutes mainnet's defaults mean. A
+// Profile B group anchors its plans every 100 DAA scores (5 s of blocks;
+// Profile A has no anchors): members read their views up to a few
+// hundred milliseconds apart, and members on two sides of a step would
+// build at different anchors from different outputs; an input waits for
+// its depth at the anchor up to 5.5 s, so a group paying at once keeps
+// that many seconds of payouts' worth of deep outputs.
 func devnetSignerParams() twophase.Params {
 	return twophase.Params{Tick: 200 * time.Millisecond, ProposalTimeout: 2 * time.Second, MinInputDepth: 10, PayoutDepth: 10,
-		Retry: twophase.RetryConfig{MaxRetries: 5, BaseDelay: time.Second, MaxDelay: 5 * time.Second}}
+		Retry:      twophase.RetryConfig{MaxRetries: 5, BaseDelay: time.Second, MaxDelay: 5 * time.Second},
+		AnchorStep: 100}
 }
 
 // writeDevSignerGroup makes fresh keys for every member and writes the
@@ -66,6 +75,9 @@ func devnetSignerParams() twophase.Params {
 func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 	if spec.network == "" {
 		spec.network = "kaspa-simnet"
+	}
+	if spec.profile == "" {
+		spec.profile = twophase.ProfileA
 	}
 	g := &devSignerGroup{dir: spec.dir, network: spec.network, quorum: spec.quorum}
 	if err := os.MkdirAll(spec.dir, 0o700); err != nil {
@@ -134,7 +146,8 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		evm := spec.evm
 		cfg := signerConfig{Self: m.id, IdentityKeyFile: filepath.Join(m.id, "identity.key"), PayoutKeyFile: filepath.Join(m.id, "payout.key"),
 			Data: filepath.Join(m.id, "data"), Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(credentialSum[:])},
-			Group:  signerGroup{Profile: twophase.ProfileA, Quorum: spec.quorum, Network: spec.network, ChangeAddress: g.address, Members: members},
+			Group: signerGroup{Profile: spec.profile, Quorum: spec.quorum, Faults: spec.faults, Network: spec.network,
+				ChangeAddress: g.address, Members: members},
 			Params: spec.params,
 			signerNetConfig: signerNetConfig{Listen: m.listen, Peers: peers, HTTP: m.http,
 				Kaspad: &signerNode{RPC: node, StallAfter: "30s", Poll: "250ms"}, EVM: &evm}}

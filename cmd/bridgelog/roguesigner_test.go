@@ -17,8 +17,9 @@ import (
 
 // rogueSigner is a member's keys in an attacker's hands: a mesh end on
 // the member's address, with its identity, and no protocol behind it.
-// It reports the first proposal of each other member and sends whatever
-// envelopes the test crafts.
+// It reports the first proposal of each other member, hands every
+// envelope it receives to its behaviour, if it has one, and sends
+// whatever envelopes the test crafts.
 type rogueSigner struct {
 	t      *testing.T
 	id     twophase.PeerID
@@ -28,8 +29,9 @@ type rogueSigner struct {
 	seq    atomic.Uint64
 	heard  chan heardProposal
 
-	mu   sync.Mutex
-	seen map[twophase.PeerID]bool
+	mu        sync.Mutex
+	seen      map[twophase.PeerID]bool
+	behaviour func(twophase.Envelope)
 }
 
 // heardProposal is a member's own proposal as the rogue received it.
@@ -43,15 +45,21 @@ type heardProposal struct {
 const rogueSession = 1
 
 // startRogueSigner runs member id's mesh end in the test's process and
-// waits until the honest members' links to it are up.
+// waits until the other members' links to it are up.
 func startRogueSigner(t *testing.T, c *signerCluster, id string) *rogueSigner {
 	t.Helper()
 	setup, err := loadSignerConfig(c.member(id).config)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var others []twophase.PeerID
+	for _, m := range c.group.members {
+		if m.id != id {
+			others = append(others, twophase.PeerID(m.id))
+		}
+	}
 	r := &rogueSigner{t: t, id: twophase.PeerID(id), cfg: setup.protocol, opener: twophase.NewOpener(setup.protocol.Group, nil),
-		heard: make(chan heardProposal, len(honest)), seen: map[twophase.PeerID]bool{}}
+		heard: make(chan heardProposal, len(others)), seen: map[twophase.PeerID]bool{}}
 	r.mesh, err = signermesh.New(signermesh.Config{Self: r.id, Identity: r.cfg.Identity, Group: r.cfg.Group,
 		ListenAddr: c.member(id).listen, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -60,7 +68,7 @@ func startRogueSigner(t *testing.T, c *signerCluster, id string) *rogueSigner {
 	t.Cleanup(func() { r.mesh.Close() })
 	r.mesh.Attach(r.receive)
 	deadline := time.Now().Add(30 * time.Second)
-	for _, peer := range honest {
+	for _, peer := range others {
 		for !r.linked(peer) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s's link to the rogue %s did not come up: %+v", peer, id, r.mesh.Peers())
@@ -80,10 +88,20 @@ func (r *rogueSigner) linked(peer twophase.PeerID) bool {
 	return false
 }
 
-// receive keeps the first proposal each member makes in its own name.
+// receive keeps the first proposal each member makes in its own name
+// and hands every envelope to the behaviour.
 func (r *rogueSigner) receive(_ context.Context, raw []byte) {
 	env, err := r.opener.Open(raw)
-	if err != nil || env.Kind != twophase.KindProposal {
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	act := r.behaviour
+	r.mu.Unlock()
+	if act != nil {
+		act(env)
+	}
+	if env.Kind != twophase.KindProposal {
 		return
 	}
 	p, err := twophase.DecodeProposal(env.Payload, r.cfg.Params)
@@ -97,6 +115,14 @@ func (r *rogueSigner) receive(_ context.Context, raw []byte) {
 	}
 	r.seen[env.Sender] = true
 	r.heard <- heardProposal{from: env.Sender, p: p}
+}
+
+// behave sets what the rogue does with every envelope it receives (on
+// the mesh's goroutines: it must not block).
+func (r *rogueSigner) behave(act func(twophase.Envelope)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.behaviour = act
 }
 
 // nextProposal waits for the next member's first proposal.

@@ -44,6 +44,8 @@ The signer config (JSON; relative paths are relative to it):
    "group": {"profile": "a", "quorum": 2, "network": "sim",
              "changeAddress": "sim:group-main",
              "members": [{"id": "s1", "identityKey": "HEX", "payoutKey": "HEX"}, ...]},
+             (profile "b": Byzantine-tolerant lock certificates; add "faults": f,
+              with at least 3f+1 members and a quorum of 2f+1 at N = 3f+1)
    "identityKeyFile": "s1.identity",  (ed25519 seed, 64 hex digits; mode 600)
    "payoutKeyFile": "sim.payout",     (sim: the network's key seed; mode 600)
    "data": "s1-data",

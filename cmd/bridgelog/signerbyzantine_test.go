@@ -232,10 +232,17 @@ func otherHonest(id twophase.PeerID) twophase.PeerID {
 
 // waitFundsDeep waits until the group holds n outputs deep enough to
 // spend: a signer without them casts no vote in the first round, and
-// with a member silent it may vote in no later round either.
+// with a member silent it may vote in no later round either. A Profile
+// B group builds at an anchor up to AnchorStep behind the tip: its
+// outputs must be deep there.
 func (c *signerCluster) waitFundsDeep(n int) {
 	c.t.Helper()
-	depth := devnetSignerParams().MinInputDepth
+	cfg := c.setup(c.group.members[0].id).protocol
+	depth := cfg.Params.MinInputDepth
+	margin := 2 * depth
+	if cfg.Group.Profile == twophase.ProfileB {
+		margin += cfg.Params.AnchorStep
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
@@ -251,7 +258,7 @@ func (c *signerCluster) waitFundsDeep(n int) {
 		}
 		deep := 0
 		for _, u := range us {
-			if u.DAAScore+2*depth <= virtual {
+			if u.DAAScore+margin <= virtual {
 				deep++
 			}
 		}
@@ -260,7 +267,7 @@ func (c *signerCluster) waitFundsDeep(n int) {
 		}
 		select {
 		case <-ctx.Done():
-			c.t.Fatalf("the group holds %d outputs %d deep, want %d", deep, 2*depth, n)
+			c.t.Fatalf("the group holds %d outputs %d deep, want %d", deep, margin, n)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -43,10 +43,12 @@ type signerCluster struct {
 	// minter holds the token's relayer role: tests mint users' tokens
 	// directly, the relay's deposits being beside the point here.
 	minter *ecdsa.PrivateKey
-	user   *ecdsa.PrivateKey
-	node   *kaspadtest.Node // mines to the faucet
-	faucet *kaspadtest.Key
-	group  *devSignerGroup
+	// senders are the users who burn (burnFrom): a Profile B group's
+	// streams are per sender.
+	senders []*ecdsa.PrivateKey
+	node    *kaspadtest.Node // mines to the faucet
+	faucet  *kaspadtest.Key
+	group   *devSignerGroup
 	// kaspa pays and checks payouts as the devnet does (fund, paid).
 	kaspa *devnetKaspa
 	procs map[string]*childproc.Process
@@ -58,6 +60,11 @@ type signerCluster struct {
 // clusterOptions shape a cluster.
 type clusterOptions struct {
 	members, quorum int
+	// profile and faults are the group's fault model (default Profile A).
+	profile twophase.Profile
+	faults  int
+	// senders is how many users burn (default 1).
+	senders int
 	// nodes, once the mining node runs, gives members their own kaspad
 	// node (a peer of the mining one), by id; the others share the
 	// mining node.
@@ -89,14 +96,19 @@ func newSignerCluster(t testing.TB, opt clusterOptions) *signerCluster {
 	if opt.fund == 0 {
 		opt.fund = 8
 	}
+	opt.senders = max(opt.senders, 1)
 	c := &signerCluster{t: t, bin: testBinary(t), procs: map[string]*childproc.Process{}, proxies: map[[2]string]*linkProxy{}}
-	chain, err := devchain.Start(devchain.Config{BlockInterval: 50 * time.Millisecond, Accounts: 4,
+	// Dev account 0 deploys, 1 mints, the senders follow.
+	chain, err := devchain.Start(devchain.Config{BlockInterval: 50 * time.Millisecond, Accounts: max(4, 2+opt.senders),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { chain.Close() })
-	c.chain, c.minter, c.user = chain, devchain.DevKey(1), devchain.DevKey(2)
+	c.chain, c.minter = chain, devchain.DevKey(1)
+	for i := range opt.senders {
+		c.senders = append(c.senders, devchain.DevKey(2+i))
+	}
 	ctx := context.Background()
 	br, err := chain.Deploy(ctx, devchain.DevKey(0), crypto.PubkeyToAddress(c.minter.PublicKey))
 	if err != nil {
@@ -122,7 +134,8 @@ func newSignerCluster(t testing.TB, opt clusterOptions) *signerCluster {
 	if opt.evmRPC != nil {
 		evmRPC = opt.evmRPC(evmRPC)
 	}
-	c.group, err = writeDevSignerGroup(devGroupSpec{dir: dir, members: opt.members, quorum: opt.quorum, kaspadRPC: rpcs,
+	c.group, err = writeDevSignerGroup(devGroupSpec{dir: dir, members: opt.members, quorum: opt.quorum,
+		profile: opt.profile, faults: opt.faults, kaspadRPC: rpcs,
 		evm:    signerChain{RPC: evmRPC, ChainID: devchain.ChainID, Token: domain.Address(br.Token), Confirmations: 2, Poll: "50ms"},
 		params: opt.params,
 		peerAddr: func(self, peer devSigner) string {
@@ -248,10 +261,16 @@ func (c *signerCluster) partition(id string, cut bool) {
 	}
 }
 
-// burn mints amount sompi's worth of tokens to the user and burns them
-// toward a fresh Kaspa address, which the group then owes; it returns the
-// burn's index among the cluster's payouts.
+// burn is burnFrom the first sender.
 func (c *signerCluster) burn(sompi uint64) int {
+	c.t.Helper()
+	return c.burnFrom(0, sompi)
+}
+
+// burnFrom mints amount sompi's worth of tokens to sender i and burns
+// them toward a fresh Kaspa address, which the group then owes; it
+// returns the burn's index among the cluster's payouts.
+func (c *signerCluster) burnFrom(i int, sompi uint64) int {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -260,7 +279,8 @@ func (c *signerCluster) burn(sompi uint64) int {
 		c.t.Fatal(err)
 	}
 	wei := new(big.Int).Mul(new(big.Int).SetUint64(sompi), big.NewInt(weiPerSompi))
-	user := crypto.PubkeyToAddress(c.user.PublicKey)
+	sender := c.senders[i]
+	user := crypto.PubkeyToAddress(sender.PublicKey)
 	key := sha256.Sum256([]byte(fmt.Sprintf("cluster/mint/%d", len(c.kaspa.owed))))
 	auth := bind.NewKeyedTransactor(c.minter, big.NewInt(devchain.ChainID))
 	auth.Context = ctx
@@ -270,7 +290,7 @@ func (c *signerCluster) burn(sompi uint64) int {
 	}
 	c.mined(ctx, tx.Hash())
 	c.holds(ctx, user, wei)
-	btx, err := c.users.BurnToKaspa(ctx, c.user, wei, recipient.Address().String())
+	btx, err := c.users.BurnToKaspa(ctx, sender, wei, recipient.Address().String())
 	if err != nil {
 		c.t.Fatal(err)
 	}

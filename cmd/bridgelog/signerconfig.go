@@ -99,11 +99,15 @@ type signerChain struct {
 // signerGroup is twophase.Group as an operator writes it: keys in hex,
 // the change returning to an address.
 type signerGroup struct {
-	Profile       twophase.Profile `json:"profile"` // "a" (default)
-	Quorum        int              `json:"quorum"`
-	Network       string           `json:"network"` // "sim", or kaspa-mainnet, -testnet, -simnet, -devnet
-	ChangeAddress string           `json:"changeAddress"`
-	Members       []signerMember   `json:"members"`
+	Profile twophase.Profile `json:"profile"` // "a" (default) or "b"
+	Quorum  int              `json:"quorum"`
+	// Faults is Profile B's f, the Byzantine members the group tolerates:
+	// it needs N >= 3f+1 members and a quorum of at least
+	// twophase.ProfileBQuorum(N, f) (2f+1 at N = 3f+1). Profile A: 0.
+	Faults        int            `json:"faults,omitempty"`
+	Network       string         `json:"network"` // "sim", or kaspa-mainnet, -testnet, -simnet, -devnet
+	ChangeAddress string         `json:"changeAddress"`
+	Members       []signerMember `json:"members"`
 }
 
 type signerMember struct {
@@ -152,7 +156,8 @@ type signerSetup struct {
 func (s *signerSetup) logDir() string { return filepath.Join(s.data, "log") }
 
 // loadSignerConfig reads and checks a signer config: a group that is
-// safe (Profile A, a strict-majority quorum), a self that is a member,
+// safe (Profile A with a strict-majority quorum, or Profile B with
+// N >= 3f+1 and its quorum), a self that is a member,
 // key files readable by their owner only that hold that member's keys, a
 // supported network, parameters that work.
 func loadSignerConfig(path string) (*signerSetup, error) {
@@ -351,10 +356,10 @@ func (g signerGroup) members() ([]twophase.Member, error) {
 }
 
 // validated is the protocol's group, checked (twophase.Group.Validate:
-// size, profile, strict-majority quorum, distinct ids and keys), and
-// self's member in it.
+// size, profile, the profile's quorum and faults, distinct ids and
+// keys), and self's member in it.
 func (g signerGroup) validated(members []twophase.Member, change twophase.Script, self twophase.PeerID) (twophase.Group, twophase.Member, error) {
-	out := twophase.Group{Profile: g.Profile, Quorum: g.Quorum, Network: g.Network, ChangeScript: change, Members: members}
+	out := twophase.Group{Profile: g.Profile, Quorum: g.Quorum, Faults: g.Faults, Network: g.Network, ChangeScript: change, Members: members}
 	if err := out.Validate(); err != nil {
 		return twophase.Group{}, twophase.Member{}, err
 	}

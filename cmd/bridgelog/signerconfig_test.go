@@ -138,6 +138,26 @@ func TestSignerConfigLoads(t *testing.T) {
 	}
 }
 
+// A Profile B group (N = 4, f = 1, quorum 2f+1) loads with its faults,
+// and its members' states run Profile B.
+func TestSignerConfigProfileB(t *testing.T) {
+	f := newSignerFixture(t, 3, 3)
+	f.cfg.Group.Members = append(f.cfg.Group.Members, f.extraMember(t, 4))
+	f.cfg.Group.Profile, f.cfg.Group.Faults = twophase.ProfileB, 1
+	p := f.load(t).protocol
+	if p.Group.Profile != twophase.ProfileB || p.Group.Faults != 1 || p.Group.Quorum != twophase.ProfileBQuorum(4, 1) {
+		t.Fatalf("group: profile %q, faults %d, quorum %d", p.Group.Profile, p.Group.Faults, p.Group.Quorum)
+	}
+	if _, err := twophase.NewState(p); err != nil {
+		t.Fatal(err)
+	}
+	a := newSignerFixture(t, 3, 3)
+	a.cfg.Group.Members = f.cfg.Group.Members
+	if a.load(t).protocol.Group.ID() == p.Group.ID() {
+		t.Fatal("the same members under Profile A make the same group id")
+	}
+}
+
 func TestSignerConfigRefused(t *testing.T) {
 	otherKeys := simledger.NewKeys("another-network", 3)
 	cases := []struct {
@@ -181,6 +201,25 @@ func TestSignerConfigRefused(t *testing.T) {
 			ErrSignerConfig, "data is required"},
 		{"unknown field", func(_ *testing.T, f *signerFixture) { f.params = `{"proposalTimout": "1s"}` },
 			ErrSignerConfig, `unknown field "proposalTimout"`},
+		{"profile b with fewer than 3f+1 members", func(_ *testing.T, f *signerFixture) {
+			f.cfg.Group.Profile, f.cfg.Group.Faults = twophase.ProfileB, 1
+		}, twophase.ErrTooFewForFaults, "3 members tolerate at most 0 Byzantine, not 1 (N >= 3f+1)"},
+		{"profile b with a quorum two quorums of which share only f", func(t *testing.T, f *signerFixture) {
+			f.cfg.Group.Members = append(f.cfg.Group.Members, f.extraMember(t, 4))
+			f.cfg.Group.Profile, f.cfg.Group.Faults = twophase.ProfileB, 1
+		}, twophase.ErrQuorumRange, "quorum 2 of 4 members: two quorums share 0 members, Profile B needs f+1 = 2 (quorum at least 3)"},
+		{"profile b with a quorum out of reach with f silent", func(t *testing.T, f *signerFixture) {
+			f.cfg.Group.Members = append(f.cfg.Group.Members, f.extraMember(t, 4))
+			f.cfg.Group.Profile, f.cfg.Group.Faults, f.cfg.Group.Quorum = twophase.ProfileB, 1, 4
+		}, twophase.ErrQuorumRange, "quorum 4 of 4 members is out of reach with 1 silent Byzantine members (at most 3)"},
+		{"profile b without faults", func(t *testing.T, f *signerFixture) {
+			f.cfg.Group.Members = append(f.cfg.Group.Members, f.extraMember(t, 4))
+			f.cfg.Group.Profile, f.cfg.Group.Quorum = twophase.ProfileB, 3
+		}, twophase.ErrTooFewForFaults, "Profile B needs faults f >= 1 (f = 0)"},
+		{"profile a with faults", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Faults = 1 },
+			twophase.ErrProfileUnsupported, "Profile A tolerates no Byzantine member (faults 1); use profile b"},
+		{"unknown profile", func(_ *testing.T, f *signerFixture) { f.cfg.Group.Profile = "c" },
+			twophase.ErrProfileUnsupported, `"c", want "a" or "b"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

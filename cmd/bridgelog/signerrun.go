@@ -221,9 +221,14 @@ func (p *signerProcess) open(ctx context.Context) error {
 	}
 	req := &lateRequester{}
 	c := p.set.chain
+	// A Profile B group runs one event per stream at a time, so its
+	// streams are the seed's per sender (concurrent across senders); a
+	// Profile A group pays one event at a time anyway and keeps one stream
+	// per contract, the ids of the events its log already holds.
 	p.source, err = signingsource.New(signingsource.Config{Chain: p.chain,
-		Decoder:   evmchain.NewDecoder(p.chain.ChainID(), evmchain.Contracts{Token: c.Token}),
-		Contracts: []domain.Address{c.Token}, StartBlock: c.StartBlock, Depth: c.Confirmations, Appender: app,
+		Decoder:       evmchain.NewDecoder(p.chain.ChainID(), evmchain.Contracts{Token: c.Token}),
+		SenderStreams: s.protocol.Group.Profile == twophase.ProfileB,
+		Contracts:     []domain.Address{c.Token}, StartBlock: c.StartBlock, Depth: c.Confirmations, Appender: app,
 		Reader: projections.BridgeReader{Store: p.store}, Projector: p.projector, Requester: req, Interval: p.set.chainPoll,
 		Logger: p.logger, Metrics: p.reg.Handlers()})
 	if err != nil {

@@ -2,9 +2,11 @@ package signingsource
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
 )
 
@@ -26,16 +28,24 @@ const ViaSource = "source"
 // its streams over again from the start, which the requester's
 // idempotence makes harmless. A hole (an id not confirmed) is not waited
 // for: what is confirmed above it is handed over, and the hole is
-// handed when it is confirmed.
+// handed when it is confirmed. With Senders, burns are handed over in
+// their senders' streams, and a hole holds back every burn above it (its
+// sender, and so every later burn's nonce, is unknown until it is
+// confirmed or proven).
 type Handover struct {
-	Streams   []string
+	Streams   []string // the contracts' streams (domain.BurnStream)
 	Burns     BurnReader
 	Requester Requester
-	PageSize  int // default 256
-	Logger    *slog.Logger
-	Metrics   handlers.Metrics
+	// Senders, when set, numbers the burns per sender: each is handed over
+	// as its sender's stream's event ([domain.BurnSenderStream]). Nil: as
+	// its contract's, its id the nonce.
+	Senders  *SenderNonces
+	PageSize int // default 256
+	Logger   *slog.Logger
+	Metrics  handlers.Metrics
 
 	progress map[string]*handed
+	waiting  map[string]uint64 // the burn id each stream's numbering waits for, once said
 }
 
 // handed is what a stream had handed over: every id up to floor, and the
@@ -101,7 +111,11 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 			if p.has(b.OnChainID) {
 				continue
 			}
-			ev, err := b.SigningEvent()
+			ev, err := h.event(b)
+			if errors.Is(err, errUnnumbered) {
+				h.holeBelow(log, stream, err)
+				return n, nil
+			}
 			if err != nil {
 				// The indexer records no such burn; one on the log was
 				// written by something else. Never handed, said once.
@@ -126,4 +140,30 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 			return n, nil
 		}
 	}
+}
+
+// event is the signing event burn b makes in its stream.
+func (h *Handover) event(b domain.WithdrawalToKaspaDetected) (twophase.SigningEvent, error) {
+	if h.Senders == nil {
+		return b.SigningEvent()
+	}
+	nonce, err := h.Senders.Number(b)
+	if err != nil {
+		return twophase.SigningEvent{}, err
+	}
+	return b.SenderSigningEvent(nonce)
+}
+
+// holeBelow says once per missing id that the burns above it wait.
+func (h *Handover) holeBelow(log *slog.Logger, stream string, err error) {
+	var u *unnumberedError
+	if !errors.As(err, &u) || h.waiting[stream] == u.missing {
+		return
+	}
+	if h.waiting == nil {
+		h.waiting = map[string]uint64{}
+	}
+	h.waiting[stream] = u.missing
+	log.Warn("burns toward Kaspa wait for a lower burn id, whose sender and so their nonces are unknown until it is confirmed or proven",
+		"stream", stream, "burn_id", u.missing, "waiting", u.id)
 }

@@ -54,6 +54,10 @@ var (
 	ErrNotCanonical = errors.New("source block not canonical")
 	// ErrNotDeep: the log's block is not yet depth deep; it may be later.
 	ErrNotDeep = errors.New("source block not deep enough yet")
+	// ErrUnnumbered: in a sender's stream, the burn's nonce is unknown
+	// while a lower burn id of its contract is neither confirmed on the
+	// signer's node nor proven; it may be later.
+	ErrUnnumbered = errors.New("a lower burn id is not known yet")
 )
 
 // reasons label each reason in metrics.
@@ -64,6 +68,7 @@ var reasons = []struct {
 	{ErrUnwatchedStream, "unwatched_stream"}, {ErrWrongChain, "wrong_chain"}, {ErrNoReceipt, "no_receipt"},
 	{ErrTxFailed, "tx_failed"}, {ErrNoLog, "no_log"}, {ErrWrongContract, "wrong_contract"}, {ErrNotABurn, "not_a_burn"},
 	{ErrEventMismatch, "event_mismatch"}, {ErrNotCanonical, "not_canonical"}, {ErrNotDeep, "not_deep"},
+	{ErrUnnumbered, "unnumbered"},
 }
 
 // ReasonLabel names why err refused an event: a reason's label, or
@@ -94,35 +99,96 @@ func ProveSource(ctx context.Context, chain ProofChain, dec handlers.LogDecoder,
 	if err != nil || !slices.Contains(watched, contract) {
 		return unproven(ErrUnwatchedStream, "stream %q", ev.Stream)
 	}
+	burn, err := sourceBurn(ctx, chain, dec, chainID, contract, ev)
+	if err != nil {
+		return err
+	}
+	if err := sameEvent(burn.SigningEvent, ev); err != nil {
+		return err
+	}
+	return provenDeep(ctx, chain, burn, depth)
+}
+
+// ProveSenderSource is ProveSource for a group whose streams are per
+// sender: ev.Stream is a sender's stream on a watched contract
+// ([domain.BurnSenderStream]), the burn is that sender's, and ev.Nonce is
+// its nonce in senders' numbering, which must have numbered every lower
+// burn id (ErrUnnumbered until then). A proven burn is numbered.
+func ProveSenderSource(ctx context.Context, chain ProofChain, dec handlers.LogDecoder, watched []domain.Address,
+	senders *SenderNonces, ev twophase.SigningEvent, depth uint64) error {
+	chainID, contract, sender, err := domain.ParseBurnSenderStream(ev.Stream)
+	if err != nil || !slices.Contains(watched, contract) {
+		return unproven(ErrUnwatchedStream, "stream %q", ev.Stream)
+	}
+	burn, err := sourceBurn(ctx, chain, dec, chainID, contract, ev)
+	if err != nil {
+		return err
+	}
+	if burn.Withdrawer != sender {
+		return unproven(ErrEventMismatch, "burn id %d was sent by %s, the stream is %s's", burn.OnChainID, burn.Withdrawer.Hex(), sender.Hex())
+	}
+	nonce, err := senders.peek(burn)
+	switch {
+	case errors.Is(err, errUnnumbered):
+		return unproven(ErrUnnumbered, "%v", err)
+	case err != nil:
+		return unproven(ErrEventMismatch, "%v", err)
+	}
+	if err := sameEvent(func() (twophase.SigningEvent, error) { return burn.SenderSigningEvent(nonce) }, ev); err != nil {
+		return err
+	}
+	if err := provenDeep(ctx, chain, burn, depth); err != nil {
+		return err
+	}
+	// The numbering may have moved on meanwhile; it numbers a burn id
+	// once, so only a different burn under this id can disagree.
+	if got, err := senders.Number(burn); err != nil || got != nonce {
+		return unproven(ErrEventMismatch, "burn id %d numbered %d meanwhile (%v)", burn.OnChainID, got, err)
+	}
+	return nil
+}
+
+// sourceBurn reads the burn ev's source names on the signer's own node:
+// on the stream's chain, from a successful transaction, the log at
+// ev.Source.LogIndex, emitted by contract, decoded as a burn toward
+// Kaspa.
+func sourceBurn(ctx context.Context, chain ProofChain, dec handlers.LogDecoder, chainID uint64, contract domain.Address,
+	ev twophase.SigningEvent) (domain.WithdrawalToKaspaDetected, error) {
+	var none domain.WithdrawalToKaspaDetected
 	if own := chain.ChainID(); chainID != own || ev.Source.Chain != domain.EVMChain(own) {
-		return unproven(ErrWrongChain, "stream %q, source %q; the node is on %s", ev.Stream, ev.Source.Chain, domain.EVMChain(own))
+		return none, unproven(ErrWrongChain, "stream %q, source %q; the node is on %s", ev.Stream, ev.Source.Chain, domain.EVMChain(own))
 	}
 	tx := domain.Hash32(ev.Source.TxHash)
 	rc, err := chain.Receipt(ctx, tx)
 	if err != nil {
-		return err
+		return none, err
 	}
 	if rc == nil {
-		return unproven(ErrNoReceipt, "tx %s", tx.Hex())
+		return none, unproven(ErrNoReceipt, "tx %s", tx.Hex())
 	}
 	if rc.Status != types.ReceiptStatusSuccessful {
-		return unproven(ErrTxFailed, "tx %s", tx.Hex())
+		return none, unproven(ErrTxFailed, "tx %s", tx.Hex())
 	}
 	i := slices.IndexFunc(rc.Logs, func(l *types.Log) bool { return l.Index == uint(ev.Source.LogIndex) })
 	if i < 0 {
-		return unproven(ErrNoLog, "tx %s has no log %d", tx.Hex(), ev.Source.LogIndex)
+		return none, unproven(ErrNoLog, "tx %s has no log %d", tx.Hex(), ev.Source.LogIndex)
 	}
 	l := rc.Logs[i]
 	if domain.Address(l.Address) != contract {
-		return unproven(ErrWrongContract, "log %d of tx %s is from %s, the stream's contract is %s", l.Index, tx.Hex(),
+		return none, unproven(ErrWrongContract, "log %d of tx %s is from %s, the stream's contract is %s", l.Index, tx.Hex(),
 			domain.Address(l.Address).Hex(), contract.Hex())
 	}
 	decoded, err := dec.Decode(l)
 	burn, ok := decoded.(domain.WithdrawalToKaspaDetected)
 	if err != nil || !ok {
-		return unproven(ErrNotABurn, "log %d of tx %s: %v", l.Index, tx.Hex(), err)
+		return none, unproven(ErrNotABurn, "log %d of tx %s: %v", l.Index, tx.Hex(), err)
 	}
-	seen, err := burn.SigningEvent()
+	return burn, nil
+}
+
+// sameEvent checks that the event the burn makes is ev.
+func sameEvent(makes func() (twophase.SigningEvent, error), ev twophase.SigningEvent) error {
+	seen, err := makes()
 	if err != nil {
 		return unproven(ErrNotABurn, "%v", err)
 	}
@@ -130,7 +196,7 @@ func ProveSource(ctx context.Context, chain ProofChain, dec handlers.LogDecoder,
 		return unproven(ErrEventMismatch, "the node's burn is %s (block %d), the event %s (block %d)", seen, seen.Source.Block,
 			ev, ev.Source.Block)
 	}
-	return provenDeep(ctx, chain, burn, depth)
+	return nil
 }
 
 // provenDeep checks that the burn's block is canonical and depth deep, as

@@ -177,13 +177,17 @@ func newRig(t *testing.T, depth uint64, wrap func(Chain) Chain) *rig {
 }
 
 // newSource builds a source over the rig's log and store, as a signer
-// process (re)started on them does.
-func (r *rig) newSource(chain Chain) *Source {
+// process (re)started on them does; edit, if any, changes its config.
+func (r *rig) newSource(chain Chain, edit ...func(*Config)) *Source {
 	r.t.Helper()
-	src, err := New(Config{Chain: chain, Decoder: evmchain.NewDecoder(devchain.ChainID, evmchain.Contracts{Token: r.token}),
+	cfg := Config{Chain: chain, Decoder: evmchain.NewDecoder(devchain.ChainID, evmchain.Contracts{Token: r.token}),
 		Contracts: []domain.Address{r.token}, Depth: r.depth, Appender: r.app, Reader: r.reader,
 		Projector: projectorFunc(func(ctx context.Context) error { _, err := r.runner.CatchUp(ctx); return err }),
-		Requester: r.req, Logger: quietLogger, Metrics: r.metrics})
+		Requester: r.req, Logger: quietLogger, Metrics: r.metrics}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	src, err := New(cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -12,7 +12,11 @@
 // ([domain.FirstBurnID] = twophase.FirstNonce). An id not confirmed
 // yet is a hole that stalls its stream; that is the protocol's business:
 // the source hands over what is confirmed, in id order, and nothing
-// reorged.
+// reorged. With Config.SenderStreams (a Profile B group, which runs one
+// event per stream at a time), a burn's stream is its sender's on the
+// contract ([domain.BurnSenderStream]) and its nonce the sender's count
+// of burns up to its id ([SenderNonces]): each sender's withdrawals stay
+// in order, and different senders' are paid at once.
 package signingsource
 
 import (
@@ -60,8 +64,12 @@ type Config struct {
 	Decoder handlers.LogDecoder
 	// Contracts are the token contracts whose burns toward Kaspa the group
 	// pays, on Chain: one stream each.
-	Contracts  []domain.Address
-	StartBlock uint64 // first block to scan on a fresh log
+	Contracts []domain.Address
+	// SenderStreams hands each burn over in its sender's stream
+	// ([domain.BurnSenderStream], numbered by [SenderNonces]) instead of
+	// its contract's, and proves peers' events of senders' streams only.
+	SenderStreams bool
+	StartBlock    uint64 // first block to scan on a fresh log
 	// Depth is the confirmation depth, also the indexer's reorg window
 	// (0: domain.DefaultConfirmationDepth).
 	Depth     uint64
@@ -130,6 +138,10 @@ func New(cfg Config) (*Source, error) {
 		Metrics: cfg.Metrics, Logger: cfg.Logger}
 	cf := &handlers.Confirmer{Chain: cfg.Chain, Pending: cfg.Reader, Appender: cfg.Appender, Depth: cfg.Depth,
 		Metrics: cfg.Metrics, Logger: cfg.Logger}
+	var senders *SenderNonces
+	if cfg.SenderStreams {
+		senders = NewSenderNonces()
+	}
 	streams := make([]string, len(cfg.Contracts))
 	for i, c := range cfg.Contracts {
 		streams[i] = domain.BurnStream(chainID, c)
@@ -138,7 +150,7 @@ func New(cfg Config) (*Source, error) {
 		cfg: cfg,
 		relay: &handlers.Relay{Projector: cfg.Projector, Indexers: []*handlers.Indexer{ix}, Confirmer: []*handlers.Confirmer{cf},
 			Logger: cfg.Logger, Metrics: cfg.Metrics, Appender: cfg.Appender},
-		handover: &Handover{Streams: streams, Burns: cfg.Reader, Requester: cfg.Requester, PageSize: cfg.PageSize,
+		handover: &Handover{Streams: streams, Burns: cfg.Reader, Requester: cfg.Requester, Senders: senders, PageSize: cfg.PageSize,
 			Logger: cfg.Logger, Metrics: cfg.Metrics},
 	}, nil
 }
@@ -174,8 +186,12 @@ func (s *Source) Run(ctx context.Context) error {
 }
 
 // ProveSource proves ev against the signer's own node with the source's
-// contracts and depth (see the package's [ProveSource]).
+// contracts, streams and depth (see the package's [ProveSource] and
+// [ProveSenderSource]).
 func (s *Source) ProveSource(ctx context.Context, ev twophase.SigningEvent) error {
+	if s.handover.Senders != nil {
+		return ProveSenderSource(ctx, s.cfg.Chain, s.cfg.Decoder, s.cfg.Contracts, s.handover.Senders, ev, s.cfg.Depth)
+	}
 	return ProveSource(ctx, s.cfg.Chain, s.cfg.Decoder, s.cfg.Contracts, ev, s.cfg.Depth)
 }
 
