@@ -132,12 +132,12 @@ type EventState struct {
 	// FirstRoundAt starts the clock of [Params.MaxTimeToAbandon].
 	FirstRoundAt time.Time
 
-	votes     map[uint32]map[PeerID]*ballot // of the current epoch
+	votes map[uint32]map[PeerID]*ballot // of the current epoch
 	// votesSeen counts votes stored; noQuorumAt is its value when Profile
 	// B last found no lock quorum in any round (nothing to do until a
 	// vote arrives).
 	votesSeen, noQuorumAt int
-	templates map[Hash]*knownTemplate
+	templates             map[Hash]*knownTemplate
 
 	Canonical   Hash
 	CommitRound uint32
