@@ -108,14 +108,52 @@ func BenchmarkSignerPayoutLatency(b *testing.B) {
 }
 
 // BenchmarkSignerPayoutThroughput burns every payout while the signers
-// are down, starts them, and measures how fast they pay the queue with
-// one active event per pool (Profile A): payouts a minute from the first
-// request on s1's log to the last acceptance, and the time between two
-// acceptances. The simulator's rate for the same queue is beside it.
+// are down, starts them, and measures how fast they pay the queue:
+// payouts a minute from the first request on s1's log to the last
+// acceptance, and the time between two acceptances. Profile A first
+// (the 2-of-3 group, one active event per pool), with the simulator's
+// rate for the same queue beside it; then, on the same machine in the
+// same run, Profile B (3-of-4, f = 1) paying benchSenders senders' burns
+// at once, one active event per sender's stream, from a pool of two
+// deep outputs per payout (so that concurrent events seldom start from
+// the same one); its "x-profile-a" is its rate over the latest Profile
+// A run's (with -count, every A run comes first).
 func BenchmarkSignerPayoutThroughput(b *testing.B) {
 	n := benchPayouts(b)
+	var rateA float64
+	b.Run("profile-a", func(b *testing.B) {
+		runs := benchThroughput(b, clusterOptions{skip: []string{"s1", "s2", "s3"}}, n)
+		rateA = runs.perMinute()
+		sim := simulatePayouts(b, n, time.Millisecond)
+		b.ReportMetric(sim.PayoutsPerMinute, "sim-payouts/min")
+	})
+	b.Run("profile-b", func(b *testing.B) {
+		nb := benchProfileBPayouts * n / 20
+		runs := benchThroughput(b, clusterOptions{members: 4, quorum: 3, profile: twophase.ProfileB, faults: 1,
+			senders: benchSenders, fund: 2 * nb, skip: []string{"s1", "s2", "s3", "s4"}}, nb)
+		if rateA > 0 {
+			b.ReportMetric(runs.perMinute()/rateA, "x-profile-a")
+		}
+	})
+}
+
+// Profile B's throughput run: benchProfileBPayouts payouts (for the
+// default 20 of Profile A's; scaled with BRIDGELOG_BENCH_PAYOUTS) over
+// benchSenders senders, so that each sender's stream holds several
+// events in turn and the run lasts seconds, not the instant a single
+// wave of concurrent events would.
+const (
+	benchSenders         = 12
+	benchProfileBPayouts = 60
+)
+
+// benchThroughput runs the throughput measurement on a cluster of opt
+// (its members not started): n payouts burned, round robin over its
+// senders, while the signers are down, then the signers started. It
+// reports the run's metrics and returns the runs.
+func benchThroughput(b *testing.B, opt clusterOptions, n int) payoutRuns {
 	b.StopTimer()
-	c := newSignerCluster(b, clusterOptions{skip: []string{"s1", "s2", "s3"}})
+	c := newSignerCluster(b, opt)
 	c.waitFunded()
 	var runs payoutRuns
 	for i := 0; i < b.N; i++ {
@@ -124,13 +162,13 @@ func BenchmarkSignerPayoutThroughput(b *testing.B) {
 		}
 		first := len(c.kaspa.owed)
 		for k := 0; k < n; k++ {
-			c.burn(payoutSompi(k))
+			c.burnFrom(k%len(c.senders), payoutSompi(k))
 		}
 		b.StartTimer()
 		for _, m := range c.group.members {
 			c.start(m.id)
 		}
-		c.waitPaid(time.Duration(n)*5*time.Second + time.Minute)
+		c.waitPaid(time.Duration(n)*time.Second + time.Minute)
 		b.StopTimer()
 		runs = append(runs, c.payoutRun(first, nil))
 	}
@@ -141,8 +179,7 @@ func BenchmarkSignerPayoutThroughput(b *testing.B) {
 	b.ReportMetric(float64(runs.quantiles(func(p payoutTimes) time.Duration { return p.accepted.Sub(p.committed) }).P50), "commit-accept-p50-ms")
 	b.ReportMetric(float64(runs.quantiles(func(p payoutTimes) time.Duration { return p.completed.Sub(p.accepted) }).P50), "accept-complete-p50-ms")
 	b.ReportMetric(float64(runs.failedRounds()), "failed-rounds")
-	sim := simulatePayouts(b, n, time.Millisecond)
-	b.ReportMetric(sim.PayoutsPerMinute, "sim-payouts/min")
+	return runs
 }
 
 // simulatePayouts runs the simulator on the benchmarks' group: three
