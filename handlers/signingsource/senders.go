@@ -62,8 +62,8 @@ func (s *SenderNonces) contract(b domain.WithdrawalToKaspaDetected) *senderCount
 
 // nonceOf is b's nonce in its sender's stream, numbering b when record
 // is set and b is the next burn id. It fails with errUnnumbered when a
-// lower id is not numbered, and when b's id was numbered as another
-// sender's burn.
+// lower id is not numbered, and with another error when b's id was
+// numbered as another sender's burn (a different burn under one id).
 func (s *SenderNonces) nonceOf(b domain.WithdrawalToKaspaDetected, record bool) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
