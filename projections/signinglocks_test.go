@@ -28,6 +28,7 @@ func lockScenario(r *signerRig) {
 
 	a1 := signingEvent(streamA, 1)
 	r.request(a1)
+	r.tickOnly() // Profile B locks a tick after it learns of an event
 	r.withdrawn(a1)
 	r.advance(30 * time.Second)
 

@@ -164,16 +164,22 @@ func (r *signerRig) request(ev twophase.SigningEvent, ids ...twophase.PeerID) {
 	}
 }
 
+// tickOnly moves time a tick and runs every signer's tick, delivering
+// nothing.
+func (r *signerRig) tickOnly() {
+	r.now = r.now.Add(r.params.Tick)
+	r.ledger.AdvanceTo(r.now)
+	for _, id := range r.ids {
+		r.take(id, r.signers[id].st.Tick(r.env(id)))
+	}
+}
+
 // advance moves time in ticks, delivering everything between them.
 func (r *signerRig) advance(d time.Duration) {
 	end := r.now.Add(d)
 	for r.now.Before(end) {
 		r.flush()
-		r.now = r.now.Add(r.params.Tick)
-		r.ledger.AdvanceTo(r.now)
-		for _, id := range r.ids {
-			r.take(id, r.signers[id].st.Tick(r.env(id)))
-		}
+		r.tickOnly()
 		r.flush()
 	}
 }

@@ -58,7 +58,7 @@ type folded interface{ fold(s *State) }
 type opens interface{ openedEvent() Hash }
 
 func (f SignerStarted) fold(s *State)   { s.applyStarted(f) }
-func (f EventRequested) fold(s *State)  { s.applyRequested(f.Event, f.Via) }
+func (f EventRequested) fold(s *State)  { s.applyRequested(f.Event, f.Via, fromNs(f.AtNs)) }
 func (f RoundStarted) fold(s *State)    { s.applyRoundStarted(f) }
 func (f VoteAccepted) fold(s *State)    { s.applyVote(f) }
 func (f Committed) fold(s *State)       { s.applyCommitted(f) }
@@ -95,7 +95,7 @@ func (s *State) stream(name string) *streamState {
 	return st
 }
 
-func (s *State) applyRequested(ev SigningEvent, via string) {
+func (s *State) applyRequested(ev SigningEvent, via string, at time.Time) {
 	id := ev.ID()
 	if _, ok := s.events[id]; ok {
 		return
@@ -108,7 +108,7 @@ func (s *State) applyRequested(ev SigningEvent, via string) {
 		return // the nonce belongs to another event; refused when decided
 	}
 	st.pending[ev.Nonce] = id
-	s.events[id] = &EventState{ID: id, Event: ev, Via: via, votes: map[uint32]map[PeerID]*ballot{},
+	s.events[id] = &EventState{ID: id, Event: ev, Via: via, requestedAt: at, votes: map[uint32]map[PeerID]*ballot{},
 		templates: map[Hash]*knownTemplate{}, sigs: map[PeerID][]byte{}, syncAsked: map[PeerID]time.Time{}}
 }
 

@@ -138,6 +138,13 @@ func (s *State) progress(env Env) {
 }
 
 func (s *State) progressEvent(a *EventState, env Env) {
+	if s.profileB() && a.votes[a.Round][s.cfg.Self] == nil && env.Now.Sub(a.requestedAt) < s.cfg.Params.Tick {
+		// Profile B waits a tick before its first lock of an event, so
+		// that events learnt at about the same time are all known when
+		// it gives their outputs out (see lockView), in one order at
+		// every member.
+		return
+	}
 	if a.Phase == PhaseUnknown {
 		s.startRound(a, 0, TriggerActivated, env)
 		s.observe(MetricEventsStarted, "", 1)

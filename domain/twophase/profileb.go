@@ -66,12 +66,35 @@ func (s *State) actives() []*EventState {
 // lockView is what a Profile B member builds a plan from: its view with
 // the virtual DAA score moved back to the anchor (inputs must be deep at
 // the anchor), and the outpoints other events hold left out.
+//
+// Members that learn of concurrent events in different orders would
+// otherwise lock them in different orders and split their votes: so an
+// event also leaves out what every earlier active event (in source
+// order) not yet locked by this member in its round would take, as that
+// event will build it. Every member then gives an outpoint to the
+// earliest event that wants it, whatever the order it voted in.
 func (s *State) lockView(e *EventState, view LedgerView) (LedgerView, map[Outpoint]bool) {
 	v := view
 	v.VirtualDAAScore = anchorFor(view.VirtualDAAScore, s.cfg.Params)
 	exclude := map[Outpoint]bool{}
 	for o := range s.heldByOthers(e.ID) {
 		exclude[o] = true
+	}
+	for _, a := range s.actives() {
+		if !a.Event.Before(e.Event) {
+			break
+		}
+		if a.Phase == PhaseCommitted || a.votes[a.Round][s.cfg.Self] != nil {
+			continue // its certificate or this member's lock is in exclude already
+		}
+		salt := a.ID
+		req := BuildRequest{Event: a.Event, Group: s.cfg.Group, Params: s.cfg.Params, Policy: s.cfg.Policy, Rules: s.cfg.Rules,
+			Exclude: exclude, Salt: &salt}
+		if _, ins, _, err := BuildTemplate(req, v); err == nil {
+			for _, u := range ins {
+				exclude[u.Outpoint] = true
+			}
+		}
 	}
 	return v, exclude
 }

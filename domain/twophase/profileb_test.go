@@ -134,6 +134,7 @@ func TestProfileBEquivocatorNeverSplits(t *testing.T) {
 	c := newClusterB(t, 4, 1)
 	ev := streamEvent(0, 0)
 	c.request(ev, "s4")
+	c.tickOnly("s4")
 	v, _ := ownVote(c, "s4", ev, 0)
 	c.queue = nil
 	good := c.proposalOf(t, v.Envelope)
@@ -151,6 +152,14 @@ func TestProfileBEquivocatorNeverSplits(t *testing.T) {
 		t.Fatalf("paid %d times", got)
 	}
 	c.checkProfileB([]twophase.PeerID{"s1", "s2", "s3"})
+}
+
+// tickOnly moves time a tick and runs member id's tick alone, nothing
+// delivered: Profile B locks an event a tick after it learnt of it.
+func (c *cluster) tickOnly(id twophase.PeerID) {
+	c.now = c.now.Add(c.params.Tick)
+	c.ledger.AdvanceTo(c.now)
+	c.take(id, c.nodes[id].st.Tick(c.env(id)))
 }
 
 // replan rebuilds a plan on other inputs (the last funded output instead
@@ -192,7 +201,7 @@ func TestProfileBRefusesBadPlans(t *testing.T) {
 	c := newClusterB(t, 4, 1)
 	first := streamEvent(0, 0)
 	c.request(first)
-	c.flush()
+	c.advance(c.params.Tick) // locked, certified and submitted; not yet in a block
 	if c.phase("s1", first) != twophase.PhaseCommitted && c.phase("s1", first) != twophase.PhaseCompleted {
 		t.Fatalf("first event is %v", c.phase("s1", first))
 	}
@@ -201,15 +210,19 @@ func TestProfileBRefusesBadPlans(t *testing.T) {
 		t.Fatalf("%d certificates", len(certs))
 	}
 	reserved := certs[0].(twophase.LockCertAccepted).Outpoints[0]
+	certified, _ := c.templateOf(certs[0].(twophase.LockCertAccepted).TemplateHash)
 
 	second := streamEvent(1, 0)
 	c.request(second, "s4")
+	c.tickOnly("s4")
 	v, _ := ownVote(c, "s4", second, 0)
 	c.queue = nil
 	p := c.proposalOf(t, v.Envelope)
 	tm, _ := twophase.DecodeTemplate(p.Template, 100, 16)
 	// Spend the reserved outpoint instead.
-	u, _ := c.ledger.View(0).Lookup(reserved)
+	// The reserved output as the certified template spends it (funded at
+	// DAA score 100).
+	u := twophase.UTXO{Outpoint: reserved, Amount: certified.Inputs[0].Amount, DAAScore: 100}
 	in := tm.Inputs[0]
 	tm.Inputs[0].Outpoint, tm.Inputs[0].Amount = reserved, u.Amount
 	for i := range tm.Outputs {
@@ -349,4 +362,50 @@ func TestProfileBReserveSplitsForConcurrency(t *testing.T) {
 	if reserves != 1 {
 		t.Errorf("%d reserve events", reserves)
 	}
+}
+
+// Two events whose salted selections start from the same output,
+// requested in opposite orders at two halves of the group: every member
+// gives the output to the earlier event, so the votes do not split and
+// both are paid.
+func TestProfileBConcurrentEventsSplitByRequestOrderStillPay(t *testing.T) {
+	c := newClusterB(t, 4, 1)
+	cfg := c.config("s1")
+	p := cfg.Params.WithDefaults()
+	view := c.ledger.View(0)
+	view.VirtualDAAScore -= view.VirtualDAAScore % p.AnchorStep
+	first := map[twophase.Outpoint]twophase.SigningEvent{}
+	var x, y twophase.SigningEvent
+	for s := uint64(0); s < 200 && x.Stream == ""; s++ {
+		ev := streamEvent(s, 0)
+		id := ev.ID()
+		_, ins, _, err := twophase.BuildTemplate(twophase.BuildRequest{Event: ev, Group: cfg.Group, Params: p, Policy: cfg.Policy,
+			Rules: cfg.Rules, Salt: &id}, view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := first[ins[0].Outpoint]; ok {
+			x, y = other, ev
+		}
+		first[ins[0].Outpoint] = ev
+	}
+	if x.Stream == "" {
+		t.Fatal("no two events start from the same output")
+	}
+	c.request(x, "s1", "s2")
+	c.request(y, "s3", "s4")
+	c.request(y, "s1", "s2")
+	c.request(x, "s3", "s4")
+	c.advance(2 * time.Minute)
+	for _, ev := range []twophase.SigningEvent{x, y} {
+		if got := c.payouts(ev); got != 1 {
+			t.Errorf("event %s paid %d times; phases %s", ev.ID().Short(), got, c.describe(ev))
+		}
+	}
+	for _, id := range c.ids {
+		if n := len(c.facts(id, twophase.TypeRoundFailed)); n != 0 {
+			t.Errorf("%s failed %d rounds: the votes split", id, n)
+		}
+	}
+	c.checkProfileB(c.ids)
 }

@@ -122,6 +122,8 @@ type EventState struct {
 	ID    Hash
 	Event SigningEvent
 	Via   string
+	// requestedAt is when the signer learnt of the event.
+	requestedAt time.Time
 
 	Phase      Phase
 	Epoch      uint32
