@@ -49,11 +49,14 @@ func templateOutpoints(t Template) []Outpoint {
 	return out
 }
 
-func compareOutpoints(a, b Outpoint) int {
+func compareOutpoints(a, b Outpoint) int { return a.Compare(b) }
+
+// Compare orders outpoints as Less does: -1, 0 or 1.
+func (o Outpoint) Compare(p Outpoint) int {
 	switch {
-	case a.Less(b):
+	case o.Less(p):
 		return -1
-	case b.Less(a):
+	case p.Less(o):
 		return 1
 	}
 	return 0

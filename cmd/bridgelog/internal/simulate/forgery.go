@@ -283,7 +283,7 @@ func (a *adversary) spendReserved(p twophase.Proposal) (twophase.Proposal, bool)
 			ops = append(ops, op)
 		}
 	}
-	slices.SortFunc(ops, compareOutpoints)
+	slices.SortFunc(ops, twophase.Outpoint.Compare)
 	for _, op := range ops {
 		u, ok := view.Lookup(op)
 		if !ok || u.DAAScore+prm.MinInputDepth > p.Anchor.TipScore {
@@ -317,14 +317,4 @@ func (a *adversary) withInput(p twophase.Proposal, t twophase.Template, u twopha
 		}
 	}
 	return p, false
-}
-
-func compareOutpoints(a, b twophase.Outpoint) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
 }
