@@ -280,7 +280,12 @@ func replayedSignerStatus(ctx context.Context, s *signerSetup) (signerStatusDoc,
 
 // printSignerStatus writes the document for people.
 func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
-	since := func(t time.Time) string { return d.At.Sub(t).Round(100 * time.Millisecond).String() }
+	since := func(t time.Time) string {
+		if t.IsZero() {
+			return "-" // an event waiting its turn has not entered a phase yet
+		}
+		return d.At.Sub(t).Round(100 * time.Millisecond).String()
+	}
 	if d.Running {
 		fmt.Fprintf(w, "signer %s: running, session %d\n", d.Self, d.Session)
 	} else {
