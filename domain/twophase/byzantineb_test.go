@@ -83,18 +83,7 @@ func (b *byzantine) lockedPlan(from twophase.PeerID, payload []byte) (twophase.P
 			if !ok || u.Amount < tm.Inputs[0].Amount {
 				continue
 			}
-			in := tm.Inputs[0]
-			tm.Inputs[0].Outpoint, tm.Inputs[0].Amount = r.Outpoint, u.Amount
-			for i := range tm.Outputs {
-				if tm.Outputs[i].Script.Equal(b.c.group.ChangeScript) {
-					tm.Outputs[i].Amount += u.Amount - in.Amount
-				}
-			}
-			p.Inputs[0].DAAScore = u.DAAScore
-			p.Template = tm.Encode()
-			p.TemplateHash = twophase.TemplateHash(p.Template)
-			p.LockSig = twophase.SignLock(b.c.idKeys[from], b.c.group.ID(), twophase.LockMsgOf(p, tm))
-			return p, true
+			return b.c.spending(p, tm, u, from), true
 		}
 	}
 	return p, false

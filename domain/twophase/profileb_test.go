@@ -2,6 +2,7 @@ package twophase_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -171,22 +172,30 @@ func (c *cluster) replan(t tb, p twophase.Proposal, id twophase.PeerID) twophase
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := c.ledger.View(0)
-	// Swap the single input for another deep group output of at least
-	// the same amount; the change absorbs the difference.
-	in := tm.Inputs[0]
-	for _, u := range view.UTXOs {
-		if u.Outpoint != in.Outpoint && u.Amount >= in.Amount && u.DAAScore < 500 {
-			tm.Inputs[0].Outpoint, tm.Inputs[0].Amount = u.Outpoint, u.Amount
-			for i := range tm.Outputs {
-				if tm.Outputs[i].Script.Equal(c.group.ChangeScript) {
-					tm.Outputs[i].Amount += u.Amount - in.Amount
-				}
-			}
-			p.Inputs[0].DAAScore = u.DAAScore
-			break
+	// Another deep group output of at least the same amount.
+	for _, u := range c.ledger.View(0).UTXOs {
+		if u.Outpoint != tm.Inputs[0].Outpoint && u.Amount >= tm.Inputs[0].Amount && u.DAAScore < 500 {
+			return c.spending(p, tm, u, id)
 		}
 	}
+	return c.spending(p, tm, twophase.UTXO{Outpoint: tm.Inputs[0].Outpoint, Amount: tm.Inputs[0].Amount, DAAScore: p.Inputs[0].DAAScore}, id)
+}
+
+// spending is plan p (of template tm) with its first input replaced by u,
+// the change absorbing the difference in amount, re-hashed and
+// lock-signed by member id.
+func (c *cluster) spending(p twophase.Proposal, tm twophase.Template, u twophase.UTXO, id twophase.PeerID) twophase.Proposal {
+	in := tm.Inputs[0]
+	tm.Inputs = slices.Clone(tm.Inputs)
+	tm.Outputs = slices.Clone(tm.Outputs)
+	tm.Inputs[0].Outpoint, tm.Inputs[0].Amount = u.Outpoint, u.Amount
+	for i := range tm.Outputs {
+		if tm.Outputs[i].Script.Equal(c.group.ChangeScript) {
+			tm.Outputs[i].Amount += u.Amount - in.Amount
+		}
+	}
+	p.Inputs = slices.Clone(p.Inputs)
+	p.Inputs[0].DAAScore = u.DAAScore
 	p.Template = tm.Encode()
 	p.TemplateHash = twophase.TemplateHash(p.Template)
 	p.LockSig = twophase.SignLock(c.idKeys[id], c.group.ID(), twophase.LockMsgOf(p, tm))
@@ -219,22 +228,9 @@ func TestProfileBRefusesBadPlans(t *testing.T) {
 	c.queue = nil
 	p := c.proposalOf(t, v.Envelope)
 	tm, _ := twophase.DecodeTemplate(p.Template, 100, 16)
-	// Spend the reserved outpoint instead.
-	// The reserved output as the certified template spends it (funded at
-	// DAA score 100).
-	u := twophase.UTXO{Outpoint: reserved, Amount: certified.Inputs[0].Amount, DAAScore: 100}
-	in := tm.Inputs[0]
-	tm.Inputs[0].Outpoint, tm.Inputs[0].Amount = reserved, u.Amount
-	for i := range tm.Outputs {
-		if tm.Outputs[i].Script.Equal(c.group.ChangeScript) {
-			tm.Outputs[i].Amount = tm.Outputs[i].Amount + u.Amount - in.Amount
-		}
-	}
-	p.Inputs[0].DAAScore = u.DAAScore
-	p.Template = tm.Encode()
-	p.TemplateHash = twophase.TemplateHash(p.Template)
-	lockedPlan := p
-	lockedPlan.LockSig = twophase.SignLock(c.idKeys["s4"], c.group.ID(), twophase.LockMsgOf(lockedPlan, tm))
+	// Spend the reserved output instead, as the certified template spends
+	// it (funded at DAA score 100).
+	lockedPlan := c.spending(p, tm, twophase.UTXO{Outpoint: reserved, Amount: certified.Inputs[0].Amount, DAAScore: 100}, "s4")
 
 	unsigned := c.proposalOf(t, v.Envelope)
 	unsigned.LockSig = nil
