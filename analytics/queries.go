@@ -148,6 +148,8 @@ type AuditRow struct {
 	Type        string    `json:"type"`
 	SourceKey   string    `json:"sourceKey"`
 	EventID     string    `json:"eventId"`
+	AggregateID string    `json:"aggregateId"`
+	Correlation string    `json:"correlationId"`
 	Payload     string    `json:"payload"`
 	DecodeError string    `json:"decodeError"`
 }

@@ -44,6 +44,9 @@ type Row struct {
 	IsError       uint8  // 1 for a failure, a reverted or abandoned transaction, or an undecodable record
 	Payload       string // JSON
 	DecodeError   string // set when the record could not be decoded
+	// Keys are what the record can be audited by (not a column of the
+	// events table: the sink writes them to the audit keys table).
+	Keys []projections.AuditKey
 }
 
 // Columns of bridgelog_events in the order [Row.values] gives them.
@@ -118,12 +121,14 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 	if !env.RecordedAt.IsZero() {
 		r.RecordedMs = env.RecordedAt.UnixMilli()
 	}
-	payload, err := projections.PayloadJSON(cat, &env)
+	payload, body, err := projections.PayloadJSONAndBody(cat, &env)
 	if err != nil {
 		r.DecodeError, r.IsError = err.Error(), 1
+		r.Keys = projections.AuditKeysOf(&env, nil)
 		return r
 	}
 	r.Payload = string(payload)
+	r.Keys = projections.AuditKeysOf(&env, body)
 	var f facts
 	// A payload whose fields have other types than these (a foreign
 	// event) just gives no facts.

@@ -99,18 +99,28 @@ func DecodeBody(env *topics.Envelope) (domain.Event, error) {
 // events can still be read. It is what `log inspect --json` prints and
 // what the analytics sink stores.
 func PayloadJSON(cat *topics.Catalog, env *topics.Envelope) (json.RawMessage, error) {
+	js, _, err := PayloadJSONAndBody(cat, env)
+	return js, err
+}
+
+// PayloadJSONAndBody is [PayloadJSON] that also returns the decoded domain
+// event (nil for a type this binary does not know), for a caller that
+// needs both without decoding twice.
+func PayloadJSONAndBody(cat *topics.Catalog, env *topics.Envelope) (json.RawMessage, domain.Event, error) {
 	if err := cat.Check(env); err == nil {
 		if body, err := DecodeBody(env); err != nil {
-			return nil, err
+			return nil, nil, err
 		} else if body != nil {
-			return json.Marshal(body)
+			js, err := json.Marshal(body)
+			return js, body, err
 		}
 	}
 	var v any
 	if err := msgpack.Unmarshal(env.Payload, &v); err != nil {
-		return nil, fmt.Errorf("%w: payload: %v", topics.ErrMalformed, err)
+		return nil, nil, fmt.Errorf("%w: payload: %v", topics.ErrMalformed, err)
 	}
-	return json.Marshal(jsonSafe(v))
+	js, err := json.Marshal(jsonSafe(v))
+	return js, nil, err
 }
 
 // jsonSafe turns msgpack's generic maps (map[any]any) into JSON-encodable ones.

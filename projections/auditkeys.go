@@ -1,0 +1,162 @@
+package projections
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// Kinds of audit keys: what a key is to the event it finds. One key may
+// be of several kinds (a hash that is a transaction of one event and a
+// leaf of another), so an audit labels every match with its kind.
+const (
+	KeyAggregate    = "aggregate"     // the envelope's aggregate id
+	KeyCorrelation  = "correlation"   // the envelope's correlation id (when not the aggregate)
+	KeySource       = "source_key"    // the envelope's source key
+	KeyEventID      = "event_id"      // the envelope's event id
+	KeyEVMTx        = "evm_tx"        // an EVM transaction: the log's, a mint, an anchor, a claim
+	KeyKaspaTx      = "kaspa_tx"      // a Kaspa payout transaction id
+	KeyBatch        = "batch"         // a withdrawal batch: "batches:<chain>:<distributor>/<batch id>"
+	KeyLeaf         = "leaf"          // a batch leaf hash
+	KeySigningEvent = "signing_event" // a signing event id (0x…), the id behind "signing:0x…"
+)
+
+// AuditKey is one key an event can be found by.
+type AuditKey struct {
+	Key  string
+	Kind string
+}
+
+// BatchKey is the audit key of a settlement sequence's batch (the batch's
+// BatchCreated source key).
+func BatchKey(sequenceID string, batchID uint64) string {
+	return fmt.Sprintf("%s/%d", sequenceID, batchID)
+}
+
+// AuditKeysOf lists every key an event can be audited by: the envelope's
+// ids, and from its payload (body, nil for a type this binary does not
+// know) the transactions, batch, leaf and signing event it concerns. Keys
+// are normalized ([NormalizeAuditKey]); a key is listed once per kind.
+func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
+	var ks auditKeys
+	ks.add(env.AggregateID, KeyAggregate)
+	if env.CorrelationID != env.AggregateID {
+		ks.add(env.CorrelationID, KeyCorrelation)
+	}
+	ks.add(env.SourceKey, KeySource)
+	ks.add(env.ID, KeyEventID)
+	if id, ok := strings.CutPrefix(env.AggregateID, "signing:"); ok {
+		ks.add(id, KeySigningEvent)
+	}
+	switch b := body.(type) {
+	case *domain.DepositDetected:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.DepositConfirmed:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.DepositMinted:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+		ks.hash(b.MintTxHash, KeyEVMTx)
+	case *domain.DepositFailed:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalDetected:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalConfirmed:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalBatched:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+		ks.add(BatchKey(b.SequenceID, b.BatchID), KeyBatch)
+		ks.hash(b.Leaf, KeyLeaf)
+	case *domain.WithdrawalExecuted:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+		ks.hash(b.ClaimTxHash, KeyEVMTx)
+	case *domain.WithdrawalFailed:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalToKaspaDetected:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalToKaspaConfirmed:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.WithdrawalToKaspaReorged:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.ObservationReorged:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.ChainLogRejected:
+		ks.hash(b.Ref.TxHash, KeyEVMTx)
+	case *domain.BatchCreated:
+		ks.add(BatchKey(b.Settlement.SequenceID(), b.BatchID), KeyBatch)
+		for _, l := range b.Leaves {
+			ks.hash(l.Leaf, KeyLeaf)
+		}
+	case *domain.BatchAnchored:
+		ks.add(BatchKey(b.Settlement.SequenceID(), b.BatchID), KeyBatch)
+		ks.hash(b.TxHash, KeyEVMTx)
+	case *domain.BatchAnchorFailed:
+		ks.add(BatchKey(b.Settlement.SequenceID(), b.BatchID), KeyBatch)
+		ks.hash(b.TxHash, KeyEVMTx)
+	case *domain.ClaimRequested:
+		ks.add(BatchKey(b.Settlement.SequenceID(), b.BatchID), KeyBatch)
+		ks.hash(b.LeafInfo.Leaf, KeyLeaf)
+	case *domain.TxIntent:
+		ks.hash(b.TxHash, KeyEVMTx)
+	case *domain.TxOutcome:
+		ks.hash(b.TxHash, KeyEVMTx)
+	case *twophase.EventRequested:
+		ks.signingHash(b.Event.Source.TxHash, KeyEVMTx)
+	case *twophase.PayoutSubmitted:
+		ks.signingHash(b.TxID, KeyKaspaTx)
+	case *twophase.PayoutOutcome:
+		ks.signingHash(b.TxID, KeyKaspaTx)
+	}
+	return ks.list
+}
+
+// NormalizeAuditKey is the form keys are stored and looked up in: trimmed,
+// and a hash (64 hex digits, with or without 0x, any case) as lower-case
+// 0x-prefixed hex.
+func NormalizeAuditKey(s string) string {
+	s = strings.TrimSpace(s)
+	digits := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if len(digits) == 64 && isHex(digits) {
+		return "0x" + strings.ToLower(digits)
+	}
+	return s
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// auditKeys collects keys, skipping empty ones and repeats.
+type auditKeys struct{ list []AuditKey }
+
+func (ks *auditKeys) add(key, kind string) {
+	if key == "" {
+		return
+	}
+	k := AuditKey{Key: NormalizeAuditKey(key), Kind: kind}
+	for _, have := range ks.list {
+		if have == k {
+			return
+		}
+	}
+	ks.list = append(ks.list, k)
+}
+
+func (ks *auditKeys) hash(h domain.Hash32, kind string) {
+	if !h.IsZero() {
+		ks.add(h.Hex(), kind)
+	}
+}
+
+func (ks *auditKeys) signingHash(h twophase.Hash, kind string) {
+	if h != (twophase.Hash{}) {
+		ks.add(h.Hex(), kind)
+	}
+}
