@@ -11,11 +11,11 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
-// newBody returns a zero payload of an event type, or nil for a type the
+// NewBody returns a zero payload of an event type, or nil for a type the
 // projections do not decode up front. Adding a domain event that
 // projections fold: add its case here, then its Apply can switch on
 // ev.Body.(type). A signer's facts come from [twophase.NewFact].
-func newBody(typ string) domain.Event {
+func NewBody(typ string) domain.Event {
 	switch typ {
 	case domain.TypeDepositDetected:
 		return new(domain.DepositDetected)
@@ -83,7 +83,7 @@ func newBody(typ string) domain.Event {
 // DecodeBody decodes an envelope's payload into its domain event (a
 // pointer), or returns nil, nil for a type it does not know.
 func DecodeBody(env *topics.Envelope) (domain.Event, error) {
-	b := newBody(env.Type)
+	b := NewBody(env.Type)
 	if b == nil {
 		return nil, nil
 	}
