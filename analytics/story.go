@@ -189,9 +189,20 @@ func (g *gatherer) roots(matches []AuditMatch) ([]root, error) {
 // rootOf names the subject one match belongs to; false for a match that
 // only repeats another's subject (a batch found by one of its leaves).
 func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
+	body := decodeRow(m.AuditRow)
+	// Found only as one event of a batch (a batch key finds every leaf's
+	// batching and claim): the batch is the subject, not each withdrawal.
 	onlyBatchOrLeaf := !hasKind(m.Kinds, projections.KeyAggregate, projections.KeySource, projections.KeyEventID,
 		projections.KeyEVMTx, projections.KeyCorrelation)
-	switch b := decodeRow(m.AuditRow).(type) {
+	if onlyBatchOrLeaf && !hasKind(m.Kinds, projections.KeyLeaf) {
+		switch b := body.(type) {
+		case *domain.WithdrawalBatched:
+			return root{kind: SubjectBatch, id: projections.BatchKey(b.SequenceID, b.BatchID)}, true, nil
+		case *domain.ClaimRequested:
+			return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
+		}
+	}
+	switch b := body.(type) {
 	case *domain.WithdrawalDetected:
 		return withdrawalRoot(b.Ref), true, nil
 	case *domain.WithdrawalConfirmed:
@@ -231,9 +242,6 @@ func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
 	case *domain.BatchAnchorFailed:
 		return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
 	case *domain.ClaimRequested:
-		if onlyBatchOrLeaf && !hasKind(m.Kinds, projections.KeyLeaf) {
-			return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
-		}
 		return withdrawalRoot(b.LeafInfo.Withdrawal), true, nil
 	case *domain.TxIntent:
 		return g.txRoot(b.Purpose, b.Subject)

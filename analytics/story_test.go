@@ -253,6 +253,24 @@ func TestStoryOfAWithdrawal(t *testing.T) {
 	}
 }
 
+func TestStoryOfABatch(t *testing.T) {
+	l, _, _ := withdrawalLog(t)
+	key := projections.BatchKey(settlement.SequenceID(), 4)
+	st := story(t, l, key)
+	if len(st.Subjects) != 1 || st.Subjects[0].Kind != analytics.SubjectBatch || st.Subjects[0].ID != key {
+		t.Fatalf("a batch key names the batch, not each of its withdrawals: %+v", st.Subjects)
+	}
+	want := []string{domain.TypeBatchCreated, domain.TypeWithdrawalBatched, domain.TypeWithdrawalBatched,
+		domain.TypeAnchorIntent, domain.TypeAnchorOutcome, domain.TypeBatchAnchored, domain.TypeClaimRequested,
+		domain.TypeClaimRequested}
+	if got := kinds(st.Subjects[0]); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("batch steps\n got %v\nwant %v", got, want)
+	}
+	wantLines(t, printed(t, st, analytics.PrintOptions{Explain: true}),
+		"batch 4 was created with 2 leaves totalling 5007, root "+h32("root").Hex(),
+		"the withdrawal became leaf 0 ("+h32("other leaf").Hex()+") of batch 4")
+}
+
 func sub2story(sub analytics.StorySubject) analytics.Story {
 	return analytics.Story{Key: sub.ID, Subjects: []analytics.StorySubject{sub}}
 }
@@ -431,7 +449,15 @@ func TestStoryOfAnAbandonedEvent(t *testing.T) {
 	id := ev.ID()
 	l.addTo(signerLog("s1"), twophase.EventRequested{Event: ev, ID: id, Via: "rpc"})
 	l.addTo(signerLog("s1"), twophase.RoundStarted{EventID: id, Round: 5, Trigger: twophase.TriggerRetry})
-	l.addTo(signerLog("s1"), twophase.RoundFailed{EventID: id, Round: 5, Reason: twophase.ReasonTimeoutNoQuorum})
+	l.addTo(signerLog("s1"), twophase.VoteRejected{EventID: id, Round: 5, Sender: "s2", Hash: twophase.Hash{0xbb},
+		Reason: twophase.ReasonFeeOutOfBounds, Detail: "fee 9000"})
+	l.addTo(signerLog("s1"), twophase.VoteAccepted{EventID: id, Round: 5, Voter: "s3", Hash: twophase.Hash{0xcc}})
+	l.addTo(signerLog("s1"), twophase.Equivocation{EventID: id, Round: 5, Voter: "s3", FirstHash: twophase.Hash{0xcc},
+		SecondHash: twophase.Hash{0xdd}})
+	l.addTo(signerLog("s1"), twophase.LockCertAccepted{EventID: id, Round: 5, TemplateHash: twophase.Hash{0xcc},
+		Outpoints: []twophase.Outpoint{{Index: 1}}, Signers: []twophase.PeerID{"s1", "s3"}})
+	l.addTo(signerLog("s1"), twophase.RoundFailed{EventID: id, Round: 5, Reason: twophase.ReasonRevalidationFailed,
+		Hash: twophase.Hash{0xcc}, Detail: "input spent"})
 	l.addTo(signerLog("s1"), twophase.Abandoned{EventID: id, Round: 5, Trigger: twophase.TriggerTimeout, Detail: "5 rounds without quorum"})
 	st := story(t, l, id.Hex())
 	if len(st.Subjects) != 1 || st.Subjects[0].ID != twophase.EventAggregate(id) || st.Subjects[0].MatchedAs[0] != projections.KeySigningEvent {
@@ -442,7 +468,10 @@ func TestStoryOfAnAbandonedEvent(t *testing.T) {
 		t.Fatalf("last step: %+v", last)
 	}
 	wantLines(t, printed(t, st, analytics.PrintOptions{Explain: true}),
-		"round 0.5: no vote is on record",
+		"round 0.5: signer s3 voted for template 0xcc000000…; s2's vote for 0xbb000000… refused by the signer of log "+
+			signerLog("s1")+": fee_out_of_bounds (fee 9000); equivocation: s3 voted for 0xcc000000… and then 0xdd000000…",
+		"the signer of log "+signerLog("s1")+" holds the lock certificate of template 0xcc000000…: quorum 2 of 3 (s1, s3), 1 outpoints reserved",
+		"round 0.5 failed for the signer of log "+signerLog("s1")+": revalidation_failed (input spent)",
 		"the signer of log "+signerLog("s1")+" abandoned the event after round 5 (timeout): 5 rounds without quorum; an operator decides")
 }
 
@@ -466,6 +495,18 @@ func TestStoryOfAnAmbiguousKey(t *testing.T) {
 			"  withdrawal "+ref.WithdrawalID()+" (as leaf)\n",
 			"  withdrawal "+twin.WithdrawalID()+" (as evm_tx)\n")
 	}
+}
+
+func TestStoryOfARejectedLog(t *testing.T) {
+	l := newStoryLog(t)
+	ref := domain.LogRef{ChainID: 338, TxHash: h32("stray tx"), LogIndex: 4}
+	l.add(domain.ChainLogRejected{Ref: ref, Contract: domain.Address{0x99}, Block: 77, Reason: "unwatched contract"})
+	st := story(t, l, ref.TxHash.Hex())
+	if len(st.Subjects) != 1 || st.Subjects[0].Kind != analytics.SubjectOther || st.Subjects[0].ID != domain.ChainStreamID(338) {
+		t.Fatalf("a rejected log's story: %+v", st.Subjects)
+	}
+	wantLines(t, printed(t, st, analytics.PrintOptions{Explain: true}),
+		"the log "+ref.Key()+" of block 77 was rejected by the indexer: unwatched contract")
 }
 
 func TestStoryOfNothing(t *testing.T) {

@@ -131,6 +131,8 @@ func (s *signing) learn(r AuditRow, body any) {
 		if _, ok := s.templates[b.Hash]; !ok && !b.NoVote {
 			s.templates[b.Hash] = templateOf(b.Envelope)
 		}
+	case *twophase.VoteRejected:
+		s.members[b.Sender] = true // its envelope passed the group's checks: a member
 	case *twophase.Committed:
 		for _, v := range b.Voters {
 			s.members[v] = true
@@ -206,8 +208,12 @@ func (s *signing) tell(r AuditRow, body any) {
 		}
 	case *twophase.VoteRejected:
 		rv := s.round(b.Epoch, b.Round, r)
+		why := string(b.Reason)
+		if b.Detail != "" {
+			why += " (" + b.Detail + ")"
+		}
 		rv.rejected = append(rv.rejected, fmt.Sprintf("%s's vote for %s refused by %s: %s", b.Sender, short(b.Hash),
-			s.who(r.Topic), b.Reason))
+			s.who(r.Topic), why))
 	case *twophase.Equivocation:
 		rv := s.round(b.Epoch, b.Round, r)
 		rv.equivoc = append(rv.equivoc, fmt.Sprintf("%s voted for %s and then %s", b.Voter, short(b.FirstHash), short(b.SecondHash)))

@@ -36,7 +36,7 @@ func stepOf(r AuditRow) StoryStep {
 		s.Explain = fmt.Sprintf("%s was recorded for %s", r.Type, r.AggregateID)
 		return s
 	}
-	if !tellChain(&s, body) && !tellBatch(&s, body) && !tellTx(&s, body) {
+	if !tellChain(&s, body) && !tellOutcome(&s, body) && !tellBatch(&s, body) && !tellTx(&s, body) {
 		s.add("aggregate", r.AggregateID)
 		s.Explain = fmt.Sprintf("%s was recorded for %s", r.Type, r.AggregateID)
 	}
@@ -60,7 +60,7 @@ func (s *StoryStep) link(keys ...string) {
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // tellChain: the chain logs of deposits, withdrawals and burns toward
-// Kaspa, their confirmation and their end.
+// Kaspa, and their confirmation.
 func tellChain(s *StoryStep, body any) bool {
 	switch b := body.(type) {
 	case *domain.WithdrawalDetected:
@@ -88,6 +88,15 @@ func tellChain(s *StoryStep, body any) bool {
 		s.add("burn_id", u64(b.OnChainID))
 		s.Explain = fmt.Sprintf("the burn of %s by %s toward Kaspa address %s was seen in block %d (tx %s, log %d)",
 			b.Amount, b.Withdrawer.Hex(), b.Recipient, b.BlockNumber, b.Ref.TxHash.Hex(), b.Ref.LogIndex)
+	case *domain.ChainLogRejected:
+		s.Section = SectionChain
+		s.add("chain", u64(b.Ref.ChainID))
+		s.add("tx", b.Ref.TxHash.Hex())
+		s.add("log_index", strconv.FormatUint(uint64(b.Ref.LogIndex), 10))
+		s.add("contract", b.Contract.Hex())
+		s.add("block", u64(b.Block))
+		s.add("reason", b.Reason)
+		s.Explain = fmt.Sprintf("the log %s of block %d was rejected by the indexer: %s", b.Ref.Key(), b.Block, b.Reason)
 	case *domain.ObservationReorged:
 		s.Section = SectionChain
 		s.add("block", u64(b.Block))
@@ -107,6 +116,15 @@ func tellChain(s *StoryStep, body any) bool {
 	case *domain.WithdrawalToKaspaConfirmed:
 		confirmed(s, "burn", b.Confirmation, b.AtBlock)
 		s.add("block_hash", b.BlockHash.Hex())
+	default:
+		return false
+	}
+	return true
+}
+
+// tellOutcome: how a withdrawal or deposit ended.
+func tellOutcome(s *StoryStep, body any) bool {
+	switch b := body.(type) {
 	case *domain.WithdrawalExecuted:
 		s.Section = SectionOutcome
 		s.add("batch", u64(b.BatchID))
