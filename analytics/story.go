@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,6 +23,9 @@ const (
 	SubjectClaim       = "claim"        // a claim whose withdrawal is not on record
 	SubjectOther       = "other"        // an event that is no part of a payout (a chain scan, a signer's start)
 )
+
+// ErrNoAuditKey: an audit was asked for without a key.
+var ErrNoAuditKey = errors.New("no audit key given")
 
 // Story is the whole story of what a key names: for each subject (a key
 // may name several, an ambiguous one), its steps in the order they were
@@ -56,7 +60,8 @@ type StoryStep struct {
 	Kind    string    `json:"kind"`    // the event type; "signing.round" for a round's votes
 	// Log is the log the event was read from (its topic): several
 	// signers' logs may be in one warehouse. Signer names the signer
-	// whose log it is, when its own votes say so.
+	// whose log it is, when its own votes say so. A step gathered from
+	// every log (a round's votes, the request) has neither.
 	Log       string      `json:"log"`
 	Signer    string      `json:"signer,omitempty"`
 	Partition uint32      `json:"partition"`
@@ -79,6 +84,9 @@ type StoryFact struct {
 // a burn toward Kaspa's signing event in every signer's log.
 func BuildStory(ctx context.Context, f Finder, key string) (Story, error) {
 	key = projections.NormalizeAuditKey(key)
+	if key == "" {
+		return Story{}, ErrNoAuditKey
+	}
 	g := &gatherer{ctx: ctx, f: f, found: map[string][]AuditMatch{}}
 	matches, err := g.find(key)
 	if err != nil {

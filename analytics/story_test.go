@@ -44,7 +44,7 @@ func (l *storyLog) add(evs ...domain.Event) {
 // addTo records an event on the log named log ("" the relay's).
 func (l *storyLog) addTo(log string, ev domain.Event) {
 	l.t.Helper()
-	l.at = l.at.Add(time.Second)
+	l.at = l.at.Add(1500 * time.Millisecond)
 	env, topic, err := topics.DefaultCatalog().Wrap(ev, topics.Meta{OccurredAt: l.at, RecordedAt: l.at})
 	if err != nil {
 		l.t.Fatal(err)
@@ -73,8 +73,9 @@ func (l *storyLog) Find(_ context.Context, key string) ([]analytics.AuditMatch, 
 			}
 		}
 		if len(kinds) > 0 {
+			// The warehouse keeps recorded_at in whole seconds.
 			out = append(out, analytics.AuditMatch{Kinds: kinds, AuditRow: analytics.AuditRow{Topic: r.Topic,
-				Partition: r.Partition, Offset: r.Offset, RecordedAt: r.RecordedAt, RecordedMs: r.RecordedMs,
+				Partition: r.Partition, Offset: r.Offset, RecordedAt: r.RecordedAt.Truncate(time.Second), RecordedMs: r.RecordedMs,
 				Type: r.Type, SourceKey: r.SourceKey, EventID: r.EventID, AggregateID: r.AggregateID,
 				Correlation: r.CorrelationID, Payload: r.Payload, DecodeError: r.DecodeError}})
 		}
@@ -238,7 +239,7 @@ func TestStoryOfAWithdrawal(t *testing.T) {
 			t.Errorf("table lacks section %q once:\n%s", section, table)
 		}
 	}
-	wantLines(t, table, "== withdrawal "+ref.WithdrawalID()+" ("+ref.TxHash.Hex()+" matched as evm_tx)",
+	wantLines(t, table, "\n2026-03-01T12:00:01.500Z  withdrawal.detected  -  ", "== withdrawal "+ref.WithdrawalID()+" ("+ref.TxHash.Hex()+" matched as evm_tx)",
 		"status=reverted  block=121  gas_used=39990  reason=out of gas",
 		"depth=12  at_block=112")
 
@@ -537,5 +538,8 @@ func TestStoryFinderError(t *testing.T) {
 	down := errors.New("warehouse down")
 	if _, err := analytics.BuildStory(context.Background(), failingFinder{down}, "x"); !errors.Is(err, down) {
 		t.Fatalf("error %v, want it to wrap %v", err, down)
+	}
+	if _, err := analytics.BuildStory(context.Background(), failingFinder{down}, "  "); !errors.Is(err, analytics.ErrNoAuditKey) {
+		t.Fatalf("a blank key: %v", err)
 	}
 }

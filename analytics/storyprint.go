@@ -93,7 +93,7 @@ func by(s StoryStep, sub StorySubject) string {
 		return "-"
 	}
 	for _, o := range sub.Steps {
-		if o.Log != s.Log && (o.Section == SectionSigning || o.Section == SectionPayout) {
+		if o.Log != "" && o.Log != s.Log && (o.Section == SectionSigning || o.Section == SectionPayout) {
 			return s.Log
 		}
 	}

@@ -171,9 +171,15 @@ func (s *signing) who(log string) string {
 }
 
 func (s *signing) newStep(r AuditRow, section string) *StoryStep {
-	s.steps = append(s.steps, StoryStep{At: r.RecordedAt.UTC(), Section: section, Kind: r.Type, Log: r.Topic,
+	s.steps = append(s.steps, StoryStep{At: recordedAt(r), Section: section, Kind: r.Type, Log: r.Topic,
 		Signer: s.signers[r.Topic], Partition: r.Partition, Offset: r.Offset, order: r.RecordedMs})
 	return &s.steps[len(s.steps)-1]
+}
+
+// gathered marks a step told from several logs' facts: it is no one
+// log's event, so it names no log, signer or position.
+func (st *StoryStep) gathered() {
+	st.Log, st.Signer, st.Partition, st.Offset = "", "", 0, 0
 }
 
 func (s *signing) round(epoch, round uint32, r AuditRow) *roundVotes {
@@ -182,7 +188,8 @@ func (s *signing) round(epoch, round uint32, r AuditRow) *roundVotes {
 		return rv
 	}
 	st := s.newStep(r, SectionSigning)
-	st.Kind, st.Signer = KindSigningRound, ""
+	st.Kind = KindSigningRound
+	st.gathered()
 	st.add("round", fmt.Sprintf("%d.%d", epoch, round))
 	rv := &roundVotes{step: len(s.steps) - 1, votes: map[twophase.PeerID]*twophase.VoteAccepted{}}
 	s.rounds[k] = rv
@@ -231,7 +238,7 @@ func (s *signing) tellRequested(r AuditRow, ev twophase.SigningEvent, id twophas
 		return
 	}
 	st := s.newStep(r, SectionSigning)
-	st.Signer = ""
+	st.gathered()
 	st.add("signing_event", id.Hex())
 	st.add("stream", ev.Stream)
 	st.add("nonce", u64(ev.Nonce))

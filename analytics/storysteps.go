@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
@@ -25,7 +26,7 @@ const (
 
 // stepOf tells one relay event: its section, facts, links and sentence.
 func stepOf(r AuditRow) StoryStep {
-	s := StoryStep{At: r.RecordedAt.UTC(), Kind: r.Type, Log: r.Topic, Partition: r.Partition, Offset: r.Offset,
+	s := StoryStep{At: recordedAt(r), Kind: r.Type, Log: r.Topic, Partition: r.Partition, Offset: r.Offset,
 		order: r.RecordedMs, Section: SectionOther}
 	body := decodeRow(r)
 	if body == nil {
@@ -291,4 +292,14 @@ func hashList(hs []domain.Hash32) string {
 		out[i] = h.Hex()
 	}
 	return strings.Join(out, " ")
+}
+
+// recordedAt is when an event was recorded, to the millisecond: the
+// warehouse keeps recorded_at in whole seconds and the milliseconds
+// beside it, so both finders give the same time.
+func recordedAt(r AuditRow) time.Time {
+	if r.RecordedMs != 0 {
+		return time.UnixMilli(r.RecordedMs).UTC()
+	}
+	return r.RecordedAt.UTC()
 }
