@@ -133,7 +133,10 @@ type root struct {
 	ref      domain.LogRef // of a withdrawal, deposit or burn
 	signing  twophase.Hash // of a Kaspa payout without a burn on record
 	rows     []AuditRow    // of an "other" subject: the matches themselves
-	kinds    []string
+	// also are keys the subject was reached through that its own links
+	// may not lead back to (a claim whose withdrawal is not on record).
+	also  []string
+	kinds []string
 }
 
 // gatherer runs the lookups of one story, each key once.
@@ -176,6 +179,7 @@ func (g *gatherer) roots(matches []AuditMatch) ([]root, error) {
 			if out[i].kind == r.kind && out[i].id == r.id {
 				out[i].kinds = mergeKinds(out[i].kinds, kinds)
 				out[i].rows = append(out[i].rows, r.rows...)
+				out[i].also = append(out[i].also, r.also...)
 				return
 			}
 		}
@@ -250,7 +254,9 @@ func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
 	case *domain.BatchAnchorFailed:
 		return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
 	case *domain.ClaimRequested:
-		return withdrawalRoot(b.LeafInfo.Withdrawal), true, nil
+		r := withdrawalRoot(b.LeafInfo.Withdrawal)
+		r.also = []string{m.AggregateID}
+		return r, true, nil
 	case *domain.TxIntent:
 		return g.txRoot(b.Purpose, b.Subject)
 	case *domain.TxOutcome:
@@ -291,7 +297,9 @@ func (g *gatherer) txRoot(p domain.Purpose, subject string) (root, bool, error) 
 		}
 		for _, m := range ms {
 			if req, ok := decodeRow(m.AuditRow).(*domain.ClaimRequested); ok {
-				return withdrawalRoot(req.LeafInfo.Withdrawal), true, nil
+				r := withdrawalRoot(req.LeafInfo.Withdrawal)
+				r.also = []string{subject}
+				return r, true, nil
 			}
 		}
 		return root{kind: SubjectClaim, id: subject}, true, nil
@@ -367,7 +375,7 @@ func (g *gatherer) subject(r root) (StorySubject, error) {
 	var err error
 	switch r.kind {
 	case SubjectWithdrawal:
-		rows, err = g.withdrawalRows(r.ref)
+		rows, err = g.withdrawalRows(r.ref, r.also)
 	case SubjectDeposit:
 		rows, err = g.rowsOf(r.id)
 	case SubjectBatch:
@@ -390,13 +398,21 @@ func (g *gatherer) subject(r root) (StorySubject, error) {
 }
 
 // withdrawalRows: the withdrawal's own events, its batch's creation and
-// anchor, and its leaf's claim.
-func (g *gatherer) withdrawalRows(ref domain.LogRef) ([]AuditRow, error) {
+// anchor, its leaf's claim, and what the keys in also find (the claim it
+// was reached through, told even when the withdrawal is not on record).
+func (g *gatherer) withdrawalRows(ref domain.LogRef, also []string) ([]AuditRow, error) {
 	own, err := g.rowsOf(ref.WithdrawalID())
 	if err != nil {
 		return nil, err
 	}
 	rows := append([]AuditRow(nil), own...)
+	for _, key := range also {
+		more, err := g.rowsOf(key)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	}
 	for _, r := range own {
 		b, ok := decodeRow(r).(*domain.WithdrawalBatched)
 		if !ok {

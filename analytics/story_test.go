@@ -498,6 +498,25 @@ func TestStoryOfAnAmbiguousKey(t *testing.T) {
 	}
 }
 
+// A claim whose withdrawal is not in the warehouse (a partial sink) is
+// still told, under the withdrawal it names.
+func TestStoryOfAClaimWithoutItsWithdrawal(t *testing.T) {
+	l := newStoryLog(t)
+	ref := domain.LogRef{ChainID: 338, TxHash: h32("unsunk burn")}
+	leaf := h32("unsunk leaf")
+	claim := domain.ClaimID(settlement, leaf)
+	l.add(domain.ClaimRequested{Settlement: settlement, BatchID: 2, LeafInfo: domain.BatchLeaf{Withdrawal: ref, Leaf: leaf}},
+		domain.TxIntent{Purpose: domain.PurposeClaim, Subject: claim, TxHash: h32("lone claim"), Attempt: 1},
+		domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: claim, TxHash: h32("lone claim"), Status: domain.TxAbandoned,
+			Reason: "5 attempts"})
+	st := story(t, l, h32("lone claim").Hex())
+	if len(st.Subjects) != 1 || st.Subjects[0].ID != ref.WithdrawalID() || len(st.Subjects[0].Steps) != 3 {
+		t.Fatalf("a lone claim's story: %+v", st.Subjects)
+	}
+	wantLines(t, printed(t, st, analytics.PrintOptions{Explain: true}),
+		"the claim transaction "+h32("lone claim").Hex()+" ended abandoned: 5 attempts")
+}
+
 func TestStoryOfARejectedLog(t *testing.T) {
 	l := newStoryLog(t)
 	ref := domain.LogRef{ChainID: 338, TxHash: h32("stray tx"), LogIndex: 4}
