@@ -209,50 +209,24 @@ func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
 	if onlyBatchOrLeaf && !hasKind(m.Kinds, projections.KeyLeaf) {
 		switch b := body.(type) {
 		case *domain.WithdrawalBatched:
-			return root{kind: SubjectBatch, id: projections.BatchKey(b.SequenceID, b.BatchID)}, true, nil
+			return batchRoot(b.SequenceID, b.BatchID), true, nil
 		case *domain.ClaimRequested:
-			return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
+			return batchRoot(b.Settlement.SequenceID(), b.BatchID), true, nil
 		}
 	}
+	if r, ok := flowRoot(body); ok {
+		return r, true, nil
+	}
 	switch b := body.(type) {
-	case *domain.WithdrawalDetected:
-		return withdrawalRoot(b.Ref), true, nil
-	case *domain.WithdrawalConfirmed:
-		return withdrawalRoot(b.Ref), true, nil
-	case *domain.WithdrawalBatched:
-		return withdrawalRoot(b.Ref), true, nil
-	case *domain.WithdrawalExecuted:
-		return withdrawalRoot(b.Ref), true, nil
-	case *domain.WithdrawalFailed:
-		return withdrawalRoot(b.Ref), true, nil
-	case *domain.ObservationReorged:
-		if b.Withdraw {
-			return withdrawalRoot(b.Ref), true, nil
-		}
-		return depositRoot(b.Ref), true, nil
-	case *domain.DepositDetected:
-		return depositRoot(b.Ref), true, nil
-	case *domain.DepositConfirmed:
-		return depositRoot(b.Ref), true, nil
-	case *domain.DepositMinted:
-		return depositRoot(b.Ref), true, nil
-	case *domain.DepositFailed:
-		return depositRoot(b.Ref), true, nil
-	case *domain.WithdrawalToKaspaDetected:
-		return burnRoot(b.Ref), true, nil
-	case *domain.WithdrawalToKaspaConfirmed:
-		return burnRoot(b.Ref), true, nil
-	case *domain.WithdrawalToKaspaReorged:
-		return burnRoot(b.Ref), true, nil
 	case *domain.BatchCreated:
 		if onlyBatchOrLeaf && !hasKind(m.Kinds, projections.KeyBatch) {
 			return root{}, false, nil // a leaf's batch: the withdrawal's story tells it
 		}
-		return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
+		return batchRoot(b.Settlement.SequenceID(), b.BatchID), true, nil
 	case *domain.BatchAnchored:
-		return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
+		return batchRoot(b.Settlement.SequenceID(), b.BatchID), true, nil
 	case *domain.BatchAnchorFailed:
-		return root{kind: SubjectBatch, id: projections.BatchKey(b.Settlement.SequenceID(), b.BatchID)}, true, nil
+		return batchRoot(b.Settlement.SequenceID(), b.BatchID), true, nil
 	case *domain.ClaimRequested:
 		r := withdrawalRoot(b.LeafInfo.Withdrawal)
 		r.also = []string{m.AggregateID}
@@ -268,6 +242,44 @@ func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
 		}
 	}
 	return root{kind: SubjectOther, id: m.AggregateID, rows: []AuditRow{m.AuditRow}}, true, nil
+}
+
+// flowRoot names the withdrawal, deposit or burn toward Kaspa an event
+// of its own flow is about.
+func flowRoot(body any) (root, bool) {
+	switch b := body.(type) {
+	case *domain.WithdrawalDetected:
+		return withdrawalRoot(b.Ref), true
+	case *domain.WithdrawalConfirmed:
+		return withdrawalRoot(b.Ref), true
+	case *domain.WithdrawalBatched:
+		return withdrawalRoot(b.Ref), true
+	case *domain.WithdrawalExecuted:
+		return withdrawalRoot(b.Ref), true
+	case *domain.WithdrawalFailed:
+		return withdrawalRoot(b.Ref), true
+	case *domain.ObservationReorged:
+		if b.Withdraw {
+			return withdrawalRoot(b.Ref), true
+		}
+		return depositRoot(b.Ref), true
+	case *domain.DepositDetected:
+		return depositRoot(b.Ref), true
+	case *domain.DepositConfirmed:
+		return depositRoot(b.Ref), true
+	case *domain.DepositMinted:
+		return depositRoot(b.Ref), true
+	case *domain.DepositFailed:
+		return depositRoot(b.Ref), true
+	}
+	if ref, ok := burnRefOf(body); ok {
+		return burnRoot(ref), true
+	}
+	return root{}, false
+}
+
+func batchRoot(sequenceID string, batchID uint64) root {
+	return root{kind: SubjectBatch, id: projections.BatchKey(sequenceID, batchID)}
 }
 
 func withdrawalRoot(ref domain.LogRef) root {
@@ -343,8 +355,11 @@ func signingSource(r AuditRow) (twophase.SourceRef, bool) {
 	return twophase.SourceRef{}, false
 }
 
-func burnRef(r AuditRow) (domain.LogRef, bool) {
-	switch b := decodeRow(r).(type) {
+func burnRef(r AuditRow) (domain.LogRef, bool) { return burnRefOf(decodeRow(r)) }
+
+// burnRefOf is the chain log of a burn toward Kaspa's event.
+func burnRefOf(body any) (domain.LogRef, bool) {
+	switch b := body.(type) {
 	case *domain.WithdrawalToKaspaDetected:
 		return b.Ref, true
 	case *domain.WithdrawalToKaspaConfirmed:
