@@ -67,7 +67,7 @@ type StoryStep struct {
 	Partition uint32      `json:"partition"`
 	Offset    uint64      `json:"offset"`
 	Facts     []StoryFact `json:"facts"`
-	Links     []string    `json:"links,omitempty"`     // keys to audit next
+	Links     []string    `json:"links,omitempty"`     // audit keys of what the step names (transactions, batch, claim, signing event)
 	MatchedAs []string    `json:"matchedAs,omitempty"` // the key's kinds, when the key itself found this event
 	Explain   string      `json:"explain"`
 	order     int64       // recorded ms, for ordering

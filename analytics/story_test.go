@@ -130,6 +130,25 @@ func wantLines(t *testing.T, out string, lines ...string) {
 	}
 }
 
+// linksFind checks that every link of a story is a key that finds events.
+func linksFind(t *testing.T, f analytics.Finder, st analytics.Story) {
+	t.Helper()
+	n := 0
+	for _, sub := range st.Subjects {
+		for _, s := range sub.Steps {
+			for _, k := range s.Links {
+				n++
+				if ms, err := f.Find(context.Background(), k); err != nil || len(ms) == 0 {
+					t.Errorf("link %s of %s finds nothing (%v)", k, s.Kind, err)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("a story without links")
+	}
+}
+
 func fact(s analytics.StoryStep, name string) string {
 	for _, f := range s.Facts {
 		if f.Name == name {
@@ -212,6 +231,7 @@ func TestStoryOfAWithdrawal(t *testing.T) {
 			t.Fatalf("%s: steps\n got %v\nwant %v", key, got, want)
 		}
 	}
+	linksFind(t, l, story(t, l, ref.WithdrawalID()))
 	sub := story(t, l, ref.WithdrawalID()).Subjects[0]
 	if batched := sub.Steps[3]; fact(batched, "merkle_proof") != h32("other leaf").Hex() || fact(batched, "leaf") != leaf.Hex() {
 		t.Fatalf("batched step: %+v", batched)
@@ -407,6 +427,7 @@ func TestStoryOfAKaspaPayout(t *testing.T) {
 		}
 	}
 	st := story(t, l, ref.TxHash.Hex())
+	linksFind(t, l, st)
 	steps := st.Subjects[0].Steps
 	// burn 2 + request 1 + round 1 + 3 failed + round 2 + 3 commits + 3 signatures + submit + outcome + 3 completed
 	if len(steps) != 2+1+1+3+1+3+3+2+3 {

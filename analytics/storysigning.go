@@ -274,7 +274,6 @@ func (s *signing) tellRound(rv *roundVotes) {
 	var said []string
 	for i, h := range hashes {
 		st.add("template", fmt.Sprintf("%s voted by %s; %s", h.Hex(), strings.Join(byHash[h], ", "), s.templateWords(h)))
-		st.link(h.Hex())
 		if i == 0 {
 			said = append(said, fmt.Sprintf("%s voted for template %s", peers(byHash[h]), short(h)))
 		} else {
@@ -392,7 +391,6 @@ func (s *signing) tellCommitted(r AuditRow, b *twophase.Committed, who string) {
 	st.add("quorum", fmt.Sprintf("%d of %d: %s", len(b.Voters), len(s.members), peerList(b.Voters)))
 	st.add("from", string(b.From))
 	st.add("fee_sompi", s.fee(b.Hash))
-	st.link(b.Hash.Hex())
 	how := fmt.Sprintf("quorum %d of %d (%s) committed", len(b.Voters), len(s.members), peerList(b.Voters))
 	if b.Trigger == twophase.TriggerFastForward {
 		how = fmt.Sprintf("on %s's evidence of quorum %d of %d (%s)", b.From, len(b.Voters), len(s.members), peerList(b.Voters))
