@@ -13,10 +13,12 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
-// appendFacts writes events to lg, recorded one second apart from at.
+// appendFacts writes events to lg, recorded one second apart from at,
+// one append per topic.
 func appendFacts(t *testing.T, lg topics.Log, at time.Time, evs ...domain.Event) {
 	t.Helper()
 	cat := topics.DefaultCatalog()
+	byTopic := map[string][]topics.Message{}
 	for i, ev := range evs {
 		when := at.Add(time.Duration(i) * time.Second)
 		env, topic, err := cat.Wrap(ev, topics.Meta{OccurredAt: when, RecordedAt: when})
@@ -27,7 +29,10 @@ func appendFacts(t *testing.T, lg topics.Log, at time.Time, evs ...domain.Event)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := lg.Append(ctxT(t), topic, msg); err != nil {
+		byTopic[topic] = append(byTopic[topic], msg)
+	}
+	for topic, msgs := range byTopic {
+		if _, err := lg.Append(ctxT(t), topic, msgs...); err != nil {
 			t.Fatal(err)
 		}
 	}

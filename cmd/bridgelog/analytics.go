@@ -189,7 +189,7 @@ var analyticsLatencyCmd = &cobra.Command{
 
 var analyticsErrorsCmd = &cobra.Command{
 	Use:   "errors [--since 24h] [--json]",
-	Short: "Errors by kind, and the error rate per hour",
+	Short: "Errors by kind, the error rate per hour, and which alert conditions hold now",
 	Args:  cobra.NoArgs,
 	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, _ []string) error {
 		kinds, err := analytics.Errors(ctx, wh)
@@ -207,9 +207,13 @@ var analyticsErrorsCmd = &cobra.Command{
 			since = time.Now().Add(-analyticsFlags.since)
 		}
 		hours, err := analytics.ErrorRates(ctx, wh, since)
-		return show(w, "HOUR\tEVENTS\tERRORS\tRATE", hours, err, func(h analytics.ErrorHour) []any {
+		err = show(w, "HOUR\tEVENTS\tERRORS\tRATE", hours, err, func(h analytics.ErrorHour) []any {
 			return []any{h.Hour.Format("2006-01-02 15:00"), h.Events, h.Errors, fmt.Sprintf("%.2f%%", 100*h.Rate())}
 		})
+		if err != nil {
+			return err
+		}
+		return showAlerts(ctx, w, wh, time.Now())
 	}),
 }
 

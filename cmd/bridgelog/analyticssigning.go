@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,6 +78,25 @@ Then, per signer log and peer, the equivocations and the rejected proposals
 			return []any{originLabel(p.Origin), p.Peer, p.Equivocations, p.InvalidProposals, analytics.FormatReasons(p.Reasons)}
 		})
 	}),
+}
+
+// showAlerts prints which of the seeds' alert conditions hold at now
+// (after the errors' tables; --json: one JSON line per condition).
+func showAlerts(ctx context.Context, w io.Writer, wh analytics.Warehouse, now time.Time) error {
+	conds, err := analytics.Alerts(ctx, wh, now)
+	if err != nil {
+		return err
+	}
+	if !analyticsFlags.json {
+		fmt.Fprintln(w)
+	}
+	return printRows(w, "ALERT CONDITION\tSIGNER LOG\tHOLDS\tFIGURE\tTHRESHOLD", conds, func(c analytics.AlertCondition) []any {
+		holds := "no"
+		if c.Holds {
+			holds = "YES"
+		}
+		return []any{c.Condition, originLabel(c.Origin), holds, c.Figure, c.Threshold}
+	})
 }
 
 // originLabel shows a log's origin: "-" for a log sunk without one.
