@@ -43,7 +43,8 @@ first signer starting the event to the last signer's commit), retries,
 timeouts without quorum, equivocations, rejected votes, throttled syncs and
 what the faults did, and exits 1 if an invariant broke or an event was
 left hanging. The same flags and --seed print the same output, byte for
-byte.
+byte. --log-dir DIR keeps each honest signer's log as an embedded log in
+DIR/<signer>/log, to sink with analytics sink --data DIR/<signer>.
 
 Faults:
   --delay-ms D --jitter-ms J   one-way delay D plus uniform [0, J) ms
