@@ -61,8 +61,8 @@ type SigningRow struct {
 	CommitConflicts      uint64 `json:"commitConflicts"`
 }
 
-// signingFact is the condition on a signing fact, with the payload
-// fields the queries read.
+// signingFact is the SQL condition "the row is a fact of type typ"; the
+// payload* expressions read the fields of a fact's JSON payload.
 func signingFact(typ string) string { return fmt.Sprintf("type = '%s'", typ) }
 
 const (
@@ -77,14 +77,11 @@ var revalidationFailed = fmt.Sprintf(`((%s OR (%s AND visitParamExtractBool(payl
 	signingFact(twophase.TypeRoundFailed), signingFact(twophase.TypeVoteAccepted), payloadReason, twophase.ReasonRevalidationFailed)
 
 // perEvent folds each signing event's facts of one origin (or of all,
-// origin empty) into a row; where adds a condition on the facts.
-func perEvent(byOrigin bool, where string) string {
+// origin empty) into a row.
+func perEvent(byOrigin bool) string {
 	origin := `''`
 	if byOrigin {
 		origin = originColumn
-	}
-	if where != "" {
-		where = " AND " + where
 	}
 	return fmt.Sprintf(`SELECT %[1]s AS origin, aggregate_id,
 			countIf(%[2]s OR %[3]s) > 0 AS requested,
@@ -102,7 +99,7 @@ func perEvent(byOrigin bool, where string) string {
 			countIf(%[16]s) AS invalid,
 			countIf(%[17]s) AS conflicts
 		FROM `+EventsTable+` FINAL
-		WHERE type LIKE 'signing.%%' AND aggregate_id LIKE 'signing:%%'%[18]s
+		WHERE type LIKE 'signing.%%' AND aggregate_id LIKE 'signing:%%'
 		GROUP BY origin, aggregate_id`,
 		origin,
 		signingFact(twophase.TypeEventRequested), signingFact(twophase.TypeAdminReinjected),
@@ -111,7 +108,7 @@ func perEvent(byOrigin bool, where string) string {
 		payloadTrigger, twophase.TriggerRetry,
 		signingFact(twophase.TypeRoundFailed), payloadReason, twophase.ReasonTimeoutNoQuorum,
 		revalidationFailed, signingFact(twophase.TypeEquivocation), signingFact(twophase.TypeVoteRejected),
-		signingFact(twophase.TypeCommitConflict), where)
+		signingFact(twophase.TypeCommitConflict))
 }
 
 // nearestRank is the SQL of the nearest-rank percentile p of array a.
@@ -145,7 +142,7 @@ func signingRows(ctx context.Context, wh Warehouse, byOrigin bool) ([]SigningRow
 			` + nearestRank(rounds, 0.5) + `, arrayReduce('max', ` + rounds + `),
 			` + nearestRank(took, 0.5) + `, ` + nearestRank(took, 0.95) + `, ` + nearestRank(took, 0.99) + `, arrayReduce('max', ` + took + `),
 			sum(commits), sum(retries), sum(timeouts), sum(revalidation_failures), sum(equivocations), sum(invalid), sum(conflicts)
-		FROM (` + perEvent(byOrigin, "") + `)
+		FROM (` + perEvent(byOrigin) + `)
 		GROUP BY origin
 		ORDER BY origin`
 	rows, err := wh.Query(ctx, q)
