@@ -38,7 +38,8 @@ func appendFacts(t *testing.T, lg topics.Log, at time.Time, evs ...domain.Event)
 	}
 }
 
-// signerLog is a signer's log with one event requested and committed:
+// signerLog is a signer's log with one event requested, started,
+// committed and completed, a second apart:
 // two signers' logs built with it hold their facts at the same positions.
 func signerLog(t *testing.T, self twophase.PeerID) topics.Log {
 	lg := engines[0].open(t)
@@ -47,7 +48,8 @@ func signerLog(t *testing.T, self twophase.PeerID) topics.Log {
 		twophase.SignerStarted{Signer: self, Session: 1},
 		twophase.EventRequested{ID: id, Via: "source"},
 		twophase.RoundStarted{EventID: id, Trigger: twophase.TriggerActivated},
-		twophase.Committed{EventID: id, Hash: twophase.Hash{9}, Trigger: twophase.TriggerQuorum})
+		twophase.Committed{EventID: id, Hash: twophase.Hash{9}, Trigger: twophase.TriggerQuorum},
+		twophase.Completed{EventID: id, Hash: twophase.Hash{9}})
 	return lg
 }
 
@@ -101,8 +103,8 @@ func TestLogsOfSeveralOriginsShareAWarehouse(t *testing.T) {
 	for topic, n := range byTopic {
 		switch topic {
 		case topics.TopicSigning + "@s1", topics.TopicSigning + "@s2":
-			if n != 4 {
-				t.Errorf("%s: %d rows, want 4", topic, n)
+			if n != 5 {
+				t.Errorf("%s: %d rows, want 5", topic, n)
 			}
 		default:
 			relayRows += n
@@ -111,16 +113,21 @@ func TestLogsOfSeveralOriginsShareAWarehouse(t *testing.T) {
 	if relayRows != uint64(len(relay)) || len(byTopic) < 3 {
 		t.Fatalf("rows by stored topic %v: the relay's log has %d records", byTopic, len(relay))
 	}
-	if all := countFinal(t, f.wh, ""); all != uint64(len(relay))+8 {
-		t.Fatalf("%d rows without FINAL, want %d: a second sink wrote again", all, len(relay)+8)
+	if all := countFinal(t, f.wh, ""); all != uint64(len(relay))+10 {
+		t.Fatalf("%d rows without FINAL, want %d: a second sink wrote again", all, len(relay)+10)
 	}
 	rows, err := analytics.Signing(ctx, f.wh)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 3 || rows[0].Origin != analytics.AllOrigins || rows[1].Origin != "s1" || rows[2].Origin != "s2" ||
-		rows[0].Events != 1 || rows[0].Commits != 2 || rows[1].Commits != 1 || rows[2].Events != 1 {
+		rows[0].Events != 1 || rows[0].Commits != 2 || rows[1].Commits != 1 || rows[2].Events != 1 || rows[2].Completed != 1 {
 		t.Fatalf("signing by origin: %+v", rows)
+	}
+	// Requested, started, committed a second apart.
+	if l, w := rows[1].CommitLatencyMs, rows[1].RequestToCommitMs; l != (analytics.Percentiles{1000, 1000, 1000, 1000}) ||
+		w != (analytics.Percentiles{2000, 2000, 2000, 2000}) {
+		t.Fatalf("latencies of s1: commit %+v, request to commit %+v", l, w)
 	}
 	// One signer's log sunk under the other's origin is another log.
 	_, err = analytics.NewSink(logs["s2"], f.wh, analytics.Config{Origin: "s1"}).CatchUp(ctx)

@@ -28,6 +28,8 @@ type Percentiles struct {
 	Max int64 `json:"max"`
 }
 
+func (p Percentiles) String() string { return fmt.Sprintf("%d/%d/%d/%d", p.P50, p.P95, p.P99, p.Max) }
+
 // SigningRow sums up one signer's log, or every signer's log together
 // (Origin [AllOrigins]).
 type SigningRow struct {
@@ -48,8 +50,12 @@ type SigningRow struct {
 	// every log, that is from the first signer starting it to the last
 	// signer's commit.
 	CommitLatencyMs Percentiles `json:"commitLatencyMs"`
-	Commits         uint64      `json:"commits"`
-	Retries         uint64      `json:"retries"` // rounds after the first
+	// RequestToCommitMs runs from the event's first request to its last
+	// commit: the commit latency plus the wait behind earlier events of
+	// its stream (one event of a UTXO pool is in flight at a time).
+	RequestToCommitMs Percentiles `json:"requestToCommitMs"`
+	Commits           uint64      `json:"commits"`
+	Retries           uint64      `json:"retries"` // rounds after the first
 	// TimeoutsWithoutQuorum are rounds that timed out without a quorum
 	// for one template.
 	TimeoutsWithoutQuorum uint64 `json:"timeoutsWithoutQuorum"`
@@ -85,6 +91,7 @@ func perEvent(byOrigin bool) string {
 	}
 	return fmt.Sprintf(`SELECT %[1]s AS origin, aggregate_id,
 			countIf(%[2]s OR %[3]s) > 0 AS requested,
+			minIf(recorded_ms, %[2]s OR %[3]s) AS requested_ms,
 			countIf(%[4]s) > 0 AS completed,
 			countIf(%[5]s) > 0 AS abandoned,
 			maxIf(%[6]s, %[7]s) + 1 AS rounds,
@@ -138,9 +145,11 @@ func Signing(ctx context.Context, wh Warehouse) ([]SigningRow, error) {
 func signingRows(ctx context.Context, wh Warehouse, byOrigin bool) ([]SigningRow, error) {
 	rounds := `groupArrayIf(rounds, completed)`
 	took := `groupArrayIf(committed_ms - activated_ms, completed AND activated AND commits > 0)`
+	waited := `groupArrayIf(committed_ms - requested_ms, completed AND requested AND commits > 0)`
 	q := `SELECT origin, countIf(requested), countIf(completed), countIf(abandoned),
 			` + nearestRank(rounds, 0.5) + `, arrayReduce('max', ` + rounds + `),
 			` + nearestRank(took, 0.5) + `, ` + nearestRank(took, 0.95) + `, ` + nearestRank(took, 0.99) + `, arrayReduce('max', ` + took + `),
+			` + nearestRank(waited, 0.5) + `, ` + nearestRank(waited, 0.95) + `, ` + nearestRank(waited, 0.99) + `, arrayReduce('max', ` + waited + `),
 			sum(commits), sum(retries), sum(timeouts), sum(revalidation_failures), sum(equivocations), sum(invalid), sum(conflicts)
 		FROM (` + perEvent(byOrigin) + `)
 		GROUP BY origin
@@ -150,8 +159,9 @@ func signingRows(ctx context.Context, wh Warehouse, byOrigin bool) ([]SigningRow
 		return nil, fmt.Errorf("analytics: signing: %w", err)
 	}
 	out, err := scanAll(rows, func(r *SigningRow) []any {
-		l := &r.CommitLatencyMs
+		l, w := &r.CommitLatencyMs, &r.RequestToCommitMs
 		return []any{&r.Origin, &r.Events, &r.Completed, &r.Abandoned, &r.RoundsP50, &r.RoundsMax, &l.P50, &l.P95, &l.P99, &l.Max,
+			&w.P50, &w.P95, &w.P99, &w.Max,
 			&r.Commits, &r.Retries, &r.TimeoutsWithoutQuorum, &r.RevalidationFailures, &r.Equivocations, &r.InvalidProposals, &r.CommitConflicts}
 	})
 	if err != nil {

@@ -43,7 +43,9 @@ for all of them together when there are several. Events were requested,
 completed (paid), abandoned; rounds are an event's highest round + 1 over
 completed events; commit latency runs from an event's activation (its round
 0 starting) to its last commit (over all logs: the first signer starting it
-to the last signer's commit), in ms, nearest-rank percentiles; retries are
+to the last signer's commit), in ms, nearest-rank percentiles p50/p95/p99
+and the max; request to commit adds the wait behind earlier events of the
+stream (from the event's first request); retries are
 rounds after the first; timeouts are rounds that ended without a quorum.
 Then, per signer log and peer, the equivocations and the rejected proposals
 (by reason) it recorded against that peer. --json prints one object
@@ -64,10 +66,9 @@ Then, per signer log and peer, the equivocations and the rejected proposals
 				Peers   []analytics.PeerRow    `json:"peers"`
 			}{rows, peers})
 		}
-		err = printRows(w, "SIGNER LOG\tEVENTS\tCOMPLETED\tABANDONED\tROUNDS P50\tROUNDS MAX\tCOMMIT P50 MS\tP95 MS\tP99 MS\tMAX MS\tCOMMITS\tRETRIES\tTIMEOUTS NO QUORUM\tREVALIDATION FAILURES\tEQUIVOCATIONS\tINVALID PROPOSALS\tCONFLICTS",
+		err = printRows(w, "SIGNER LOG\tEVENTS\tCOMPLETED\tABANDONED\tROUNDS P50\tROUNDS MAX\tCOMMIT MS P50/P95/P99/MAX\tREQUEST TO COMMIT MS\tCOMMITS\tRETRIES\tTIMEOUTS NO QUORUM\tREVALIDATION FAILURES\tEQUIVOCATIONS\tINVALID PROPOSALS\tCONFLICTS",
 			rows, func(r analytics.SigningRow) []any {
-				l := r.CommitLatencyMs
-				return []any{originLabel(r.Origin), r.Events, r.Completed, r.Abandoned, r.RoundsP50, r.RoundsMax, l.P50, l.P95, l.P99, l.Max,
+				return []any{originLabel(r.Origin), r.Events, r.Completed, r.Abandoned, r.RoundsP50, r.RoundsMax, r.CommitLatencyMs, r.RequestToCommitMs,
 					r.Commits, r.Retries, r.TimeoutsWithoutQuorum, r.RevalidationFailures, r.Equivocations, r.InvalidProposals, r.CommitConflicts}
 			})
 		if err != nil || len(peers) == 0 {

@@ -56,9 +56,14 @@ func TestSigningAnalyticsEqualTheReport(t *testing.T) {
 				InvalidProposals: uint64(rep.InvalidRejected), CommitConflicts: uint64(rep.CommitConflicts)}
 			// Not in the report: taken from the warehouse, checked below
 			// as the sum of the signers' own.
-			want.Commits, want.RevalidationFailures = all.Commits, all.RevalidationFailures
+			want.Commits, want.RevalidationFailures, want.RequestToCommitMs = all.Commits, all.RevalidationFailures, all.RequestToCommitMs
 			if all != want {
 				t.Fatalf("analytics signing over every log:\n got %+v\nwant %+v (the report: %+v)", all, want, rep)
+			}
+			// An event is requested before it starts: the wait adds to each
+			// event's commit latency, so to each percentile.
+			if l, w := all.CommitLatencyMs, all.RequestToCommitMs; w.P50 < l.P50 || w.P95 < l.P95 || w.P99 < l.P99 || w.Max < l.Max {
+				t.Fatalf("request to commit %+v is shorter than the commit latency %+v", w, l)
 			}
 			var sum analytics.SigningRow
 			for _, r := range rows[1:] {
