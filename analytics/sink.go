@@ -40,6 +40,12 @@ type Config struct {
 	Metrics  Metrics
 	Logger   *slog.Logger
 	Now      func() time.Time // the checkpoint's written_at (default time.Now)
+	// Origin names the log being sunk when several logs share one
+	// warehouse: a signer's id (see [DetectOrigin]); empty for the
+	// relay's. Rows and checkpoints of a log with an origin are stored
+	// under the topic qualified by it (see [StoredTopic]), so the logs'
+	// positions never collide.
+	Origin string
 }
 
 func (c *Config) setDefaults() {
@@ -153,7 +159,7 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			return st, fmt.Errorf("analytics: end offsets of %s: %w", topic, err)
 		}
 		for p, end := range ends[i] {
-			if err := s.sameLog(ctx, topic, int32(p), cps[partitionKey{topic, uint32(p)}], end); err != nil {
+			if err := s.sameLog(ctx, topic, int32(p), cps[s.partition(topic, p)], end); err != nil {
 				return st, err
 			}
 		}
@@ -161,7 +167,7 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 	b := &pending{}
 	for i, topic := range s.cfg.Topics {
 		for p, end := range ends[i] {
-			from := cps[partitionKey{topic, uint32(p)}]
+			from := cps[s.partition(topic, p)]
 			for from < end {
 				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-len(b.rows))
 				if err != nil {
@@ -201,6 +207,7 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 	counts[0] += len(recs)
 	for i := range recs {
 		r := RowOf(s.cfg.Catalog, &recs[i])
+		r.Topic = StoredTopic(r.Topic, s.cfg.Origin)
 		if r.DecodeError != "" {
 			b.bad++
 			counts[1]++
@@ -210,7 +217,7 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 		b.rows = append(b.rows, r.values())
 	}
 	b.topics[last.Topic] = counts
-	b.next[partitionKey{last.Topic, uint32(last.Partition)}] = uint64(last.Offset + 1)
+	b.next[s.partition(last.Topic, int(last.Partition))] = uint64(last.Offset + 1)
 }
 
 // flush inserts the batch's rows as one block and then moves the
@@ -270,7 +277,7 @@ func (s *Sink) sameLog(ctx context.Context, topic string, part int32, from, end 
 		return &WrongLogError{Topic: topic, Partition: part, Offset: end,
 			Why: fmt.Sprintf("the warehouse has records up to offset %d, the log ends at %d", from-1, end)}
 	}
-	k := partitionKey{topic, uint32(part)}
+	k := s.partition(topic, int(part))
 	if from == 0 || s.checked[k] {
 		return nil
 	}
@@ -281,7 +288,7 @@ func (s *Sink) sameLog(ctx context.Context, topic string, part int32, from, end 
 	if len(recs) == 1 && recs[0].Offset == from-1 { // (a Kafka offset may be a gap)
 		logged := RowOf(s.cfg.Catalog, &recs[0])
 		rows, err := s.wh.Query(ctx, `SELECT event_id, decode_error FROM `+EventsTable+
-			` WHERE topic = ? AND log_partition = ? AND log_offset = ? LIMIT 1`, topic, uint32(part), uint64(from-1))
+			` WHERE topic = ? AND log_partition = ? AND log_offset = ? LIMIT 1`, k.topic, k.part, uint64(from-1))
 		if err != nil {
 			return fmt.Errorf("analytics: read the last row of %s/%d: %w", topic, part, err)
 		}
@@ -298,9 +305,16 @@ func (s *Sink) sameLog(ctx context.Context, topic string, part int32, from, end 
 	return nil
 }
 
+// partitionKey is a partition as the warehouse stores it: topic is the
+// stored (origin-qualified) name.
 type partitionKey struct {
 	topic string
 	part  uint32
+}
+
+// partition is where the warehouse keeps partition p of the log's topic.
+func (s *Sink) partition(topic string, p int) partitionKey {
+	return partitionKey{StoredTopic(topic, s.cfg.Origin), uint32(p)}
 }
 
 // checkpoints reads where the sink stopped in each partition.

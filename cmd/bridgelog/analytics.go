@@ -23,6 +23,7 @@ var analyticsFlags struct {
 	follow      bool
 	metricsAddr string
 	since       time.Duration
+	origin      string
 }
 
 var analyticsCmd = &cobra.Command{
@@ -36,12 +37,21 @@ records included with their error) and answers from there:
   analytics gas               gas per kind of transaction and outcome
   analytics latency           deposit (detected → minted) and withdrawal
                               (detected → executed) latencies
-  analytics errors            errors by kind, and the error rate per hour
+  analytics errors            errors by kind, the error rate per hour, and
+                              which of the seeds' alert conditions hold now
+  analytics signing           the signers' rounds, commit latency, retries,
+                              timeouts, abandoned events, and what each peer
+                              did wrong (equivocations, invalid proposals)
   analytics audit ID          everything that happened to an aggregate,
                               correlation id, source key or transaction hash
 
 The warehouse is --clickhouse (or $BRIDGELOG_CLICKHOUSE_DSN), reached over
-the native protocol. The schema is created or migrated on first use.`,
+the native protocol. The schema is created or migrated on first use.
+
+The relay's log and each signer's (sink --data <the signer's data dir>)
+may share one warehouse: a signer's rows are stored under its topics
+qualified by its id ("bridgelog.signing.v1@signer-2"), detected from its
+signing.signer_started facts or given with --origin.`,
 }
 
 // openWarehouse connects and migrates.
@@ -74,7 +84,11 @@ var analyticsSinkCmd = &cobra.Command{
 			return err
 		}
 		defer wh.Close()
-		cfg := analytics.Config{}
+		origin, err := sinkOrigin(ctx, lg)
+		if err != nil {
+			return err
+		}
+		cfg := analytics.Config{Origin: origin}
 		if analyticsFlags.metricsAddr != "" {
 			reg := metrics.New()
 			cfg.Metrics = reg.Analytics()
@@ -91,8 +105,8 @@ var analyticsSinkCmd = &cobra.Command{
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "sank %d records (%d undecodable) into %s in %v\n",
-			st.Records, st.Undecodable, wh.Where(), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(cmd.OutOrStdout(), "sank %d records (%d undecodable)%s into %s in %v\n",
+			st.Records, st.Undecodable, originNote(origin), wh.Where(), time.Since(start).Round(time.Millisecond))
 		if !analyticsFlags.follow {
 			return nil
 		}
@@ -175,7 +189,7 @@ var analyticsLatencyCmd = &cobra.Command{
 
 var analyticsErrorsCmd = &cobra.Command{
 	Use:   "errors [--since 24h] [--json]",
-	Short: "Errors by kind, and the error rate per hour",
+	Short: "Errors by kind, the error rate per hour, and which alert conditions hold now",
 	Args:  cobra.NoArgs,
 	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, _ []string) error {
 		kinds, err := analytics.Errors(ctx, wh)
@@ -193,9 +207,13 @@ var analyticsErrorsCmd = &cobra.Command{
 			since = time.Now().Add(-analyticsFlags.since)
 		}
 		hours, err := analytics.ErrorRates(ctx, wh, since)
-		return show(w, "HOUR\tEVENTS\tERRORS\tRATE", hours, err, func(h analytics.ErrorHour) []any {
+		err = show(w, "HOUR\tEVENTS\tERRORS\tRATE", hours, err, func(h analytics.ErrorHour) []any {
 			return []any{h.Hour.Format("2006-01-02 15:00"), h.Events, h.Errors, fmt.Sprintf("%.2f%%", 100*h.Rate())}
 		})
+		if err != nil {
+			return err
+		}
+		return showAlerts(ctx, w, wh, time.Now())
 	}),
 }
 
@@ -226,7 +244,8 @@ func init() {
 	pf.BoolVar(&analyticsFlags.json, "json", false, "print JSON lines instead of a table")
 	analyticsSinkCmd.Flags().BoolVar(&analyticsFlags.follow, "follow", false, "keep following the log until interrupted")
 	analyticsSinkCmd.Flags().StringVar(&analyticsFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address")
+	analyticsSinkCmd.Flags().StringVar(&analyticsFlags.origin, "origin", "", "whose log this is, in a warehouse several logs share: a signer's id (default: detected from the log; the relay's has none)")
 	analyticsErrorsCmd.Flags().DurationVar(&analyticsFlags.since, "since", 0, "only hours since this long ago (default: all)")
-	analyticsCmd.AddCommand(analyticsSinkCmd, analyticsGasCmd, analyticsLatencyCmd, analyticsErrorsCmd, analyticsAuditCmd)
+	analyticsCmd.AddCommand(analyticsSinkCmd, analyticsGasCmd, analyticsLatencyCmd, analyticsErrorsCmd, analyticsAuditCmd, analyticsSigningCmd)
 	rootCmd.AddCommand(analyticsCmd)
 }

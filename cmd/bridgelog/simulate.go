@@ -24,6 +24,7 @@ var simulateFlags struct {
 	eventEvery                       time.Duration
 	proposalTimeout, tick            time.Duration
 	checkProjections                 bool
+	logDir                           string
 }
 
 var simulateCmd = &cobra.Command{
@@ -42,7 +43,8 @@ first signer starting the event to the last signer's commit), retries,
 timeouts without quorum, equivocations, rejected votes, throttled syncs and
 what the faults did, and exits 1 if an invariant broke or an event was
 left hanging. The same flags and --seed print the same output, byte for
-byte.
+byte. --log-dir DIR keeps each honest signer's log as an embedded log in
+DIR/<signer>/log, to sink with analytics sink --data DIR/<signer>.
 
 Faults:
   --delay-ms D --jitter-ms J   one-way delay D plus uniform [0, J) ms
@@ -120,13 +122,14 @@ func init() {
 	f.DurationVar(&fl.proposalTimeout, "proposal-timeout", 5*time.Second, "PROPOSAL_TIMEOUT_MS of round 0")
 	f.DurationVar(&fl.tick, "tick", time.Second, "how often each signer runs its timers and anti-entropy")
 	f.BoolVar(&fl.checkProjections, "check-projections", false, "at the end, fold every signer's log into its SQL projections (SQLite) and compare them with its state")
+	f.StringVar(&fl.logDir, "log-dir", "", "at the end, write each honest signer's log to an embedded log in DIR/<signer>/log (sink one with: analytics sink --data DIR/<signer>)")
 	rootCmd.AddCommand(simulateCmd)
 }
 
 func runSimulate(cmd *cobra.Command, _ []string) error {
 	for _, name := range []string{"data", "log", "store", "brokers", "pg-dsn"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return fmt.Errorf("--%s does not apply to simulate: every simulated signer keeps its log in memory", name)
+			return fmt.Errorf("--%s does not apply to simulate: every simulated signer keeps its log in memory (--log-dir writes them out at the end)", name)
 		}
 	}
 	fl := simulateFlags
@@ -141,7 +144,7 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 	cfg := simulate.Config{Signers: fl.signers, Quorum: fl.quorum, Events: fl.events, Streams: fl.streams,
 		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, Lags: lags, Seed: fl.seed,
 		Profile: twophase.Profile(fl.profile), Byzantine: fl.byzantine, Behaviour: simulate.Behaviour(fl.behaviour),
-		CheckProjections: fl.checkProjections}
+		CheckProjections: fl.checkProjections, LogDir: fl.logDir}
 	cfg.Faults.Delay = time.Duration(fl.delayMs) * time.Millisecond
 	cfg.Faults.Jitter = time.Duration(fl.jitterMs) * time.Millisecond
 	cfg.Faults.Loss, cfg.Faults.Duplicate, cfg.Faults.Reorder = fl.loss, fl.duplicate, fl.reorder

@@ -53,6 +53,9 @@ type Config struct {
 	// CheckProjections folds every signer's log through its SQL
 	// projections at the end and compares them with its state.
 	CheckProjections bool
+	// LogDir, when set, receives each honest signer's log at the end, as
+	// an embedded log in LogDir/<signer>/log (see keepLogs).
+	LogDir string
 }
 
 // Errors of a configuration that cannot run.

@@ -388,6 +388,11 @@ func Run(cfg Config) (Report, error) {
 		}
 		r.ProjectionMismatches, r.ProjectionsChecked = n, true
 	}
+	if cfg.LogDir != "" {
+		if err := w.keepLogs(cfg.LogDir); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
 }
 
