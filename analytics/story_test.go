@@ -328,7 +328,9 @@ func TestStoryOfADeposit(t *testing.T) {
 // kaspaSigners are a group of three, each with its own log.
 var kaspaSigners = []twophase.PeerID{"s1", "s2", "s3"}
 
-func signerLog(p twophase.PeerID) string { return "signer-" + string(p) + "/" + topics.TopicSigning }
+func signerLogTopic(p twophase.PeerID) string {
+	return analytics.StoredTopic(topics.TopicSigning, string(p))
+}
 
 // proposalEnvelope is p's signed proposal of a template paying 3000 sompi
 // out of inputs of 3000+change+fee.
@@ -348,13 +350,13 @@ func proposalEnvelope(t *testing.T, p twophase.PeerID, ev twophase.SigningEvent,
 func (l *storyLog) vote(v twophase.VoteAccepted) {
 	for _, p := range kaspaSigners {
 		v.Own = p == v.Voter
-		l.addTo(signerLog(p), v)
+		l.addTo(signerLogTopic(p), v)
 	}
 }
 
 func (l *storyLog) everySigner(f func(p twophase.PeerID) twophase.Fact) {
 	for _, p := range kaspaSigners {
-		l.addTo(signerLog(p), f(p))
+		l.addTo(signerLogTopic(p), f(p))
 	}
 }
 
@@ -399,9 +401,9 @@ func kaspaLog(t *testing.T) (*storyLog, domain.LogRef, twophase.Hash, twophase.H
 	l.everySigner(func(twophase.PeerID) twophase.Fact {
 		return twophase.TemplateSigned{EventID: id, Round: 2, Hash: t1, TxID: txid, Signature: []byte{1}}
 	})
-	l.addTo(signerLog("s1"), twophase.PayoutSubmitted{EventID: id, Hash: t1, TxID: txid, Signers: []twophase.PeerID{"s1", "s2"},
+	l.addTo(signerLogTopic("s1"), twophase.PayoutSubmitted{EventID: id, Hash: t1, TxID: txid, Signers: []twophase.PeerID{"s1", "s2"},
 		Tx: []byte("signed tx"), Attempt: 1})
-	l.addTo(signerLog("s1"), twophase.PayoutOutcome{EventID: id, TxID: txid, Attempt: 1, Accepted: true})
+	l.addTo(signerLogTopic("s1"), twophase.PayoutOutcome{EventID: id, TxID: txid, Attempt: 1, Accepted: true})
 	l.everySigner(func(twophase.PeerID) twophase.Fact {
 		return twophase.Completed{EventID: id, Hash: t1, TxID: txid, DAAScore: 4242}
 	})
@@ -434,7 +436,7 @@ func TestStoryOfAKaspaPayout(t *testing.T) {
 		t.Fatalf("%d steps: %v", len(steps), kinds(st.Subjects[0]))
 	}
 	commit := steps[8]
-	if commit.Kind != twophase.TypeCommitted || commit.Signer != "s1" || commit.Log != signerLog("s1") ||
+	if commit.Kind != twophase.TypeCommitted || commit.Signer != "s1" || commit.Log != signerLogTopic("s1") ||
 		fact(commit, "quorum") != "2 of 3: s1, s2" || fact(commit, "fee_sompi") != "200" || fact(commit, "template") != t1.Hex() {
 		t.Fatalf("s1's commit: %+v", commit)
 	}
@@ -469,18 +471,18 @@ func TestStoryOfAnAbandonedEvent(t *testing.T) {
 	ev := twophase.SigningEvent{Stream: "evm:338:0xc0", Nonce: 9, Destination: "kaspa:qbob", Amount: 77,
 		Source: twophase.SourceRef{Chain: "evm:338", TxHash: twophase.Hash{0x51}, LogIndex: 0, Block: 3}}
 	id := ev.ID()
-	l.addTo(signerLog("s1"), twophase.EventRequested{Event: ev, ID: id, Via: "rpc"})
-	l.addTo(signerLog("s1"), twophase.RoundStarted{EventID: id, Round: 5, Trigger: twophase.TriggerRetry})
-	l.addTo(signerLog("s1"), twophase.VoteRejected{EventID: id, Round: 5, Sender: "s2", Hash: twophase.Hash{0xbb},
+	l.addTo(signerLogTopic("s1"), twophase.EventRequested{Event: ev, ID: id, Via: "rpc"})
+	l.addTo(signerLogTopic("s1"), twophase.RoundStarted{EventID: id, Round: 5, Trigger: twophase.TriggerRetry})
+	l.addTo(signerLogTopic("s1"), twophase.VoteRejected{EventID: id, Round: 5, Sender: "s2", Hash: twophase.Hash{0xbb},
 		Reason: twophase.ReasonFeeOutOfBounds, Detail: "fee 9000"})
-	l.addTo(signerLog("s1"), twophase.VoteAccepted{EventID: id, Round: 5, Voter: "s3", Hash: twophase.Hash{0xcc}})
-	l.addTo(signerLog("s1"), twophase.Equivocation{EventID: id, Round: 5, Voter: "s3", FirstHash: twophase.Hash{0xcc},
+	l.addTo(signerLogTopic("s1"), twophase.VoteAccepted{EventID: id, Round: 5, Voter: "s3", Hash: twophase.Hash{0xcc}})
+	l.addTo(signerLogTopic("s1"), twophase.Equivocation{EventID: id, Round: 5, Voter: "s3", FirstHash: twophase.Hash{0xcc},
 		SecondHash: twophase.Hash{0xdd}})
-	l.addTo(signerLog("s1"), twophase.LockCertAccepted{EventID: id, Round: 5, TemplateHash: twophase.Hash{0xcc},
+	l.addTo(signerLogTopic("s1"), twophase.LockCertAccepted{EventID: id, Round: 5, TemplateHash: twophase.Hash{0xcc},
 		Outpoints: []twophase.Outpoint{{Index: 1}}, Signers: []twophase.PeerID{"s1", "s3"}})
-	l.addTo(signerLog("s1"), twophase.RoundFailed{EventID: id, Round: 5, Reason: twophase.ReasonRevalidationFailed,
+	l.addTo(signerLogTopic("s1"), twophase.RoundFailed{EventID: id, Round: 5, Reason: twophase.ReasonRevalidationFailed,
 		Hash: twophase.Hash{0xcc}, Detail: "input spent"})
-	l.addTo(signerLog("s1"), twophase.Abandoned{EventID: id, Round: 5, Trigger: twophase.TriggerTimeout, Detail: "5 rounds without quorum"})
+	l.addTo(signerLogTopic("s1"), twophase.Abandoned{EventID: id, Round: 5, Trigger: twophase.TriggerTimeout, Detail: "5 rounds without quorum"})
 	st := story(t, l, id.Hex())
 	if len(st.Subjects) != 1 || st.Subjects[0].ID != twophase.EventAggregate(id) || st.Subjects[0].MatchedAs[0] != projections.KeySigningEvent {
 		t.Fatalf("abandoned event's story: %+v", st.Subjects)
@@ -491,10 +493,10 @@ func TestStoryOfAnAbandonedEvent(t *testing.T) {
 	}
 	wantLines(t, printed(t, st, analytics.PrintOptions{Explain: true}),
 		"round 0.5: signer s3 voted for template 0xcc000000…; s2's vote for 0xbb000000… refused by the signer of log "+
-			signerLog("s1")+": fee_out_of_bounds (fee 9000); equivocation: s3 voted for 0xcc000000… and then 0xdd000000…",
-		"the signer of log "+signerLog("s1")+" holds the lock certificate of template 0xcc000000…: quorum 2 of 3 (s1, s3), 1 outpoints reserved",
-		"round 0.5 failed for the signer of log "+signerLog("s1")+": revalidation_failed (input spent)",
-		"the signer of log "+signerLog("s1")+" abandoned the event after round 5 (timeout): 5 rounds without quorum; an operator decides")
+			signerLogTopic("s1")+": fee_out_of_bounds (fee 9000); equivocation: s3 voted for 0xcc000000… and then 0xdd000000…",
+		"the signer of log "+signerLogTopic("s1")+" holds the lock certificate of template 0xcc000000…: quorum 2 of 3 (s1, s3), 1 outpoints reserved",
+		"round 0.5 failed for the signer of log "+signerLogTopic("s1")+": revalidation_failed (input spent)",
+		"the signer of log "+signerLogTopic("s1")+" abandoned the event after round 5 (timeout): 5 rounds without quorum; an operator decides")
 }
 
 func TestStoryOfAnAmbiguousKey(t *testing.T) {
