@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -152,5 +153,65 @@ func TestRelayConsoleInBrowser(t *testing.T) {
 		`document.getElementById('audit-unavailable') ? 'yes' : document.body.innerText`)
 	if unavailable != "yes" {
 		t.Fatalf("the audit page without a finder: %s", unavailable)
+	}
+}
+
+// signerFiguresJS reads, in the browser, the signer page's figures keyed
+// as signerDocFigures keys them.
+const signerFiguresJS = `(() => {
+  const f = {session: document.getElementById('session').textContent.trim()};
+  for (const row of document.querySelectorAll('#phases tr[data-phase]'))
+    f['phase/' + row.dataset.phase] = row.querySelector('td.n').textContent.trim();
+  for (const row of document.querySelectorAll('#streams tr[data-stream]')) {
+    f['stream/' + row.dataset.stream + '/next'] = row.querySelector('[data-field=next]').textContent.trim();
+    f['stream/' + row.dataset.stream + '/pending'] = row.querySelector('[data-field=pending]').textContent.trim();
+  }
+  for (const row of document.querySelectorAll('#peers tr[data-peer]'))
+    f['peer/' + row.dataset.peer + '/session'] = row.lastElementChild.textContent.trim();
+  return f;
+})()`
+
+// signerDocFigures are the figures of `signer status --json` the page
+// shows.
+func signerDocFigures(doc signerStatusDoc) figures {
+	f := figures{"session": fmt.Sprint(doc.Session)}
+	for p, n := range doc.Phases {
+		f["phase/"+p] = fmt.Sprint(n)
+	}
+	for _, s := range doc.Streams {
+		f["stream/"+s.Stream+"/next"], f["stream/"+s.Stream+"/pending"] = fmt.Sprint(s.Next), fmt.Sprint(s.Pending)
+	}
+	for _, p := range doc.Peers {
+		f["peer/"+p.ID+"/session"] = fmt.Sprint(p.Session)
+	}
+	return f
+}
+
+// TestSignerConsoleInBrowser: a signer process of a 2-of-3 group that paid
+// two burns on kaspad simnet serves its console; headless Chromium finds
+// on it the events by phase, streams and peers `signer status` reports.
+func TestSignerConsoleInBrowser(t *testing.T) {
+	browser := headlessBrowser(t)
+	c := newSignerCluster(t, clusterOptions{})
+	for i := range 2 {
+		c.burn(payoutSompi(i))
+	}
+	c.waitPaid(2 * time.Minute)
+	m := c.member("s1")
+	var page, status figures
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		before := signerDocFigures(c.cliStatus("s1"))
+		page = loadInBrowser[figures](t, browser, "http://"+m.http+"/", "#phases", signerFiguresJS)
+		status = signerDocFigures(c.cliStatus("s1"))
+		if equalFigures(before, status) && equalFigures(page, status) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the signer page never showed signer status's figures:\npage:   %v\nstatus: %v", page, status)
+		}
+	}
+	sameFigures(t, "signer page in Chromium", page, status)
+	if page["phase/Completed"] != "2" || page["peer/s2/session"] == "" || page["peer/s3/session"] == "" {
+		t.Fatalf("the page shows %v: want 2 Completed events and peers s2 and s3", page)
 	}
 }
