@@ -87,28 +87,22 @@ type eventView struct {
 	Why string // the last failure or abandonment, for a Failed or Abandoned event
 }
 
-// failure is why an event's latest round failed or it was abandoned.
-type failure struct {
-	round  uint32
-	reason string
-	detail string
-}
-
-func (f failure) String() string {
-	s := fmt.Sprintf("round %d: %s", f.round, f.reason)
-	if f.detail != "" {
-		s += ": " + f.detail
+// why says what ended an event's latest round or the event: the round
+// failure's reason or the abandonment's trigger, and its detail.
+func why(reason, detail string) string {
+	if detail == "" {
+		return reason
 	}
-	return s
+	return reason + ": " + detail
 }
 
 func (c *signerConsole) overview(w http.ResponseWriter, r *http.Request) {
 	doc := c.status(time.Now())
 	v := signerView{Doc: doc, Admin: c.adminHash != nil}
-	var why map[string]failure
+	var reasons map[string]string
 	if needsReasons(doc) {
 		var err error
-		if why, err = failures(r.Context(), c.log); err != nil {
+		if reasons, err = failures(r.Context(), c.log); err != nil {
 			c.logger.Warn("console could not read why events failed", "err", err)
 			v.ReasonErr = err.Error()
 		}
@@ -124,8 +118,8 @@ func (c *signerConsole) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range doc.Events {
 		ev := eventView{statusEvent: e}
-		if f, ok := why[e.ID]; ok && (e.Phase == twophase.PhaseFailed.String() || e.Phase == twophase.PhaseAbandoned.String()) {
-			ev.Why = f.String()
+		if e.Phase == twophase.PhaseFailed.String() || e.Phase == twophase.PhaseAbandoned.String() {
+			ev.Why = reasons[e.ID]
 		}
 		if g := byPhase[e.Phase]; g != nil {
 			g.Events = append(g.Events, ev)
@@ -151,14 +145,14 @@ func needsReasons(doc signerStatusDoc) bool {
 // failures reads, from the signer's log, each event's latest round
 // failure or abandonment in its current epoch. It reads the whole log,
 // so the overview calls it only when an event is Failed or Abandoned.
-func failures(ctx context.Context, lg topics.Log) (map[string]failure, error) {
-	out := map[string]failure{}
+func failures(ctx context.Context, lg topics.Log) (map[string]string, error) {
+	out := map[string]string{}
 	_, err := signing.Replay(ctx, lg, func(f twophase.Fact) {
 		switch f := f.(type) {
 		case *twophase.RoundFailed:
-			out[f.EventID.Hex()] = failure{round: f.Round, reason: string(f.Reason), detail: f.Detail}
+			out[f.EventID.Hex()] = why(string(f.Reason), f.Detail)
 		case *twophase.Abandoned:
-			out[f.EventID.Hex()] = failure{round: f.Round, reason: "abandoned (" + string(f.Trigger) + ")", detail: f.Detail}
+			out[f.EventID.Hex()] = why(string(f.Trigger), f.Detail)
 		case *twophase.AdminReset:
 			delete(out, f.EventID.Hex())
 		}

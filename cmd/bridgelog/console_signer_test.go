@@ -144,7 +144,7 @@ func TestSignerConsolePage(t *testing.T) {
 		}
 	}
 	id := fixtureEvent.ID().Hex()
-	for _, want := range []string{`data-abandoned="` + id + `"`, "abandoned (", "Reset on every member",
+	for _, want := range []string{`data-abandoned="` + id + `"`, "(max_rounds: round 0 failed", "Reset on every member",
 		"bridgelog signer admin reset --config FILE --event " + id, `action="/admin/reset"`, `name="credential" type="password"`,
 		`href="/audit?key=` + id + `"`} {
 		if !strings.Contains(page, want) {
