@@ -111,8 +111,8 @@ func (s *eventSubmitter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // one in constant time; a signer without an admin credential takes no
 // requests.
 func (s *eventSubmitter) authenticated(r *http.Request) bool {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return adminCredentialMatches(s.p.setup.adminHash, token)
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && adminCredentialMatches(s.p.setup.adminHash, token)
 }
 
 // adminCredentialMatches compares a presented credential's SHA-256 with
