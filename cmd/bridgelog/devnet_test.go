@@ -16,6 +16,14 @@ import (
 // and returns the relay config it wrote and the file its output goes to.
 func startChainOnly(t *testing.T, bin, data string, args ...string) (relayConfig, string) {
 	t.Helper()
+	_, cfg, logPath := startChainProcess(t, bin, data, args...)
+	return cfg, logPath
+}
+
+// startChainProcess is startChainOnly that also returns the chain's
+// process, for a test that stops the chain before it ends.
+func startChainProcess(t *testing.T, bin, data string, args ...string) (*exec.Cmd, relayConfig, string) {
+	t.Helper()
 	logPath := filepath.Join(data, "chain.log")
 	chainLog, err := os.Create(logPath)
 	if err != nil {
@@ -30,7 +38,7 @@ func startChainOnly(t *testing.T, bin, data string, args ...string) (relayConfig
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		cfg, err := loadRelayConfig(filepath.Join(data, "devnet.json"))
 		if err == nil {
-			return cfg, logPath
+			return chain, cfg, logPath
 		}
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(logPath)

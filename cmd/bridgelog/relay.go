@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -458,8 +459,15 @@ before the relay starts.`,
 		defer cancel()
 		if reg != nil {
 			opt.metrics, opt.projMetrics = reg.Handlers(), reg.Projections()
+			var lc net.ListenConfig
+			ln, err := lc.Listen(ctx, "tcp", relayFlags.metricsAddr)
+			if err != nil {
+				return fmt.Errorf("metrics: listen %s: %w", relayFlags.metricsAddr, err)
+			}
+			mux := reg.Mux()
+			(&relayConsole{log: eng.Log, store: eng.Store, finder: consoleAuditFinder(eng.Log, eng.Store)}).routes(mux)
 			go func() {
-				if err := metrics.Serve(ctx, relayFlags.metricsAddr, reg); err != nil {
+				if err := metrics.ServeHandler(ctx, ln, mux, nil); err != nil {
 					slog.Error("metrics endpoint failed", "addr", relayFlags.metricsAddr, "error", err)
 					cancel()
 				}
@@ -484,7 +492,7 @@ func init() {
 	relayCmd.Flags().BoolVar(&relayFlags.dryRun, "dry-run", false, "compute and verify every proof and transaction, send nothing")
 	relayCmd.Flags().IntVar(&relayFlags.executors, "executors", 0, "claim executors in this process (0: one per claim key)")
 	relayCmd.Flags().StringVar(&relayFlags.role, "role", "all", "all: the relay loop and claim executors; claims: claim executors only (add workers to the swarm; run one 'all' per store)")
-	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address (e.g. 127.0.0.1:9464)")
+	relayCmd.Flags().StringVar(&relayFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz, and the operator console on /, at this address (e.g. 127.0.0.1:9464)")
 	addBulkBuildFlag(relayCmd, &relayFlags.bulkMin)
 	relayCmd.Flags().StringVar(&relayFlags.backups.dir, "backup-dir", "", "with --backup-every: back the embedded log up into a new directory here (named by the UTC time) at every interval")
 	relayCmd.Flags().DurationVar(&relayFlags.backups.every, "backup-every", 0, "back the embedded log up into --backup-dir this often (0: never); each backup is a consistent copy, see log backup --help")

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -217,11 +215,8 @@ type adminResult struct {
 // signer's log, replays it, decides the action offline and appends its
 // facts. A refused credential or action appends nothing.
 func runSignerAdmin(ctx context.Context, f adminFlags, act adminAction) (*adminResult, error) {
-	switch {
-	case f.operator == "" || f.reason == "":
-		return nil, fmt.Errorf("%w: --operator and --reason are required", twophase.ErrAdmin)
-	case len(f.operator) > maxOperatorBytes || len(f.reason) > maxReasonBytes:
-		return nil, fmt.Errorf("%w: --operator is at most %d bytes, --reason at most %d", twophase.ErrAdmin, maxOperatorBytes, maxReasonBytes)
+	if err := checkOperatorReason(f.operator, f.reason); err != nil {
+		return nil, err
 	}
 	setup, err := loadSignerConfig(f.config)
 	if err != nil {
@@ -261,6 +256,18 @@ func runSignerAdmin(ctx context.Context, f adminFlags, act adminAction) (*adminR
 	return &adminResult{state: st, facts: facts}, nil
 }
 
+// checkOperatorReason refuses an action that does not say who took it
+// and why, or says it at a length the log should not hold.
+func checkOperatorReason(operator, reason string) error {
+	switch {
+	case operator == "" || reason == "":
+		return fmt.Errorf("%w: --operator and --reason are required", twophase.ErrAdmin)
+	case len(operator) > maxOperatorBytes || len(reason) > maxReasonBytes:
+		return fmt.Errorf("%w: --operator is at most %d bytes, --reason at most %d", twophase.ErrAdmin, maxOperatorBytes, maxReasonBytes)
+	}
+	return nil
+}
+
 // checkAdminCredential compares the credential file's SHA-256 with the
 // configured one in constant time.
 func checkAdminCredential(s *signerSetup, path string) error {
@@ -274,8 +281,7 @@ func checkAdminCredential(s *signerSetup, path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAdminCredential, err)
 	}
-	sum := sha256.Sum256(b)
-	if len(b) == 0 || subtle.ConstantTimeCompare(sum[:], s.adminHash) != 1 {
+	if !adminCredentialMatches(s.adminHash, string(b)) {
 		return fmt.Errorf("%w: the credential in %s is not this signer's", ErrAdminCredential, path)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/handlers/signingsource"
 )
@@ -23,8 +24,8 @@ import (
 // few hundred bytes.
 const maxRequestBytes = 16 << 10
 
-// serveHTTP serves /metrics, /healthz, /status and POST /signing-events
-// until ctx ends.
+// serveHTTP serves /metrics, /healthz, /status, POST /signing-events and
+// the operator console (/, /audit, POST /admin/…) until ctx ends.
 func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", p.set.http)
@@ -37,6 +38,7 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	})
 	sub := &eventSubmitter{p: p}
 	mux.Handle("POST /signing-events", sub)
+	p.console(sub).routes(mux)
 	return metrics.ServeHandler(ctx, ln, mux, p.logger)
 }
 
@@ -74,14 +76,16 @@ func (s *eventSubmitter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dec.DisallowUnknownFields()
 	decodeErr := dec.Decode(&req)
 	if !s.authenticated(r) {
-		s.unauthenticated(ctx, req)
+		ev, _ := signingsource.ParseSigningEventRequest(req)
+		s.unauthenticated(ctx, signingsource.ViaRPC, ev, "unauthenticated")
 		writeJSON(w, http.StatusUnauthorized, submitAnswer{Error: "unauthenticated: present the signer's admin credential as 'Authorization: Bearer CREDENTIAL'",
 			Reason: "unauthenticated"})
 		return
 	}
 	if decodeErr != nil {
 		err := fmt.Errorf("%w: %w", signingsource.ErrBadRequest, decodeErr)
-		s.refused(ctx, req, "malformed", err.Error())
+		ev, _ := signingsource.ParseSigningEventRequest(req)
+		s.refused(ctx, signingsource.ViaRPC, ev, "malformed", err.Error())
 		writeJSON(w, http.StatusBadRequest, submitAnswer{Error: err.Error(), Reason: "malformed"})
 		return
 	}
@@ -107,19 +111,27 @@ func (s *eventSubmitter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // one in constant time; a signer without an admin credential takes no
 // requests.
 func (s *eventSubmitter) authenticated(r *http.Request) bool {
-	want := s.p.setup.adminHash
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if want == nil || !ok || token == "" {
+	return ok && adminCredentialMatches(s.p.setup.adminHash, token)
+}
+
+// adminCredentialMatches compares a presented credential's SHA-256 with
+// the configured one (want) in constant time; with none configured
+// nothing matches.
+func adminCredentialMatches(want []byte, token string) bool {
+	token = strings.TrimSpace(token)
+	if want == nil || token == "" {
 		return false
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	sum := sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(sum[:], want) == 1
 }
 
-// unauthenticated refuses a request without the credential; it is
-// recorded at most once a second: whoever floods the endpoint without the
-// credential fills a counter, not the signer's log.
-func (s *eventSubmitter) unauthenticated(ctx context.Context, req signingsource.SigningEventRequest) {
+// unauthenticated refuses a request without the credential (via the RPC
+// entry point or the console; reason says what was asked); it is
+// recorded at most once a second: whoever floods the endpoints without
+// the credential fills a counter, not the signer's log.
+func (s *eventSubmitter) unauthenticated(ctx context.Context, via string, ev twophase.SigningEvent, reason string) {
 	s.mu.Lock()
 	now := time.Now()
 	record := now.Sub(s.lastRecorded) >= time.Second
@@ -128,19 +140,18 @@ func (s *eventSubmitter) unauthenticated(ctx context.Context, req signingsource.
 	}
 	s.mu.Unlock()
 	if !record {
-		s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": signingsource.ViaRPC, "reason": "unauthenticated"}, 1)
+		s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": via, "reason": "unauthenticated"}, 1)
 		return
 	}
-	s.refused(ctx, req, "unauthenticated", "unauthenticated")
+	s.refused(ctx, via, ev, "unauthenticated", reason)
 }
 
 // refused counts a request the source never saw, logs it and records it
 // (signing_request.refused), as the source does those it refuses.
-func (s *eventSubmitter) refused(ctx context.Context, req signingsource.SigningEventRequest, label, reason string) {
-	s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": signingsource.ViaRPC, "reason": label}, 1)
-	s.p.logger.Warn("signing event request refused", "via", signingsource.ViaRPC, "reason", label, "error", reason)
-	ev, _ := signingsource.ParseSigningEventRequest(req)
-	rec := domain.SigningRequestRefused{Via: signingsource.ViaRPC, Event: ev, Reason: reason}
+func (s *eventSubmitter) refused(ctx context.Context, via string, ev twophase.SigningEvent, label, reason string) {
+	s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": via, "reason": label}, 1)
+	s.p.logger.Warn("signing event request refused", "via", via, "reason", label, "error", reason)
+	rec := domain.SigningRequestRefused{Via: via, Event: ev, Reason: reason}
 	if _, err := s.p.app.Append(ctx, handlers.Cause{}, rec); err != nil {
 		s.p.logger.Warn("recording a refused request failed", "err", err)
 	}

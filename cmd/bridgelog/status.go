@@ -38,26 +38,18 @@ so and exits with status 1.`,
 			return err
 		}
 		defer eng.Close()
-		rd := projections.BridgeReader{Store: eng.Store}
-		cursors, err := rd.Cursors(ctx)
-		if err != nil {
-			return err
-		}
-		stats, err := rd.Stats(ctx)
-		if err != nil {
-			return err
-		}
-		unfolded, err := unfoldedRecords(ctx, eng.Log, eng.Store)
+		st, err := readBridgeStatus(ctx, eng.Log, eng.Store)
 		if err != nil {
 			return err
 		}
 		out := cmd.OutOrStdout()
 		if statusFlags.json {
-			return json.NewEncoder(out).Encode(map[string]any{"chains": cursors, "stats": stats, "unfolded": unfolded})
+			return json.NewEncoder(out).Encode(st)
 		}
-		for _, c := range cursors {
+		stats, unfolded := st.Stats, st.Unfolded
+		for _, c := range st.Chains {
 			fmt.Fprintf(out, "chain %d: scanned to block %d, tip %d (%d behind), %d reorgs, %d rejected logs\n",
-				c.ChainID, c.ScannedTo, c.Tip, c.Tip-min(c.Tip, c.ScannedTo), c.Reorgs, c.RejectedLogs)
+				c.ChainID, c.ScannedTo, c.Tip, chainLag(c), c.Reorgs, c.RejectedLogs)
 		}
 		for _, kv := range []struct {
 			name string
@@ -79,6 +71,31 @@ so and exits with status 1.`,
 		return nil
 	},
 }
+
+// bridgeStatus is what `status` prints and the relay's console shows:
+// one read of the projections as they are.
+type bridgeStatus struct {
+	Chains   []projections.ChainCursorRow `json:"chains"`
+	Stats    projections.BridgeStats      `json:"stats"`
+	Unfolded int64                        `json:"unfolded"`
+}
+
+func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) (bridgeStatus, error) {
+	var out bridgeStatus
+	rd := projections.BridgeReader{Store: st}
+	var err error
+	if out.Chains, err = rd.Cursors(ctx); err != nil {
+		return out, err
+	}
+	if out.Stats, err = rd.Stats(ctx); err != nil {
+		return out, err
+	}
+	out.Unfolded, err = unfoldedRecords(ctx, lg, st)
+	return out, err
+}
+
+// chainLag is how many blocks the indexer is behind the tip it last saw.
+func chainLag(c projections.ChainCursorRow) uint64 { return c.Tip - min(c.Tip, c.ScannedTo) }
 
 // unfoldedRecords counts the log records the projections have not folded
 // yet: for the projection furthest behind, from its checkpoints (read

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// headlessBrowser starts Debian's Chromium, headless, for the test. A
+// machine without it fails the test: .ci/run installs it.
+func headlessBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("no chromium on PATH (%v): install it with `apt-get install -y chromium` (.ci/run does)", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first run starts the browser and must not carry a timeout.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`1`)); err != nil {
+		t.Fatalf("start %s headless: %v", path, err)
+	}
+	return ctx
+}
+
+// browserFiguresJS reads, in the browser, the figures of the relay page
+// keyed as pageFigures and statusFigures key them.
+const browserFiguresJS = `(() => {
+  const f = {};
+  for (const row of document.querySelectorAll('tr[data-chain]'))
+    for (const cell of row.querySelectorAll('[data-field]'))
+      f['chain/' + row.dataset.chain + '/' + cell.dataset.field] = cell.textContent.trim();
+  for (const row of document.querySelectorAll('tr[data-flow]'))
+    f[row.dataset.flow + '/' + row.dataset.status] = row.querySelector('td.n').textContent.trim();
+  f.conflicts = document.getElementById('conflicts').textContent.trim();
+  f.unfolded = document.getElementById('unfolded').textContent.trim();
+  return f;
+})()`
+
+// loadInBrowser opens url in the browser and returns what script gives
+// once selector is visible.
+func loadInBrowser[T any](t *testing.T, browser context.Context, url, selector, script string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(selector))); err != nil {
+		t.Fatalf("load %s in the browser: %v", url, err)
+	}
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script))
+	if err != nil {
+		t.Fatalf("read %s in the browser: %v", url, err)
+	}
+	return v
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func equalFigures(a, b figures) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRelayConsoleInBrowser runs a devnet relay with --metrics-addr,
+// sends deposits and withdrawals until devnet check passes, stops the
+// chain so that the figures hold still, and loads the relay's console in
+// headless Chromium: every number the page shows (indexer lag per chain,
+// flows by status, batches, conflicts, unfolded) is the one `bridgelog
+// status` prints.
+func TestRelayConsoleInBrowser(t *testing.T) {
+	browser := headlessBrowser(t)
+	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	chain, _, _ := startChainProcess(t, o.bin, o.data, "--block-interval", "50ms")
+	cfgPath := filepath.Join(o.data, "devnet.json")
+	addr := freeAddr(t)
+	relayLog, err := os.Create(filepath.Join(o.data, "relay.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relayLog.Close()
+	relay := exec.Command(o.bin, "relay", "--config", cfgPath, "--data", o.data, "--metrics-addr", addr, "--log-level", "warn")
+	relay.Stdout, relay.Stderr = relayLog, relayLog
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { relay.Process.Signal(syscall.SIGTERM); relay.Wait() }()
+
+	o.run(0, "devnet", "traffic", "--config", cfgPath, "--deposits", "4", "--withdrawals", "3", "--timeout", "2m")
+	out, _ := o.run(0, "devnet", "check", "--config", cfgPath, "--deposits", "4", "--withdrawals", "3", "--wait", "2m")
+	if !strings.Contains(out, "ok: ") {
+		t.Fatalf("devnet check:\n%s", out)
+	}
+	// Without a chain the indexers' tips stop; the relay keeps serving.
+	if err := chain.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+
+	var page, status figures
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		before := statusFigures(t, first(o.run(0, "status")))
+		page = loadInBrowser[figures](t, browser, "http://"+addr+"/", "#flows", browserFiguresJS)
+		status = statusFigures(t, first(o.run(0, "status")))
+		if equalFigures(before, status) && equalFigures(page, status) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(relayLog.Name())
+			t.Fatalf("the page never showed status's figures:\npage:   %v\nstatus: %v\nrelay:\n%s", page, status, b)
+		}
+	}
+	sameFigures(t, "relay page in Chromium", page, status)
+	deposits, withdrawals := 0, 0
+	for k, v := range page {
+		switch {
+		case strings.HasPrefix(k, "deposits/"):
+			deposits += atoi(t, v)
+		case strings.HasPrefix(k, "withdrawals/"):
+			withdrawals += atoi(t, v)
+		}
+	}
+	if deposits != 4 || withdrawals != 3 || page["chain/1337/tip"] == "" {
+		t.Fatalf("the page shows %d deposits, %d withdrawals, chain 1337's tip %q; want 4, 3 and a tip: %v",
+			deposits, withdrawals, page["chain/1337/tip"], page)
+	}
+
+	unavailable := loadInBrowser[string](t, browser, "http://"+addr+"/audit?key=anything", "main",
+		`document.getElementById('audit-unavailable') ? 'yes' : document.body.innerText`)
+	if unavailable != "yes" {
+		t.Fatalf("the audit page without a finder: %s", unavailable)
+	}
+}
+
+// signerFiguresJS reads, in the browser, the signer page's figures keyed
+// as signerDocFigures keys them.
+const signerFiguresJS = `(() => {
+  const f = {session: document.getElementById('session').textContent.trim()};
+  for (const row of document.querySelectorAll('#phases tr[data-phase]'))
+    f['phase/' + row.dataset.phase] = row.querySelector('td.n').textContent.trim();
+  for (const row of document.querySelectorAll('#streams tr[data-stream]')) {
+    f['stream/' + row.dataset.stream + '/next'] = row.querySelector('[data-field=next]').textContent.trim();
+    f['stream/' + row.dataset.stream + '/pending'] = row.querySelector('[data-field=pending]').textContent.trim();
+  }
+  for (const row of document.querySelectorAll('#peers tr[data-peer]'))
+    f['peer/' + row.dataset.peer + '/session'] = row.lastElementChild.textContent.trim();
+  return f;
+})()`
+
+// signerDocFigures are the figures of `signer status --json` the page
+// shows.
+func signerDocFigures(doc signerStatusDoc) figures {
+	f := figures{"session": fmt.Sprint(doc.Session)}
+	for p, n := range doc.Phases {
+		f["phase/"+p] = fmt.Sprint(n)
+	}
+	for _, s := range doc.Streams {
+		f["stream/"+s.Stream+"/next"], f["stream/"+s.Stream+"/pending"] = fmt.Sprint(s.Next), fmt.Sprint(s.Pending)
+	}
+	for _, p := range doc.Peers {
+		f["peer/"+p.ID+"/session"] = fmt.Sprint(p.Session)
+	}
+	return f
+}
+
+// TestSignerConsoleInBrowser: a signer process of a 2-of-3 group that paid
+// two burns on kaspad simnet serves its console; headless Chromium finds
+// on it the events by phase, streams and peers `signer status` reports.
+func TestSignerConsoleInBrowser(t *testing.T) {
+	browser := headlessBrowser(t)
+	c := newSignerCluster(t, clusterOptions{})
+	for i := range 2 {
+		c.burn(payoutSompi(i))
+	}
+	c.waitPaid(2 * time.Minute)
+	m := c.member("s1")
+	var page, status figures
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		before := signerDocFigures(c.cliStatus("s1"))
+		page = loadInBrowser[figures](t, browser, "http://"+m.http+"/", "#phases", signerFiguresJS)
+		status = signerDocFigures(c.cliStatus("s1"))
+		if equalFigures(before, status) && equalFigures(page, status) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the signer page never showed signer status's figures:\npage:   %v\nstatus: %v", page, status)
+		}
+	}
+	sameFigures(t, "signer page in Chromium", page, status)
+	if page["phase/Completed"] != "2" || page["peer/s2/session"] == "" || page["peer/s3/session"] == "" {
+		t.Fatalf("the page shows %v: want 2 Completed events and peers s2 and s3", page)
+	}
+}
