@@ -1,0 +1,139 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// AuditKeys is audit_keys, one row per (key, kind, log position) that
+// [AuditKeysOf] gives for a folded event, indexed by key: what lets
+// `bridgelog audit` find an event without ClickHouse. The events
+// themselves stay on the log; a lookup reads them at the positions found.
+// The key set is AuditKeysOf's, the one the warehouse's keys table is
+// filled from, so the two audits find the same events.
+//
+// A row's id packs its position and its key's place in the event's key
+// list (see [auditRowID]): deterministic, so a replay or a rewind inserts
+// nothing twice, and in log order, so a load appends, and a from-zero
+// load can be staged (a single integer key) with the key index built
+// once at the end.
+type AuditKeys struct{}
+
+func (AuditKeys) Name() string { return "audit_keys" }
+func (AuditKeys) Version() int { return 1 }
+
+// Topics are every topic the relay's and a signer's projections read.
+func (AuditKeys) Topics() []string {
+	return []string{topics.TopicChain, topics.TopicBridge, topics.TopicBatches, topics.TopicClaims, topics.TopicSigning}
+}
+func (AuditKeys) KeepsNothingPastBatch() {} // every value goes to the store in the batch
+
+func (p AuditKeys) table() string { return Versioned(p.Name(), p.Version()) }
+
+func (p AuditKeys) Tables() []Table {
+	return []Table{{
+		Name: p.table(),
+		Columns: []Column{
+			{Name: "id", Type: Integer}, {Name: "audit_key", Type: Text}, {Name: "kind", Type: Text},
+			{Name: "topic", Type: Text}, {Name: "log_partition", Type: Integer}, {Name: "log_offset", Type: Integer},
+		},
+		PrimaryKey: []string{"id"},
+		Indexes:    []Index{{Columns: []string{"audit_key"}}},
+	}}
+}
+
+var auditKeyCols = AuditKeys{}.Tables()[0].ColumnNames()
+
+func (p AuditKeys) Apply(ctx context.Context, tx Tx, ev *Event) error {
+	return p.write(ctx, tx, []*Event{ev})
+}
+
+// NewSession folds whole batches: one multi-row insert for all their
+// keys. It reads nothing, so a load from zero needs no index.
+func (p AuditKeys) NewSession(bool) Session { return auditKeySession{p} }
+
+type auditKeySession struct{ p AuditKeys }
+
+func (s auditKeySession) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	return s.p.write(ctx, tx, evs)
+}
+
+func (auditKeySession) Flush(context.Context, Tx) error { return nil }
+
+// write inserts the keys of evs; rows there already (a replay) stay.
+func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
+	rows := make([]any, 0, 6*len(auditKeyCols)*len(evs))
+	for _, ev := range evs {
+		for i, k := range AuditKeysOf(&ev.Envelope, ev.Body) {
+			id, err := auditRowID(ev.Position, i)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, id, k.Key, k.Kind, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset)
+		}
+	}
+	ins := Bulk{Table: p.table(), Columns: auditKeyCols, OnConflict: []string{"id"}}
+	return ins.Exec(ctx, tx, rows)
+}
+
+// The id of an audit_keys row: topic index (4 bits), partition (12),
+// offset (36) and the key's place in the event's list (11 bits: a batch
+// of [domain.MaxBatchLeaves] leaves lists about 2,005 keys).
+const (
+	auditKeyBits       = 11
+	auditOffsetBits    = 36
+	auditPartitionBits = 12
+	auditTopicBits     = 4
+)
+
+// ErrAuditKeyID: a position or key count beyond what an audit_keys id
+// packs.
+var ErrAuditKeyID = errors.New("audit key id out of range")
+
+// auditRowID packs the id of the i-th key of the event at p.
+func auditRowID(p topics.Position, i int) (int64, error) {
+	ti, ok := topicIndex[p.Topic]
+	if !ok || ti >= 1<<auditTopicBits || p.Partition < 0 || p.Partition >= 1<<auditPartitionBits ||
+		p.Offset < 0 || p.Offset >= 1<<auditOffsetBits || i >= 1<<auditKeyBits {
+		return 0, fmt.Errorf("%w: key %d of the event at %s (known topic, partition < %d, offset < 2^%d, fewer than %d keys)",
+			ErrAuditKeyID, i, FormatPosition(p), 1<<auditPartitionBits, auditOffsetBits, 1<<auditKeyBits)
+	}
+	return int64(ti)<<(auditPartitionBits+auditOffsetBits+auditKeyBits) | int64(p.Partition)<<(auditOffsetBits+auditKeyBits) |
+		p.Offset<<auditKeyBits | int64(i), nil
+}
+
+// AuditHit is one event an audit key was found on, with the key's kind
+// to it; an event the key is several things to gives several hits.
+type AuditHit struct {
+	Position topics.Position
+	Kind     string
+}
+
+// AuditHits finds the events filed under key (normalized first: see
+// [NormalizeAuditKey]) in audit_keys, by position. It finds nothing while
+// the projection was never built.
+func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, error) {
+	var out []AuditHit
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, AuditKeys{}.Name(), AuditKeys{}.Name())
+		if err != nil || t == "" {
+			return err
+		}
+		return queryEach(ctx, tx, `SELECT topic, log_partition, log_offset, kind FROM `+t+` WHERE audit_key = ? ORDER BY id`,
+			[]any{NormalizeAuditKey(key)}, func(rows RowScanner) error {
+				var h AuditHit
+				if err := rows.Scan(&h.Position.Topic, &h.Position.Partition, &h.Position.Offset, &h.Kind); err != nil {
+					return err
+				}
+				out = append(out, h)
+				return nil
+			})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("audit keys %q: %w", key, err)
+	}
+	return out, nil
+}
