@@ -9,7 +9,8 @@ import (
 )
 
 // AuditKeys is audit_keys, one row per (key, kind, log position) that
-// [AuditKeysOf] gives for a folded event, indexed by key: what lets
+// [AuditKeysOf] gives for an event, indexed by key: every event of the
+// topics it reads, duplicates and conflicts included. It is what lets
 // `bridgelog audit` find an event without ClickHouse. The events
 // themselves stay on the log; a lookup reads them at the positions found.
 // The key set is AuditKeysOf's, the one the warehouse's keys table is
@@ -30,6 +31,10 @@ func (AuditKeys) Topics() []string {
 	return []string{topics.TopicChain, topics.TopicBridge, topics.TopicBatches, topics.TopicClaims, topics.TopicSigning}
 }
 func (AuditKeys) KeepsNothingPastBatch() {} // every value goes to the store in the batch
+
+// FoldsEveryVerdict: duplicates and conflicts are on the log and in the
+// warehouse, so an audit shows them too.
+func (AuditKeys) FoldsEveryVerdict() {}
 
 func (p AuditKeys) table() string { return Versioned(p.Name(), p.Version()) }
 

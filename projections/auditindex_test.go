@@ -16,7 +16,8 @@ import (
 // gives it, with its kind: a withdrawal's transaction hash (in any case,
 // without 0x) finds its chain events, a hash that is a leaf of two events
 // and the claim transaction of a third finds all three, each labelled;
-// a key nothing has finds nothing. A rewind folds nothing twice and a
+// a duplicate and a conflict are filed as well; a key nothing has finds
+// nothing. A rewind folds nothing twice and a
 // rebuild gives the same table. On SQLite and PostgreSQL.
 func TestAuditKeys(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { auditKeys(t, sqliteStore) })
@@ -41,12 +42,19 @@ func auditKeys(t *testing.T, newStore func(t *testing.T) (projections.Store, fun
 			Leaves: []domain.BatchLeaf{{Withdrawal: w, Leaf: leaf}, {Leaf: domain.Hash32{0x1e, 0xb0}}}},
 		domain.WithdrawalExecuted{Ref: w, BatchID: 3, ClaimTxHash: leaf}, // a claim whose hash is also a leaf: ambiguous on purpose
 		detected(ref(8), 10),
+		detected(ref(8), 10), // a duplicate
+		detected(ref(8), 11), // a conflict
 	}
 	pos := appendEv(t, lg, t0, evs...)
-	catchUp(t, run)
+	if s := catchUp(t, run); s.Duplicates != 1 || s.Conflicts != 1 {
+		t.Fatalf("caught up %+v, want a duplicate and a conflict", s)
+	}
+	if got := auditHits(t, rd, ref(8).DepositID()); len(got) != 3 {
+		t.Fatalf("the deposit, its duplicate and its conflict: %v", got)
+	}
 
-	// Every key of every event finds it, with its kind, and nothing else
-	// is filed.
+	// Every key of every event (duplicates and conflicts too: they are
+	// on the log) finds it, with its kind, and nothing else is filed.
 	want := map[string][]projections.AuditHit{}
 	rows := 0
 	for i, env := range envelopes(t, lg, pos) {

@@ -8,7 +8,8 @@
 // Idempotency: the built-in processed_events projection judges every event
 // by its source key, first in log order wins. Other projections only ever
 // see [First] events; [Duplicate]s are no-ops and [Conflict]s are recorded
-// in event_conflicts and never applied.
+// in event_conflicts and never applied. An index of the log itself rather
+// than of what it means (audit_keys) sees every verdict: see [EveryVerdict].
 //
 // Writing a projection (see deposits.go for a complete one):
 //
@@ -69,7 +70,8 @@ type Projection interface {
 	// Tables declares the projection's tables. Every name must end in
 	// _v<Version> (use [Versioned]) so two versions never share a table.
 	Tables() []Table
-	// Apply folds one [First] event into the tables through tx. Returning
+	// Apply folds one [First] event (any, for [EveryVerdict]) into the
+	// tables through tx. Returning
 	// an error aborts the whole batch; nothing of it is committed. The
 	// event's envelope strings and payload share the log's read buffer;
 	// see [BatchScoped] for when that buffer is reused.
@@ -90,6 +92,15 @@ type Projection interface {
 type BatchScoped interface {
 	// KeepsNothingPastBatch only marks the promise above.
 	KeepsNothingPastBatch()
+}
+
+// EveryVerdict is implemented by a projection that folds every event the
+// runner reads, [Duplicate]s and [Conflict]s as well as [First] ones
+// (Event.Verdict says which): one that records where things are on the
+// log, as the warehouse does, rather than what they mean.
+type EveryVerdict interface {
+	// FoldsEveryVerdict only marks the projection.
+	FoldsEveryVerdict()
 }
 
 // SessionFolder is an optional fast path: a projection that implements it
