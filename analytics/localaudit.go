@@ -23,16 +23,17 @@ type RecordReader interface {
 }
 
 // ErrAuditIndexStale: the audit index names a record the log does not
-// hold, or one that does not have the key: the store was built from
-// another log, or the log was pruned below it.
+// hold: the log was pruned below it, or the store was built from another
+// log.
 var ErrAuditIndexStale = errors.New("audit index does not match the log")
 
 // NewLocalFinder is the [Finder] of a data directory without ClickHouse:
 // the positions from the store's audit_keys projection (index), the
 // events read from the log there (lg) and made rows as the sink makes
 // them ([RowOf] with cat, nil for the default catalog), so its matches
-// are the warehouse finder's for the same log. It finds what the
-// projection has folded: a store behind its log misses the newest events.
+// are the warehouse finder's for the same log. A match's Kinds are
+// sorted. It finds what the projection has folded: a store behind its
+// log misses the newest events.
 func NewLocalFinder(index AuditIndex, lg RecordReader, cat *topics.Catalog) Finder {
 	if cat == nil {
 		cat = topics.DefaultCatalog()
@@ -62,14 +63,19 @@ func (f localFinder) Find(ctx context.Context, key string) ([]AuditMatch, error)
 		if err != nil {
 			return nil, fmt.Errorf("analytics: audit %s: %w", key, err)
 		}
+		// The index files hashes of keys: the record says which of its
+		// keys this one is, if any (another key may share the hash).
+		var mine []string
 		for _, k := range ks {
-			if !slices.Contains(row.Keys, projections.AuditKey{Key: key, Kind: k}) {
-				return nil, fmt.Errorf("analytics: audit %s: %w: the record at %s is not %s %s",
-					key, ErrAuditIndexStale, projections.FormatPosition(pos), k, key)
+			if slices.Contains(row.Keys, projections.AuditKey{Key: key, Kind: k}) {
+				mine = append(mine, k)
 			}
 		}
-		slices.Sort(ks)
-		out = append(out, AuditMatch{Kinds: ks, AuditRow: auditRowOf(&row)})
+		if len(mine) == 0 {
+			continue
+		}
+		slices.Sort(mine)
+		out = append(out, AuditMatch{Kinds: mine, AuditRow: auditRowOf(&row)})
 	}
 	slices.SortFunc(out, func(a, b AuditMatch) int {
 		return cmp.Or(cmp.Compare(a.RecordedMs, b.RecordedMs), cmp.Compare(a.Topic, b.Topic),
@@ -81,6 +87,9 @@ func (f localFinder) Find(ctx context.Context, key string) ([]AuditMatch, error)
 // row reads the record at pos and makes it a row.
 func (f localFinder) row(ctx context.Context, pos topics.Position) (Row, error) {
 	recs, err := f.log.Read(ctx, pos.Topic, pos.Partition, pos.Offset, 1)
+	if errors.Is(err, topics.ErrOffsetRange) {
+		return Row{}, fmt.Errorf("%w: no record at %s: %w", ErrAuditIndexStale, projections.FormatPosition(pos), err)
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("read %s: %w", projections.FormatPosition(pos), err)
 	}

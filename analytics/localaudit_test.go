@@ -2,6 +2,7 @@ package analytics_test
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -22,11 +23,14 @@ import (
 // gives for a sample of keys of every kind exactly the matches the log
 // says (computed here from the records, not through the store), in
 // recorded order, a hash in any case with or without 0x the same; a key
-// of nothing finds nothing; a store built from another log is refused.
+// of nothing finds nothing; a hit whose record does not have the key (a
+// hash collision in the index) is left out; an index of records the log
+// does not hold is refused.
 func TestLocalFinder(t *testing.T) {
 	ctx := ctxT(t)
 	lg := synthLog(t, 1)
-	f := analytics.NewLocalFinder(projections.BridgeReader{Store: projectLog(t, lg)}, lg, nil)
+	st := projectLog(t, lg)
+	f := analytics.NewLocalFinder(projections.BridgeReader{Store: st}, lg, nil)
 	log := readLog(t, lg)
 	keys := sampleAuditKeys(log, 5)
 	for _, kind := range []string{projections.KeyAggregate, projections.KeySource, projections.KeyEventID,
@@ -66,18 +70,40 @@ func TestLocalFinder(t *testing.T) {
 		t.Fatalf("a key of nothing: %v, %v", got, err)
 	}
 
-	other := synthLog(t, 2)
-	stale := analytics.NewLocalFinder(projections.BridgeReader{Store: projectLog(t, other)}, lg, nil)
-	for _, k := range sampleAuditKeys(readLog(t, other), 5) {
-		if len(auditFromLog(log, k.Key)) > 0 {
-			continue // in both logs
-		}
-		if _, err := stale.Find(ctx, k.Key); !errors.Is(err, analytics.ErrAuditIndexStale) {
-			t.Fatalf("%s from a store of another log: %v, want ErrAuditIndexStale", k.Key, err)
-		}
-		return
+	// A hit whose record lacks the key (another key with the same hash)
+	// is no match.
+	want := auditFromLog(log, tx)
+	first := want[0]
+	elsewhere := log[0].rec.Position()
+	if slices.ContainsFunc(want, func(m analytics.AuditMatch) bool {
+		return m.Topic == elsewhere.Topic && m.Offset == uint64(elsewhere.Offset)
+	}) {
+		t.Fatalf("the log's first record has the key %s", tx)
 	}
-	t.Fatal("the two logs share every sampled key")
+	colliding := analytics.NewLocalFinder(extraHit{projections.BridgeReader{Store: st}, projections.AuditHit{Position: elsewhere, Kind: first.Kinds[0]}}, lg, nil)
+	if got, err := colliding.Find(ctx, tx); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("with a colliding hit: %d matches (want %d), %v", len(got), len(want), err)
+	}
+	// An index of records the log does not hold is refused.
+	empty, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	if _, err := analytics.NewLocalFinder(projections.BridgeReader{Store: st}, empty, nil).Find(ctx, tx); !errors.Is(err, analytics.ErrAuditIndexStale) {
+		t.Fatalf("an index of records not on the log: %v, want ErrAuditIndexStale", err)
+	}
+}
+
+// extraHit adds a hit to an index's every answer.
+type extraHit struct {
+	analytics.AuditIndex
+	hit projections.AuditHit
+}
+
+func (x extraHit) AuditHits(ctx context.Context, key string) ([]projections.AuditHit, error) {
+	hits, err := x.AuditIndex.AuditHits(ctx, key)
+	return append(hits, x.hit), err
 }
 
 // synthLog is an embedded log of 3,000 events as a relay writes them

@@ -16,11 +16,19 @@ import (
 // The key set is AuditKeysOf's, the one the warehouse's keys table is
 // filled from, so the two audits find the same events.
 //
+// A row holds a 64-bit hash of its key ([SourceHash]), not the key: the
+// keys are long (ids of 60 to 100 bytes, hashes of 66) and a relay's
+// events have five or so each, which made the table most of the store
+// and its text index a fifth of a rebuild. A lookup reads the record at
+// each position found, where the key itself is: two keys with one hash
+// are told apart there (see [BridgeReader.AuditHits]).
+//
 // A row's id packs its position and its key's place in the event's key
 // list (see [auditRowID]): deterministic, so a replay or a rewind inserts
-// nothing twice, and in log order, so a load appends, and a from-zero
-// load can be staged (a single integer key) with the key index built
-// once at the end. The position is read back from the id.
+// nothing twice; in position order, so each partition's rows go in at
+// the end of its run of ids; a single integer, so a from-zero load can
+// be staged, with the key index built once at the end. The position is
+// read back from the id.
 type AuditKeys struct{}
 
 func (AuditKeys) Name() string { return "audit_keys" }
@@ -43,12 +51,7 @@ func (p AuditKeys) Tables() []Table {
 		Name: p.table(),
 		// The position is in the id (see auditRowID): a topic name in
 		// each of the several rows of every event cost a rebuild much.
-		// Lookups go through a 64-bit hash of the key (key_hash,
-		// [SourceHash]) and compare the full key, as processed_events
-		// does: keys share long prefixes ("withdrawal:evm:…", "0x…"), and
-		// sorting them whole for an index took a fifth of a rebuild.
-		Columns: []Column{{Name: "id", Type: Integer}, {Name: "key_hash", Type: Integer},
-			{Name: "audit_key", Type: Text}, {Name: "kind", Type: Text}},
+		Columns:    []Column{{Name: "id", Type: Integer}, {Name: "key_hash", Type: Integer}, {Name: "kind", Type: Text}},
 		PrimaryKey: []string{"id"},
 		Indexes:    []Index{{Columns: []string{"key_hash"}}},
 	}}
@@ -88,7 +91,7 @@ func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
 	rows := make([]any, 0, len(keyed)*len(auditKeyCols))
 	for i := range keyed {
 		r := &keyed[i]
-		rows = append(rows, a.i64(&r.id), a.i64(&r.hash), a.str(&r.Key), a.str(&r.Kind))
+		rows = append(rows, a.i64(&r.id), a.i64(&r.hash), a.str(&r.Kind))
 	}
 	ins := Bulk{Table: p.table(), Columns: auditKeyCols, OnConflict: []string{"id"}}
 	return ins.Exec(ctx, tx, rows)
@@ -147,7 +150,10 @@ type AuditHit struct {
 }
 
 // AuditHits finds the events filed under key (normalized first: see
-// [NormalizeAuditKey]) in audit_keys, by position. It finds nothing while
+// [NormalizeAuditKey]) in audit_keys, by position: those with a key of
+// the same hash, which the caller confirms against the record at the
+// position (a hit whose record lacks the key is another key with the same
+// hash, as rare as any 64-bit collision). It finds nothing while
 // the projection was never built.
 func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, error) {
 	var out []AuditHit
@@ -157,8 +163,8 @@ func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, er
 			return err
 		}
 		key = NormalizeAuditKey(key)
-		return queryEach(ctx, tx, `SELECT id, kind FROM `+t+` WHERE key_hash = ? AND audit_key = ? ORDER BY id`,
-			[]any{SourceHash(key), key}, func(rows RowScanner) error {
+		return queryEach(ctx, tx, `SELECT id, kind FROM `+t+` WHERE key_hash = ? ORDER BY id`,
+			[]any{SourceHash(key)}, func(rows RowScanner) error {
 				var id int64
 				var h AuditHit
 				if err := rows.Scan(&id, &h.Kind); err != nil {
