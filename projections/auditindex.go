@@ -84,14 +84,14 @@ func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
 			if err != nil {
 				return err
 			}
-			keyed = append(keyed, auditRow{id: id, hash: SourceHash(k.Key), AuditKey: k})
+			keyed = append(keyed, auditRow{id: id, hash: SourceHash(k.Key), kind: k.Kind})
 		}
 	}
 	a := colArgs(stageOf(tx, p.table()) != nil)
 	rows := make([]any, 0, len(keyed)*len(auditKeyCols))
 	for i := range keyed {
 		r := &keyed[i]
-		rows = append(rows, a.i64(&r.id), a.i64(&r.hash), a.str(&r.Kind))
+		rows = append(rows, a.i64(&r.id), a.i64(&r.hash), a.str(&r.kind))
 	}
 	ins := Bulk{Table: p.table(), Columns: auditKeyCols, OnConflict: []string{"id"}}
 	return ins.Exec(ctx, tx, rows)
@@ -100,7 +100,7 @@ func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
 // auditRow is one audit_keys row.
 type auditRow struct {
 	id, hash int64
-	AuditKey
+	kind     string
 }
 
 // The id of an audit_keys row: topic index (4 bits), partition (12),

@@ -71,10 +71,10 @@ type Projection interface {
 	// _v<Version> (use [Versioned]) so two versions never share a table.
 	Tables() []Table
 	// Apply folds one [First] event (any, for [EveryVerdict]) into the
-	// tables through tx. Returning
-	// an error aborts the whole batch; nothing of it is committed. The
-	// event's envelope strings and payload share the log's read buffer;
-	// see [BatchScoped] for when that buffer is reused.
+	// tables through tx. Returning an error aborts the whole batch;
+	// nothing of it is committed. The event's envelope strings and
+	// payload share the log's read buffer; see [BatchScoped] for when
+	// that buffer is reused.
 	Apply(ctx context.Context, tx Tx, ev *Event) error
 }
 
@@ -104,11 +104,12 @@ type EveryVerdict interface {
 }
 
 // SessionFolder is an optional fast path: a projection that implements it
-// receives whole batches (First events only, in log order per partition)
-// through a [Session] that lives for one catch-up, so it can keep
-// rows in memory across the batches of a transaction and write each one
-// once per commit. It must give exactly the rows that calling Apply on
-// each event in turn would give.
+// receives whole batches (First events only, or every one for
+// [EveryVerdict]; in log order per partition) through a [Session] that
+// lives for one catch-up, so it can keep rows in memory across the
+// batches of a transaction and write each one once per commit. It must
+// give exactly the rows that calling Apply on each event in turn would
+// give.
 type SessionFolder interface {
 	// NewSession starts a session. fromZero says the projection's tables
 	// were empty when the catch-up began and the runner has dropped their
