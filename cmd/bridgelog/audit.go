@@ -19,8 +19,8 @@ var auditFlags struct {
 	json bool
 }
 
-// errNoAuditMatch: the key finds no event (exit status 1, as the issue's
-// bad-input rules ask of a key that matches nothing).
+// errNoAuditMatch: the key finds no event. The command exits 1 then, so
+// a script can tell an empty answer from a trail.
 var errNoAuditMatch = errors.New("no event has this key")
 
 var auditCmd = &cobra.Command{
