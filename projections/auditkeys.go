@@ -118,19 +118,45 @@ func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
 func NormalizeAuditKey(s string) string {
 	s = strings.TrimSpace(s)
 	digits := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if len(digits) == 64 && isHex(digits) {
+	if len(digits) != 64 {
+		return s
+	}
+	switch hexCase(digits) {
+	case lowerHex:
+		if strings.HasPrefix(s, "0x") {
+			return s // normalized already, as every hash of an event is: no copy
+		}
+		return "0x" + digits
+	case mixedHex:
 		return "0x" + strings.ToLower(digits)
 	}
 	return s
 }
 
-func isHex(s string) bool {
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
+// What hexCase finds a string to be.
+const (
+	notHex = iota
+	lowerHex
+	mixedHex // hex digits, some of them upper case
+)
+
+// hexCase says whether s is hex digits, and whether any is upper case,
+// in one pass over its bytes (a rebuild normalizes millions of keys).
+func hexCase(s string) int {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
+		case 'A' <= c && c <= 'F':
+			upper = true
+		default:
+			return notHex
 		}
 	}
-	return true
+	if upper {
+		return mixedHex
+	}
+	return lowerHex
 }
 
 // auditKeys collects keys, skipping empty ones and repeats.

@@ -1,6 +1,7 @@
 package projections_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -60,12 +61,18 @@ func TestAuditKeysOfASignerPayout(t *testing.T) {
 
 func TestNormalizeAuditKey(t *testing.T) {
 	h := "ABcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+	lower := strings.ToLower(h)
 	for in, want := range map[string]string{
 		"  " + h + " ":         "0x" + "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789",
 		"0X" + h:               "0x" + "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789",
 		"deposit:evm:1:0xAB:0": "deposit:evm:1:0xAB:0",
 		"0x1234":               "0x1234",
 		"batches:5:0xd/7":      "batches:5:0xd/7",
+		// lower case already: with 0x as it is, without or with 0X prefixed
+		"0x" + lower:            "0x" + lower,
+		lower:                   "0x" + lower,
+		"0X" + lower:            "0x" + lower,
+		strings.Repeat("g", 64): strings.Repeat("g", 64),
 	} {
 		if got := projections.NormalizeAuditKey(in); got != want {
 			t.Errorf("NormalizeAuditKey(%q) = %q, want %q", in, got, want)

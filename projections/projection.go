@@ -8,7 +8,8 @@
 // Idempotency: the built-in processed_events projection judges every event
 // by its source key, first in log order wins. Other projections only ever
 // see [First] events; [Duplicate]s are no-ops and [Conflict]s are recorded
-// in event_conflicts and never applied.
+// in event_conflicts and never applied. An index of the log itself rather
+// than of what it means (audit_keys) sees every verdict: see [EveryVerdict].
 //
 // Writing a projection (see deposits.go for a complete one):
 //
@@ -69,10 +70,11 @@ type Projection interface {
 	// Tables declares the projection's tables. Every name must end in
 	// _v<Version> (use [Versioned]) so two versions never share a table.
 	Tables() []Table
-	// Apply folds one [First] event into the tables through tx. Returning
-	// an error aborts the whole batch; nothing of it is committed. The
-	// event's envelope strings and payload share the log's read buffer;
-	// see [BatchScoped] for when that buffer is reused.
+	// Apply folds one [First] event (any, for [EveryVerdict]) into the
+	// tables through tx. Returning an error aborts the whole batch;
+	// nothing of it is committed. The event's envelope strings and
+	// payload share the log's read buffer; see [BatchScoped] for when
+	// that buffer is reused.
 	Apply(ctx context.Context, tx Tx, ev *Event) error
 }
 
@@ -92,12 +94,22 @@ type BatchScoped interface {
 	KeepsNothingPastBatch()
 }
 
+// EveryVerdict is implemented by a projection that folds every event the
+// runner reads, [Duplicate]s and [Conflict]s as well as [First] ones
+// (Event.Verdict says which): one that records where things are on the
+// log, as the warehouse does, rather than what they mean.
+type EveryVerdict interface {
+	// FoldsEveryVerdict only marks the projection.
+	FoldsEveryVerdict()
+}
+
 // SessionFolder is an optional fast path: a projection that implements it
-// receives whole batches (First events only, in log order per partition)
-// through a [Session] that lives for one catch-up, so it can keep
-// rows in memory across the batches of a transaction and write each one
-// once per commit. It must give exactly the rows that calling Apply on
-// each event in turn would give.
+// receives whole batches (First events only, or every one for
+// [EveryVerdict]; in log order per partition) through a [Session] that
+// lives for one catch-up, so it can keep rows in memory across the
+// batches of a transaction and write each one once per commit. It must
+// give exactly the rows that calling Apply on each event in turn would
+// give.
 type SessionFolder interface {
 	// NewSession starts a session. fromZero says the projection's tables
 	// were empty when the catch-up began and the runner has dropped their

@@ -174,6 +174,9 @@ type state struct {
 	cp      checkpoint
 	folder  SessionFolder
 	session Session // this catch-up's, when folder is set
+	// everyVerdict: the projection folds duplicates and conflicts as
+	// well (see [EveryVerdict]).
+	everyVerdict bool
 	// indexless: a from-zero catch-up dropped the tables' secondary
 	// indexes and has not built them again yet.
 	indexless bool
@@ -348,6 +351,7 @@ func (r *Runner) plan(ctx context.Context, tx Tx, all []Projection, recorded []V
 		if f, ok := p.(SessionFolder); ok {
 			s.folder = f
 		}
+		_, s.everyVerdict = p.(EveryVerdict)
 		switch {
 		case v == T && (L == 0 || L == v):
 			s.status = StateLive
@@ -999,7 +1003,7 @@ func (r *Runner) fold(ctx context.Context, p *pending, evs []*Event) error {
 		mine = mine[:0]
 		f := pendingFilter{s: s}
 		for _, ev := range evs {
-			if ev.Verdict == First && f.admits(ev) {
+			if (ev.Verdict == First || s.everyVerdict) && f.admits(ev) {
 				mine = append(mine, ev)
 			}
 		}

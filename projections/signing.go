@@ -14,9 +14,11 @@ import (
 
 // SignerProjections are the read models of a signer's own log (seed 001):
 // its events' phases and streams, the votes it holds, the templates it
-// signed, and Profile B's lock certificates and reserved outpoints.
+// signed, Profile B's lock certificates and reserved outpoints, and the
+// audit keys of every event (so a signer's data can be audited; the
+// relay keeps them too, through [RelayProjections]).
 func SignerProjections() []Projection {
-	return []Projection{EventPhases{}, EventProposals{}, SignedTemplates{}, LockCertificates{}}
+	return []Projection{EventPhases{}, EventProposals{}, SignedTemplates{}, LockCertificates{}, AuditKeys{}}
 }
 
 // EventPhases is event_phase, one row per signing event the signer took

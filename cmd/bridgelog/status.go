@@ -98,16 +98,22 @@ func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) 
 func chainLag(c projections.ChainCursorRow) uint64 { return c.Tip - min(c.Tip, c.ScannedTo) }
 
 // unfoldedRecords counts the log records the projections have not folded
-// yet: for the projection furthest behind, from its checkpoints (read
-// first, in one transaction) to the log's end offsets (read after).
+// yet (see unfoldedBy).
 func unfoldedRecords(ctx context.Context, lg topics.Log, st projections.Store) (int64, error) {
+	return unfoldedBy(ctx, lg, st, projectionSet())
+}
+
+// unfoldedBy counts the log records ps have not folded yet: for the
+// projection furthest behind, from its checkpoints (read first, in one
+// transaction) to the log's end offsets (read after).
+func unfoldedBy(ctx context.Context, lg topics.Log, st projections.Store, ps []projections.Projection) (int64, error) {
 	tx, err := st.Begin(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
 	checkpoints := map[string]map[string][]int64{}
-	for _, p := range projectionSet() {
+	for _, p := range ps {
 		v, err := projections.LiveVersion(ctx, tx, p.Name())
 		switch {
 		case errors.Is(err, projections.ErrNoLiveVersion):
@@ -122,7 +128,7 @@ func unfoldedRecords(ctx context.Context, lg topics.Log, st projections.Store) (
 	}
 	ends := map[string][]int64{}
 	var most int64
-	for _, p := range projectionSet() {
+	for _, p := range ps {
 		cp := checkpoints[p.Name()]
 		var n int64
 		for _, t := range p.Topics() {
