@@ -142,8 +142,9 @@ func auditHandler(role string, finder analytics.Finder, logger *slog.Logger) htt
 	}
 }
 
-// consoleAuditFinder is the audit finder of the console's search box over
-// a process's log and store. None exists over the local store yet, so
-// the box says audit is unavailable; the local store's finder is returned
-// here once it exists.
-func consoleAuditFinder(topics.Log, projections.Store) analytics.Finder { return nil }
+// consoleAuditFinder is the audit finder of the console's search box: the
+// process's own store (its audit_keys projection) and log, as `bridgelog
+// audit` reads them.
+func consoleAuditFinder(lg topics.Log, st projections.Store) analytics.Finder {
+	return analytics.NewLocalFinder(projections.BridgeReader{Store: st}, lg, nil)
+}
