@@ -101,16 +101,18 @@ func serveConsoleCSS(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// auditView is the audit page's data: the key's events as a timeline.
+// auditView is the audit page's data: the key's story, each subject's
+// steps a timeline.
 type auditView struct {
 	Key         string
 	Unavailable bool // no Finder in this process
 	Err         string
-	Matches     []analytics.AuditMatch
+	Story       analytics.Story
 }
 
-// auditHandler answers GET /audit?key=K with the key's timeline from
-// finder; without one the page says that audit is unavailable here.
+// auditHandler answers GET /audit?key=K with the key's story built from
+// finder, as `bridgelog audit` tells it; without a finder the page says
+// that audit is unavailable here.
 func auditHandler(role string, finder analytics.Finder, logger *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := projections.NormalizeAuditKey(r.URL.Query().Get("key"))
@@ -129,7 +131,7 @@ func auditHandler(role string, finder analytics.Finder, logger *slog.Logger) htt
 			ctx, cancel := context.WithTimeout(r.Context(), auditTimeout)
 			defer cancel()
 			var err error
-			if v.Matches, err = finder.Find(ctx, key); err != nil {
+			if v.Story, err = analytics.BuildStory(ctx, finder, key); err != nil {
 				logger.Warn("console audit failed", "key", key, "err", err)
 				v.Err = "the audit failed: " + err.Error()
 				code = http.StatusServiceUnavailable

@@ -2,19 +2,28 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/analytics"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // Figures are what a relay page and `bridgelog status` both show, keyed
@@ -198,41 +207,163 @@ func TestRelayConsolePage(t *testing.T) {
 	}
 }
 
-// fixedFinder answers every key with the same matches.
-type fixedFinder []analytics.AuditMatch
+// rowsFinder is the Finder's contract over rows as the sink makes them
+// from recorded events.
+type rowsFinder []analytics.Row
 
-func (f fixedFinder) Find(context.Context, string) ([]analytics.AuditMatch, error) { return f, nil }
-
-// TestConsoleAuditTimeline: a finder's matches render as a timeline in
-// their order, each labelled with its kinds, hostile payloads as text; a
-// key that matches nothing says so.
-func TestConsoleAuditTimeline(t *testing.T) {
-	matches := fixedFinder{
-		{Kinds: []string{"aggregate"}, AuditRow: analytics.AuditRow{Topic: "bridgelog.bridge.v1", Offset: 3, RecordedMs: 1000,
-			Type: "withdrawal.detected", AggregateID: "withdrawal:evm:1:0xab:0", Payload: `{"recipient":"` + hostile + `"}`}},
-		{Kinds: []string{"evm_tx", "leaf"}, AuditRow: analytics.AuditRow{Topic: "bridgelog.bridge.v1", Offset: 9, RecordedMs: 2000,
-			Type: "withdrawal.claimed", AggregateID: "withdrawal:evm:1:0xab:0"}},
+// record wraps each event as the relay records it, a second apart.
+func (f *rowsFinder) record(t *testing.T, evs ...domain.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		at := time.Date(2026, 3, 1, 12, 0, len(*f), 0, time.UTC)
+		env, topic, err := topics.DefaultCatalog().Wrap(ev, topics.Meta{OccurredAt: at, RecordedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := env.Message(topics.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := topics.Record{Topic: topic, Offset: int64(len(*f)), Value: msg.Value}
+		*f = append(*f, analytics.RowOf(topics.DefaultCatalog(), &rec))
 	}
+}
+
+func (f rowsFinder) Find(_ context.Context, key string) ([]analytics.AuditMatch, error) {
+	key = projections.NormalizeAuditKey(key)
+	var out []analytics.AuditMatch
+	for _, r := range f {
+		var kinds []string
+		for _, k := range r.Keys {
+			if k.Key == key {
+				kinds = append(kinds, k.Kind)
+			}
+		}
+		if len(kinds) > 0 {
+			out = append(out, analytics.AuditMatch{Kinds: kinds, AuditRow: analytics.AuditRow{Topic: r.Topic,
+				Partition: r.Partition, Offset: r.Offset, RecordedAt: r.RecordedAt, RecordedMs: r.RecordedMs,
+				Type: r.Type, SourceKey: r.SourceKey, EventID: r.EventID, AggregateID: r.AggregateID,
+				Correlation: r.CorrelationID, Payload: r.Payload, DecodeError: r.DecodeError}})
+		}
+	}
+	return out, nil
+}
+
+// failingFinder is a store or warehouse that cannot answer.
+type failingFinder struct{}
+
+func (failingFinder) Find(context.Context, string) ([]analytics.AuditMatch, error) {
+	return nil, errors.New("the store is gone")
+}
+
+var (
+	pageSubject  = regexp.MustCompile(`(?s)<section class="subject" data-kind="(\w+)" data-id="([^"]*)">(.*?)</section>`)
+	pageStepKind = regexp.MustCompile(`<li data-kind="([^"]+)"`)
+	pageLink     = regexp.MustCompile(`<a href="(/audit\?key=[^"]*)">`)
+)
+
+// TestConsoleAuditTimeline: a withdrawal recorded as the relay records it
+// (its first claim reverting with a hostile reason) and a second
+// withdrawal whose transaction hash is the first's leaf. The leaf's page
+// names both subjects, each labelled with what the key matched as; the
+// first's steps are a timeline in recorded order with their sentences and
+// facts, the reason as text; each link is to the audit of exactly the
+// key the story links, and following one tells the same withdrawal. A
+// key of nothing and a finder that fails are said so.
+func TestConsoleAuditTimeline(t *testing.T) {
+	settlement := domain.Settlement{ChainID: 338, Distributor: domain.Address{0xd1}}
+	hash := func(s string) domain.Hash32 { return domain.Hash32(sha256.Sum256([]byte(s))) }
+	ref, leaf := domain.LogRef{ChainID: 338, TxHash: hash("burn tx")}, hash("leaf")
+	twin := domain.LogRef{ChainID: 338, TxHash: leaf}
+	claim := domain.ClaimID(settlement, leaf)
+	var f rowsFinder
+	f.record(t,
+		domain.WithdrawalDetected{Ref: ref, BlockNumber: 100, BlockHash: hash("block 100")},
+		domain.WithdrawalConfirmed{Ref: ref, AtBlock: 112, Confirmation: 12},
+		domain.WithdrawalBatched{Ref: ref, SequenceID: settlement.SequenceID(), BatchID: 4, Leaf: leaf},
+		domain.ClaimRequested{Settlement: settlement, BatchID: 4, LeafInfo: domain.BatchLeaf{Withdrawal: ref, Leaf: leaf}},
+		domain.TxIntent{Purpose: domain.PurposeClaim, Subject: claim, TxHash: hash("claim 1"), Attempt: 1},
+		domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: claim, TxHash: hash("claim 1"), Status: domain.TxReverted,
+			BlockNumber: 121, Reason: hostile},
+		domain.TxIntent{Purpose: domain.PurposeClaim, Subject: claim, TxHash: hash("claim 2"), Attempt: 1},
+		domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: claim, TxHash: hash("claim 2"), Status: domain.TxSucceeded,
+			BlockNumber: 122},
+		domain.WithdrawalExecuted{Ref: ref, BatchID: 4, ClaimTxHash: hash("claim 2")},
+		domain.WithdrawalDetected{Ref: twin, BlockNumber: 130, BlockHash: hash("block 130")},
+	)
 	mux := http.NewServeMux()
-	mux.Handle("GET /audit", auditHandler("relay", matches, nil))
-	mux.Handle("GET /none", auditHandler("relay", fixedFinder{}, nil))
+	mux.Handle("GET /audit", auditHandler("relay", f, nil))
+	mux.Handle("GET /failing", auditHandler("relay", failingFinder{}, slog.New(slog.DiscardHandler)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	code, _, page := get(t, srv.URL+"/audit?key=withdrawal:evm:1:0xab:0")
-	if code != http.StatusOK || !strings.Contains(page, `id="audit-timeline"`) {
+	code, _, page := get(t, srv.URL+"/audit?key="+leaf.Hex())
+	if code != http.StatusOK || !strings.Contains(page, `id="audit-timeline"`) || !strings.Contains(page, `id="audit-ambiguous"`) {
 		t.Fatalf("GET /audit: %d\n%s", code, page)
 	}
-	detected, claimed := strings.Index(page, "withdrawal.detected"), strings.Index(page, "withdrawal.claimed")
-	if detected < 0 || claimed < detected || !strings.Contains(page, "as evm_tx, leaf") {
-		t.Fatalf("timeline out of order or unlabelled:\n%s", page)
-	}
 	checkEscaped(t, "audit timeline", page)
-	if code, _, page := get(t, srv.URL+"/none?key=nothing"); code != http.StatusOK || !strings.Contains(page, `id="audit-none"`) {
+	subjects := pageSubject.FindAllStringSubmatch(page, -1)
+	if len(subjects) != 2 || subjects[0][2] != ref.WithdrawalID() || subjects[1][2] != twin.WithdrawalID() ||
+		!strings.Contains(subjects[0][3], "matched as leaf") || !strings.Contains(subjects[1][3], "matched as evm_tx") {
+		t.Fatalf("the ambiguous key's subjects are not both shown, labelled:\n%s", page)
+	}
+	var steps []string
+	for _, m := range pageStepKind.FindAllStringSubmatch(subjects[0][3], -1) {
+		steps = append(steps, m[1])
+	}
+	want := []string{domain.TypeWithdrawalDetected, domain.TypeWithdrawalConfirmed, domain.TypeWithdrawalBatched,
+		domain.TypeClaimRequested, domain.TypeClaimIntent, domain.TypeClaimOutcome, domain.TypeClaimIntent,
+		domain.TypeClaimOutcome, domain.TypeWithdrawalExecuted}
+	if strings.Join(steps, " ") != strings.Join(want, " ") {
+		t.Fatalf("the withdrawal's timeline\n got %v\nwant %v", steps, want)
+	}
+	for _, shown := range []string{"the withdrawal was confirmed 12 blocks deep at block 112",
+		"<dt>depth</dt><dd>12</dd>", "found as leaf", "<dd>" + html.EscapeString(hostile) + "</dd>"} {
+		if !strings.Contains(subjects[0][3], shown) {
+			t.Fatalf("the withdrawal's timeline lacks %q:\n%s", shown, subjects[0][3])
+		}
+	}
+
+	st, err := analytics.BuildStory(context.Background(), f, leaf.Hex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links []string
+	for _, sub := range st.Subjects {
+		for _, s := range sub.Steps {
+			links = append(links, s.Links...)
+		}
+	}
+	hrefs := pageLink.FindAllStringSubmatch(page, -1)
+	if len(hrefs) == 0 || len(hrefs) != len(links) {
+		t.Fatalf("the page links %d keys, the story %d", len(hrefs), len(links))
+	}
+	for i, h := range hrefs {
+		u, err := url.Parse(html.UnescapeString(h[1]))
+		if err != nil || u.Query().Get("key") != links[i] {
+			t.Fatalf("link %s is not to the audit of %s (%v)", h[1], links[i], err)
+		}
+	}
+	if !slices.Contains(links, settlement.SequenceID()+"/4") || !slices.Contains(links, hash("claim 2").Hex()) {
+		t.Fatalf("the story links neither its batch nor its paying claim: %v", links)
+	}
+	code, _, page = get(t, srv.URL+"/audit?key="+url.QueryEscape(hash("claim 2").Hex()))
+	if subjects := pageSubject.FindAllStringSubmatch(page, -1); code != http.StatusOK || len(subjects) != 1 ||
+		subjects[0][2] != ref.WithdrawalID() || strings.Contains(page, `id="audit-ambiguous"`) {
+		t.Fatalf("following the claim's link: %d\n%s", code, page)
+	}
+
+	code, _, page = get(t, srv.URL+"/audit?key="+url.QueryEscape(hostile))
+	if code != http.StatusOK || !strings.Contains(page, `id="audit-none"`) || !strings.Contains(page, "no event matches") {
 		t.Fatalf("a key that matches nothing: %d\n%s", code, page)
 	}
+	checkEscaped(t, "audit of nothing", page)
 	if code, _, _ := get(t, srv.URL+"/audit?key=+"); code != http.StatusBadRequest {
 		t.Fatalf("an empty key: %d, want 400", code)
+	}
+	if code, _, page := get(t, srv.URL+"/failing?key=x"); code != http.StatusServiceUnavailable ||
+		!strings.Contains(page, `id="audit-error"`) || !strings.Contains(page, "the store is gone") {
+		t.Fatalf("a finder that fails: %d\n%s", code, page)
 	}
 }
 
