@@ -2,16 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/analytics"
 	"github.com/chromedp/chromedp"
 )
 
@@ -92,7 +95,9 @@ func equalFigures(a, b figures) bool {
 // chain so that the figures hold still, and loads the relay's console in
 // headless Chromium: every number the page shows (indexer lag per chain,
 // flows by status, batches, conflicts, unfolded) is the one `bridgelog
-// status` prints.
+// status` prints. A withdrawal's id typed into the search box shows its
+// story: detected, confirmed, batched, its claim and executed, in the
+// order `bridgelog audit ID --json` gives them.
 func TestRelayConsoleInBrowser(t *testing.T) {
 	browser := headlessBrowser(t)
 	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
@@ -149,11 +154,85 @@ func TestRelayConsoleInBrowser(t *testing.T) {
 			deposits, withdrawals, page["chain/1337/tip"], page)
 	}
 
-	unavailable := loadInBrowser[string](t, browser, "http://"+addr+"/audit?key=anything", "main",
-		`document.getElementById('audit-unavailable') ? 'yes' : document.body.innerText`)
-	if unavailable != "yes" {
-		t.Fatalf("the audit page without a finder: %s", unavailable)
+	// The search box: a withdrawal's id typed and submitted in the
+	// browser shows its story, in the order `bridgelog audit` gives.
+	aggregate, _ := devnetWithdrawal(t, o)
+	var shown, audited []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		shown = searchInBrowser(t, browser, "http://"+addr+"/", aggregate)
+		audited = auditedKinds(t, first(o.run(0, "audit", aggregate, "--json")), aggregate)
+		if slices.Equal(withdrawalSteps(shown), withdrawalSteps(audited)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the audit page of %s never showed bridgelog audit's steps:\npage:  %v\naudit: %v", aggregate, shown, audited)
+		}
 	}
+	// A step the relay recorded twice (same source key, at least once)
+	// is shown twice, as the audit gives it.
+	steps := withdrawalSteps(shown)
+	lifecycle := slices.Compact(slices.DeleteFunc(slices.Clone(steps), func(k string) bool { return !strings.HasPrefix(k, "withdrawal.") }))
+	if !slices.Equal(lifecycle, []string{"withdrawal.detected", "withdrawal.confirmed", "withdrawal.batched", "withdrawal.executed"}) ||
+		slices.Index(steps, "claim.tx_outcome") < slices.Index(steps, "withdrawal.batched") {
+		t.Fatalf("the audit page of %s: want detected, confirmed, batched, its claim and executed: %v", aggregate, shown)
+	}
+}
+
+// searchInBrowser types key into the search box of the page at url,
+// submits the form and returns the step kinds of the subject named key.
+func searchInBrowser(t *testing.T, browser context.Context, url, key string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`#key`)),
+		chromedp.SendKeys(chromedp.CSS(`#key`), key), chromedp.Submit(chromedp.CSS(`#key`)),
+		chromedp.WaitVisible(chromedp.CSS(`#audit-timeline, #audit-none, #audit-error`))); err != nil {
+		t.Fatalf("search %s in the browser: %v", key, err)
+	}
+	if at, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.Contains(at, "/audit?key=") {
+		t.Fatalf("the search box led to %q (%v), not to /audit", at, err)
+	}
+	quoted, _ := json.Marshal(key)
+	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+  const s = [...document.querySelectorAll('#audit-timeline section.subject')].find(s => s.dataset.id === `+string(quoted)+`);
+  return s ? [...s.querySelectorAll('li[data-kind]')].map(li => li.dataset.kind) : [];
+})()`))
+	if err != nil {
+		t.Fatalf("read the audit of %s in the browser: %v", key, err)
+	}
+	return kinds
+}
+
+// auditedKinds are the event types `bridgelog audit KEY --json` gives for
+// the subject aggregate, in its order: JSON lines of matches, or one story.
+func auditedKinds(t *testing.T, out, aggregate string) []string {
+	t.Helper()
+	var st analytics.Story
+	if json.Unmarshal([]byte(out), &st) == nil && st.Subjects != nil {
+		for _, sub := range st.Subjects {
+			if sub.ID == aggregate {
+				var kinds []string
+				for _, s := range sub.Steps {
+					kinds = append(kinds, s.Kind)
+				}
+				return kinds
+			}
+		}
+		return nil
+	}
+	var kinds []string
+	for _, l := range jsonLines(t, out) {
+		kinds = append(kinds, l["type"].(string))
+	}
+	return kinds
+}
+
+// withdrawalSteps keeps a withdrawal's own events and its claim's
+// transactions: what both an audit's matches and its story hold.
+func withdrawalSteps(kinds []string) []string {
+	return slices.DeleteFunc(slices.Clone(kinds), func(k string) bool {
+		return !strings.HasPrefix(k, "withdrawal.") && !strings.HasPrefix(k, "claim.tx_")
+	})
 }
 
 // signerFiguresJS reads, in the browser, the signer page's figures keyed
