@@ -110,9 +110,9 @@ type auditView struct {
 	Story       analytics.Story
 }
 
-// auditHandler answers GET /audit?key=K with the key's story built from
-// finder, as `bridgelog audit` tells it; without a finder the page says
-// that audit is unavailable here.
+// auditHandler answers GET /audit?key=K with the key's story, built from
+// finder's matches and the keys they link to; without a finder the page
+// says that audit is unavailable here.
 func auditHandler(role string, finder analytics.Finder, logger *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := projections.NormalizeAuditKey(r.URL.Query().Get("key"))
