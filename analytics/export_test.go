@@ -1,4 +1,4 @@
 package analytics
 
 // EventColumns are the events table's columns in the sink's order.
-var EventColumns = eventColumns
+var EventColumns = eventBlock().names()

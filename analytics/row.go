@@ -49,23 +49,6 @@ type Row struct {
 	Keys []projections.AuditKey
 }
 
-// Columns of bridgelog_events in the order [Row.values] gives them.
-var eventColumns = []string{
-	"topic", "log_partition", "log_offset", "event_id", "type", "schema_version", "source_key",
-	"aggregate_id", "correlation_id", "causation_id", "occurred_at", "recorded_at", "occurred_ms",
-	"recorded_ms", "chain_id", "tx_hash", "gas_used", "status", "reason", "is_error", "payload",
-	"decode_error",
-}
-
-// values are the row's column values with the exact Go types the
-// ClickHouse columns take.
-func (r *Row) values() []any {
-	return []any{r.Topic, r.Partition, r.Offset, r.EventID, r.Type, r.SchemaVersion, r.SourceKey,
-		r.AggregateID, r.CorrelationID, r.CausationID, dateTime(r.OccurredAt), dateTime(r.RecordedAt),
-		r.OccurredMs, r.RecordedMs, r.ChainID, r.TxHash, r.GasUsed, r.Status, r.Reason, r.IsError,
-		r.Payload, r.DecodeError}
-}
-
 // dateTime clamps a time into DateTime's range (from the Unix epoch): an
 // unknown (zero) time is stored as the epoch.
 func dateTime(t time.Time) time.Time {

@@ -158,12 +158,12 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
-	b := &pending{}
+	b := newPending()
 	for i, topic := range s.cfg.Topics {
 		for p, end := range ends[i] {
 			from := cps[partitionKey{topic, uint32(p)}]
 			for from < end {
-				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-len(b.rows))
+				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-b.events.rows)
 				if err != nil {
 					return st, fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
 				}
@@ -172,7 +172,7 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 				}
 				s.add(b, recs)
 				from = recs[len(recs)-1].Offset + 1
-				if len(b.rows) >= s.cfg.Batch {
+				if b.events.rows >= s.cfg.Batch {
 					if err := s.flush(ctx, b, &st); err != nil {
 						return st, err
 					}
@@ -186,16 +186,25 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 // pending is a batch being built: rows of any partitions, and where each
 // partition's checkpoint goes once they are in.
 type pending struct {
-	rows   [][]any
+	events *block[Row]
 	bad    int
 	topics map[string][2]int // records and undecodable ones per topic, for the metrics
 	next   map[partitionKey]uint64
 }
 
+func newPending() *pending {
+	return &pending{events: eventBlock(), topics: map[string][2]int{}, next: map[partitionKey]uint64{}}
+}
+
+// reset empties the batch, keeping its memory for the next one.
+func (b *pending) reset() {
+	b.events.reset()
+	b.bad = 0
+	clear(b.topics)
+	clear(b.next)
+}
+
 func (s *Sink) add(b *pending, recs []topics.Record) {
-	if b.next == nil {
-		b.topics, b.next = map[string][2]int{}, map[partitionKey]uint64{}
-	}
 	last := recs[len(recs)-1]
 	counts := b.topics[last.Topic]
 	counts[0] += len(recs)
@@ -207,7 +216,7 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 			s.cfg.Logger.Warn("analytics: undecodable record kept with its error", "position",
 				fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset), "err", r.DecodeError)
 		}
-		b.rows = append(b.rows, r.values())
+		b.events.add(&r)
 	}
 	b.topics[last.Topic] = counts
 	b.next[partitionKey{last.Topic, uint32(last.Partition)}] = uint64(last.Offset + 1)
@@ -217,12 +226,12 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 // checkpoints of every partition in it, in a second insert: a sink that
 // dies between the two writes the same rows again, never skips one.
 func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
-	if len(b.rows) == 0 {
+	if b.events.rows == 0 {
 		return nil
 	}
-	if err := s.wh.Insert(ctx, EventsTable, eventColumns, b.rows); err != nil {
+	if err := s.wh.InsertColumns(ctx, EventsTable, b.events.names(), b.events.values()); err != nil {
 		s.cfg.Metrics.InsertFailed(EventsTable)
-		return fmt.Errorf("analytics: insert %d records: %w", len(b.rows), err)
+		return fmt.Errorf("analytics: insert %d records: %w", b.events.rows, err)
 	}
 	for topic, n := range b.topics {
 		s.cfg.Metrics.Sunk(topic, n[0])
@@ -230,7 +239,7 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 			s.cfg.Metrics.Undecodable(topic, n[1])
 		}
 	}
-	st.Records += len(b.rows)
+	st.Records += b.events.rows
 	st.Undecodable += b.bad
 	now := dateTime(s.cfg.Now())
 	cps := make([][]any, 0, len(b.next))
@@ -241,7 +250,7 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 		s.cfg.Metrics.InsertFailed(CheckpointsTable)
 		return fmt.Errorf("analytics: checkpoint %d partitions: %w", len(cps), err)
 	}
-	*b = pending{}
+	b.reset()
 	return nil
 }
 

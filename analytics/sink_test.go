@@ -439,13 +439,13 @@ func (w *droppingConnections) Query(ctx context.Context, q string, args ...any) 
 	return w.Warehouse.Query(ctx, q, args...)
 }
 
-func (w *droppingConnections) Insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+func (w *droppingConnections) InsertColumns(ctx context.Context, table string, cols []string, values []any) error {
 	if table == analytics.EventsTable {
 		if w.inserts++; w.inserts == 2 {
 			return errDropped
 		}
 	}
-	return w.Warehouse.Insert(ctx, table, cols, rows)
+	return w.Warehouse.InsertColumns(ctx, table, cols, values)
 }
 
 // TestSinkTriesAgainOnTheNetwork: a catch-up that fails because the
