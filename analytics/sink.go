@@ -158,29 +158,86 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
-	b := newPending()
+	return s.copyRecords(ctx, cps, ends)
+}
+
+// copyRecords reads the records from the checkpoints cps to ends and
+// writes them, batch after batch. Two batches take turns: one goroutine
+// reads and decodes the next batch while this one inserts the last, so
+// decoding (the sink's own work) overlaps the server's. Batches are
+// inserted in the order they were read, each one's rows before its
+// checkpoint.
+func (s *Sink) copyRecords(ctx context.Context, cps map[partitionKey]int64, ends [][]int64) (Stats, error) {
+	// The reader stops on stop, not on a cancelled context: a context
+	// cancelled under a finished insert can close its pooled connection
+	// (see adapters/clickhouse's Insert).
+	stop := make(chan struct{})
+	free, full := make(chan *pending, 2), make(chan *pending)
+	free <- newPending()
+	free <- newPending()
+	read := make(chan error, 1)
+	go func() {
+		defer close(full)
+		read <- s.readBatches(ctx, cps, ends, stop, free, full)
+	}()
+	var st Stats
+	var err error
+	for b := range full {
+		if err == nil {
+			if err = s.flush(ctx, b, &st); err != nil {
+				close(stop)
+			}
+		}
+		free <- b
+	}
+	if rerr := <-read; err == nil {
+		err = rerr
+	}
+	return st, err
+}
+
+// readBatches fills batches taken from free with the records from cps to
+// ends and hands each one on to full once it holds cfg.Batch records, and
+// the last one when the records end. It returns when stop is closed.
+func (s *Sink) readBatches(ctx context.Context, cps map[partitionKey]int64, ends [][]int64,
+	stop <-chan struct{}, free <-chan *pending, full chan<- *pending) error {
+	b := <-free
 	for i, topic := range s.cfg.Topics {
 		for p, end := range ends[i] {
 			from := cps[partitionKey{topic, uint32(p)}]
 			for from < end {
 				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-b.events.rows)
 				if err != nil {
-					return st, fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
+					return fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
 				}
 				if len(recs) == 0 {
 					break // Kafka offsets may end in a gap
 				}
 				s.add(b, recs)
 				from = recs[len(recs)-1].Offset + 1
-				if b.events.rows >= s.cfg.Batch {
-					if err := s.flush(ctx, b, &st); err != nil {
-						return st, err
-					}
+				if b.events.rows < s.cfg.Batch {
+					continue
+				}
+				select {
+				case full <- b:
+				case <-stop:
+					return nil
+				}
+				select {
+				case b = <-free:
+				case <-stop:
+					return nil
 				}
 			}
 		}
 	}
-	return st, s.flush(ctx, b, &st)
+	if b.events.rows > 0 {
+		select {
+		case full <- b:
+		case <-stop:
+		}
+	}
+	return nil
 }
 
 // pending is a batch being built: rows of any partitions, and where each
