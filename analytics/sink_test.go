@@ -92,6 +92,13 @@ func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	if _, err := lg.Append(ctx, topics.TopicBridge, topics.Message{Key: []byte("junk"), Value: []byte("not an envelope")}); err != nil {
 		t.Fatal(err)
 	}
+	return fixture{lg: lg, wh: newWarehouse(t, srv)}
+}
+
+// newWarehouse is a migrated warehouse in a new database.
+func newWarehouse(t *testing.T, srv *chtest.Server) *clickhouse.Warehouse {
+	t.Helper()
+	ctx := ctxT(t)
 	wh, err := clickhouse.Open(ctx, srv.NewDB(t))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +107,7 @@ func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	if err := analytics.Migrate(ctx, wh, t0); err != nil {
 		t.Fatal(err)
 	}
-	return fixture{lg: lg, wh: wh}
+	return wh
 }
 
 // logRecord is one record of the log, decoded independently of the sink.
