@@ -23,16 +23,36 @@ const benchEvents = 200_000
 
 // benchLog is a synthetic log of benchEvents events.
 func benchLog(b *testing.B, ctx context.Context) topics.Log {
+	return syntheticLog(b, ctx, benchEvents)
+}
+
+func syntheticLog(b *testing.B, ctx context.Context, events int) topics.Log {
 	b.Helper()
 	lg, err := embeddedlog.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { lg.Close() })
-	if _, err := synth.Generate(ctx, lg, synth.Config{Events: benchEvents, Seed: 1, AppendBatch: 5000}, nil); err != nil {
+	if _, err := synth.Generate(ctx, lg, synth.Config{Events: events, Seed: 1, AppendBatch: 5000}, nil); err != nil {
 		b.Fatal(err)
 	}
 	return lg
+}
+
+// BenchmarkRowOf decodes one record into its row: the sink's own work per
+// event, without a server.
+//
+//	go test -run '^$' -bench BenchmarkRowOf ./analytics/
+func BenchmarkRowOf(b *testing.B) {
+	const events = 20_000
+	ctx := context.Background()
+	recs := logRecords(b, ctx, syntheticLog(b, ctx, events))
+	cat := topics.DefaultCatalog()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		analytics.RowOf(cat, &recs[i%len(recs)])
+	}
 }
 
 // freshWarehouse is a migrated warehouse in a new database.
@@ -137,7 +157,21 @@ func BenchmarkSinkVsRawInsert(b *testing.B) {
 func allRows(b *testing.B, ctx context.Context, lg topics.Log) []analytics.Row {
 	b.Helper()
 	cat := topics.DefaultCatalog()
-	var rows []analytics.Row
+	recs := logRecords(b, ctx, lg)
+	rows := make([]analytics.Row, len(recs))
+	for i := range recs {
+		rows[i] = analytics.RowOf(cat, &recs[i])
+	}
+	if len(rows) != benchEvents {
+		b.Fatalf("%d rows from a log of %d events", len(rows), benchEvents)
+	}
+	return rows
+}
+
+// logRecords are every record of lg.
+func logRecords(b *testing.B, ctx context.Context, lg topics.Log) []topics.Record {
+	b.Helper()
+	var out []topics.Record
 	for _, t := range topics.Topics() {
 		ends, err := lg.EndOffsets(ctx, t.Name)
 		if err != nil {
@@ -149,17 +183,12 @@ func allRows(b *testing.B, ctx context.Context, lg topics.Log) []analytics.Row {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for i := range recs {
-					rows = append(rows, analytics.RowOf(cat, &recs[i]))
-				}
+				out = append(out, recs...)
 				from = recs[len(recs)-1].Offset + 1
 			}
 		}
 	}
-	if len(rows) != benchEvents {
-		b.Fatalf("%d rows from a log of %d events", len(rows), benchEvents)
-	}
-	return rows
+	return out
 }
 
 // rawInsertOnce inserts rows into a fresh warehouse with plain
