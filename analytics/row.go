@@ -69,23 +69,6 @@ var failureTypes = map[string]bool{
 	domain.TypeChainReorgBeyondWindow: true,
 }
 
-// facts are the payload fields the analytics columns come from, decoded
-// straight from the msgpack payload by their tags, so they work for every
-// event type that has them, including types this binary does not know.
-type facts struct {
-	ChainID     uint64        `msgpack:"chain_id"`
-	TxHash      domain.Hash32 `msgpack:"tx_hash"`
-	MintTxHash  domain.Hash32 `msgpack:"mint_tx_hash"`
-	ClaimTxHash domain.Hash32 `msgpack:"claim_tx_hash"`
-	GasUsed     uint64        `msgpack:"gas_used"`
-	Status      string        `msgpack:"status"`
-	Reason      string        `msgpack:"reason"`
-	Ref         struct {
-		ChainID uint64        `msgpack:"chain_id"`
-		TxHash  domain.Hash32 `msgpack:"tx_hash"`
-	} `msgpack:"ref"`
-}
-
 // RowOf maps a log record to its row. It never fails: a record that
 // cannot be decoded gives a row with DecodeError set and IsError 1.
 func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
@@ -112,10 +95,7 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 	}
 	r.Payload = string(payload)
 	r.Keys = projections.AuditKeysOf(&env, body)
-	var f facts
-	// A payload whose fields have other types than these (a foreign
-	// event) just gives no facts.
-	if topics.DecodePayload(env.Payload, &f) == nil {
+	if f, ok := factsOf(env.Payload); ok {
 		r.ChainID = max(f.ChainID, f.Ref.ChainID)
 		r.TxHash = firstHash(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
 		r.GasUsed, r.Status, r.Reason = f.GasUsed, f.Status, f.Reason
