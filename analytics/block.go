@@ -9,9 +9,8 @@ import "time"
 // written in batches declares its columns once, as getters of its row
 // type R (see eventBlock).
 type block[R any] struct {
-	table string
-	cols  []blockColumn[R]
-	rows  int
+	cols []blockColumn[R]
+	rows int
 }
 
 // blockColumn is one column of a block: its name, and its values so far.
@@ -39,8 +38,8 @@ func (c *typedColumn[R, T]) add(r *R)     { c.vals = append(c.vals, c.get(r)) }
 func (c *typedColumn[R, T]) values() any  { return c.vals }
 func (c *typedColumn[R, T]) reset()       { clear(c.vals); c.vals = c.vals[:0] }
 
-func newBlock[R any](table string, cols ...blockColumn[R]) *block[R] {
-	return &block[R]{table: table, cols: cols}
+func newBlock[R any](cols ...blockColumn[R]) *block[R] {
+	return &block[R]{cols: cols}
 }
 
 func (b *block[R]) add(r *R) {
@@ -79,7 +78,7 @@ func (b *block[R]) reset() {
 // eventBlock is a block of bridgelog_events rows, with the exact Go types
 // the ClickHouse columns take.
 func eventBlock() *block[Row] {
-	return newBlock(EventsTable,
+	return newBlock(
 		column("topic", func(r *Row) string { return r.Topic }),
 		column("log_partition", func(r *Row) uint32 { return r.Partition }),
 		column("log_offset", func(r *Row) uint64 { return r.Offset }),
