@@ -2,6 +2,7 @@ package analytics_test
 
 import (
 	"context"
+	"flag"
 	"io"
 	"log/slog"
 	"strings"
@@ -20,6 +21,8 @@ import (
 )
 
 const benchEvents = 200_000
+
+var benchBatch = flag.Int("sink.batch", 0, "records per insert of BenchmarkSinkVsRawInsert, sink and raw alike (0: the sink's default)")
 
 // benchLog is a synthetic log of benchEvents events.
 func benchLog(b *testing.B, ctx context.Context) topics.Log {
@@ -92,12 +95,13 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// sinkOnce sinks lg into a fresh warehouse.
-func sinkOnce(b *testing.B, ctx context.Context, srv *chtest.Server, lg topics.Log) measured {
+// sinkOnce sinks lg into a fresh warehouse, batch records per insert (0:
+// the sink's default).
+func sinkOnce(b *testing.B, ctx context.Context, srv *chtest.Server, lg topics.Log, batch int) measured {
 	b.Helper()
 	wh := freshWarehouse(b, ctx, srv)
 	return measure(b, func() {
-		st, err := analytics.NewSink(lg, wh, analytics.Config{Logger: quietLogger()}).CatchUp(ctx)
+		st, err := analytics.NewSink(lg, wh, analytics.Config{Batch: batch, Logger: quietLogger()}).CatchUp(ctx)
 		if err != nil || st.Records != benchEvents {
 			b.Fatalf("sank %+v, %v", st, err)
 		}
@@ -115,7 +119,7 @@ func BenchmarkSink(b *testing.B) {
 	lg := benchLog(b, ctx)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
-		m := sinkOnce(b, ctx, srv, lg)
+		m := sinkOnce(b, ctx, srv, lg, 0)
 		b.ReportMetric(m.perSecond, "events/s")
 		b.ReportMetric(m.cpuPerEvent, "client-cpu-µs/event")
 	}
@@ -124,7 +128,8 @@ func BenchmarkSink(b *testing.B) {
 // BenchmarkSinkVsRawInsert measures, in one run on one server, the sink
 // and a plain clickhouse-go batch insert of the same rows (computed with
 // RowOf before the clock starts; PrepareBatch, Append per row, Send, in
-// batches of the sink's default size), each into a fresh database. The
+// batches of the sink's default size or -sink.batch), each into a fresh
+// database. The
 // ratio of their events/s (sink/raw) is what the sink costs over the
 // insert itself: reading the log, decoding, the checkpoints. The two take
 // turns at going first, as the server merges the parts of the one before
@@ -133,6 +138,10 @@ func BenchmarkSink(b *testing.B) {
 //
 //	go test -run '^$' -bench BenchmarkSinkVsRawInsert -benchtime 1x -count 5 ./analytics/
 func BenchmarkSinkVsRawInsert(b *testing.B) {
+	batch := *benchBatch
+	if batch == 0 {
+		batch = analytics.DefaultBatch
+	}
 	srv := chtest.Start(b)
 	ctx := context.Background()
 	lg := benchLog(b, ctx)
@@ -141,9 +150,9 @@ func BenchmarkSinkVsRawInsert(b *testing.B) {
 	var sink, raw measured
 	for n := 0; n < b.N; n++ {
 		if n%2 == 0 {
-			sink, raw = sinkOnce(b, ctx, srv, lg), rawInsertOnce(b, ctx, srv, rows)
+			sink, raw = sinkOnce(b, ctx, srv, lg, batch), rawInsertOnce(b, ctx, srv, rows, batch)
 		} else {
-			raw, sink = rawInsertOnce(b, ctx, srv, rows), sinkOnce(b, ctx, srv, lg)
+			raw, sink = rawInsertOnce(b, ctx, srv, rows, batch), sinkOnce(b, ctx, srv, lg, batch)
 		}
 		b.ReportMetric(sink.perSecond, "sink-events/s")
 		b.ReportMetric(raw.perSecond, "raw-events/s")
@@ -192,8 +201,8 @@ func logRecords(b *testing.B, ctx context.Context, lg topics.Log) []topics.Recor
 }
 
 // rawInsertOnce inserts rows into a fresh warehouse with plain
-// clickhouse-go batches.
-func rawInsertOnce(b *testing.B, ctx context.Context, srv *chtest.Server, rows []analytics.Row) measured {
+// clickhouse-go batches of batchSize rows.
+func rawInsertOnce(b *testing.B, ctx context.Context, srv *chtest.Server, rows []analytics.Row, batchSize int) measured {
 	b.Helper()
 	dsn := srv.NewDB(b)
 	wh, err := clickhouse.Open(ctx, dsn)
@@ -206,11 +215,10 @@ func rawInsertOnce(b *testing.B, ctx context.Context, srv *chtest.Server, rows [
 	}
 	conn := chtest.Open(b, dsn)
 	insert := "INSERT INTO " + analytics.EventsTable + " (" + strings.Join(analytics.EventColumns, ", ") + ")"
-	return measure(b, func() { rawInsert(b, ctx, conn, insert, rows) })
+	return measure(b, func() { rawInsert(b, ctx, conn, insert, rows, batchSize) })
 }
 
-func rawInsert(b *testing.B, ctx context.Context, conn driver.Conn, insert string, rows []analytics.Row) {
-	const batchSize = 20000 // the sink's default
+func rawInsert(b *testing.B, ctx context.Context, conn driver.Conn, insert string, rows []analytics.Row, batchSize int) {
 	for len(rows) > 0 {
 		n := min(batchSize, len(rows))
 		batch, err := conn.PrepareBatch(ctx, insert)

@@ -30,10 +30,13 @@ func (NopMetrics) Sunk(string, int)        {}
 func (NopMetrics) Undecodable(string, int) {}
 func (NopMetrics) InsertFailed(string)     {}
 
+// DefaultBatch is how many records the sink inserts at once.
+const DefaultBatch = 20000
+
 // Config tunes a [Sink]; the zero value sinks every topic.
 type Config struct {
 	Topics   []string        // default: every topic in the catalog
-	Batch    int             // records per insert, across partitions (default 20000)
+	Batch    int             // records per insert, across partitions (default DefaultBatch)
 	Poll     time.Duration   // Follow's wait when caught up (default 500 ms)
 	Attempts int             // tries of a catch-up that fails on the network (default 3; see [Sink.CatchUp])
 	Catalog  *topics.Catalog // default topics.DefaultCatalog()
@@ -49,7 +52,7 @@ func (c *Config) setDefaults() {
 		}
 	}
 	if c.Batch <= 0 {
-		c.Batch = 20000
+		c.Batch = DefaultBatch
 	}
 	if c.Poll <= 0 {
 		c.Poll = 500 * time.Millisecond
