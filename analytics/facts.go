@@ -1,7 +1,9 @@
 package analytics
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
@@ -172,9 +174,15 @@ func (r *msgReader) uint() uint64 {
 	return 0
 }
 
-// hash reads a hash as msgpack does (a TextUnmarshaler).
+// hash reads a hash as msgpack does (a TextUnmarshaler), and as
+// Hash32.UnmarshalText parses it, without its copy of the text.
 func (r *msgReader) hash(h *domain.Hash32) {
-	if s := r.str(); r.ok && h.UnmarshalText(s) != nil {
+	digits := bytes.TrimPrefix(bytes.TrimPrefix(r.str(), []byte("0x")), []byte("0X"))
+	if !r.ok || len(digits) != 2*len(h) {
+		r.ok = false
+		return
+	}
+	if _, err := hex.Decode(h[:], digits); err != nil {
 		r.ok = false
 	}
 }
