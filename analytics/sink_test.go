@@ -95,11 +95,18 @@ func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	return fixture{lg: lg, wh: newWarehouse(t, srv)}
 }
 
-// newWarehouse is a migrated warehouse in a new database.
-func newWarehouse(t *testing.T, srv *chtest.Server) *clickhouse.Warehouse {
+// newWarehouse is a migrated warehouse in a new database of srv.
+func newWarehouse(t testing.TB, srv *chtest.Server) *clickhouse.Warehouse {
 	t.Helper()
-	ctx := ctxT(t)
-	wh, err := clickhouse.Open(ctx, srv.NewDB(t))
+	return warehouseAt(t, srv.NewDB(t))
+}
+
+// warehouseAt is a migrated warehouse in the database dsn names.
+func warehouseAt(t testing.TB, dsn string) *clickhouse.Warehouse {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	wh, err := clickhouse.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
