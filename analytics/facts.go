@@ -79,7 +79,7 @@ func (r *msgReader) facts() (f facts, ok bool) {
 		case "ref":
 			// as msgpack decodes into a struct field: what the map does not
 			// name keeps its value
-			for range r.mapLen() {
+			for n := r.mapLen(); n > 0 && r.ok; n-- {
 				switch string(r.str()) {
 				case "chain_id":
 					f.Ref.ChainID = r.uint()

@@ -119,7 +119,10 @@ func otherPayloads(t testing.TB) [][]byte {
 		v, _ := msgpack.Marshal(kv[1])
 		dup = append(append(dup, k...), v...)
 	}
-	return append(out, dup, []byte{0x81}, []byte{0x81, 0xa3, 'r', 'e', 'f'}, []byte{0xd7, 0x30, 0x80})
+	// Maps that claim more fields than the bytes hold.
+	huge := []byte{0x81, 0xa3, 'r', 'e', 'f', 0xdf, 0xff, 0xff, 0xff, 0xff}
+	return append(out, dup, []byte{0x81}, []byte{0x81, 0xa3, 'r', 'e', 'f'}, []byte{0xd7, 0x30, 0x80},
+		huge, []byte{0xdf, 0xff, 0xff, 0xff, 0xff}, []byte{0x81, 0xa1, 'x', 0xdd, 0xff, 0xff, 0xff, 0xff})
 }
 
 // FuzzFactsAgreeWithMsgpack: on any bytes, factsOf gives what msgpack
