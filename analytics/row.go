@@ -49,23 +49,6 @@ type Row struct {
 	Keys []projections.AuditKey
 }
 
-// Columns of bridgelog_events in the order [Row.values] gives them.
-var eventColumns = []string{
-	"topic", "log_partition", "log_offset", "event_id", "type", "schema_version", "source_key",
-	"aggregate_id", "correlation_id", "causation_id", "occurred_at", "recorded_at", "occurred_ms",
-	"recorded_ms", "chain_id", "tx_hash", "gas_used", "status", "reason", "is_error", "payload",
-	"decode_error",
-}
-
-// values are the row's column values with the exact Go types the
-// ClickHouse columns take.
-func (r *Row) values() []any {
-	return []any{r.Topic, r.Partition, r.Offset, r.EventID, r.Type, r.SchemaVersion, r.SourceKey,
-		r.AggregateID, r.CorrelationID, r.CausationID, dateTime(r.OccurredAt), dateTime(r.RecordedAt),
-		r.OccurredMs, r.RecordedMs, r.ChainID, r.TxHash, r.GasUsed, r.Status, r.Reason, r.IsError,
-		r.Payload, r.DecodeError}
-}
-
 // dateTime clamps a time into DateTime's range (from the Unix epoch): an
 // unknown (zero) time is stored as the epoch.
 func dateTime(t time.Time) time.Time {
@@ -84,23 +67,6 @@ var failureTypes = map[string]bool{
 	domain.TypeRelayStepFailed:  true,
 	// a reorg past the confirmation depth stops a chain's indexer
 	domain.TypeChainReorgBeyondWindow: true,
-}
-
-// facts are the payload fields the analytics columns come from, decoded
-// straight from the msgpack payload by their tags, so they work for every
-// event type that has them, including types this binary does not know.
-type facts struct {
-	ChainID     uint64        `msgpack:"chain_id"`
-	TxHash      domain.Hash32 `msgpack:"tx_hash"`
-	MintTxHash  domain.Hash32 `msgpack:"mint_tx_hash"`
-	ClaimTxHash domain.Hash32 `msgpack:"claim_tx_hash"`
-	GasUsed     uint64        `msgpack:"gas_used"`
-	Status      string        `msgpack:"status"`
-	Reason      string        `msgpack:"reason"`
-	Ref         struct {
-		ChainID uint64        `msgpack:"chain_id"`
-		TxHash  domain.Hash32 `msgpack:"tx_hash"`
-	} `msgpack:"ref"`
 }
 
 // RowOf maps a log record to its row. It never fails: a record that
@@ -129,10 +95,7 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 	}
 	r.Payload = string(payload)
 	r.Keys = projections.AuditKeysOf(&env, body)
-	var f facts
-	// A payload whose fields have other types than these (a foreign
-	// event) just gives no facts.
-	if topics.DecodePayload(env.Payload, &f) == nil {
+	if f, ok := factsOf(env.Payload); ok {
 		r.ChainID = max(f.ChainID, f.Ref.ChainID)
 		r.TxHash = firstHash(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
 		r.GasUsed, r.Status, r.Reason = f.GasUsed, f.Status, f.Reason

@@ -29,6 +29,11 @@ type Warehouse interface {
 	Exec(ctx context.Context, query string, args ...any) error
 	// Insert writes rows (values in columns' order) as one batch.
 	Insert(ctx context.Context, table string, columns []string, rows [][]any) error
+	// InsertColumns writes one batch given column by column: values[i]
+	// is a typed slice ([]string, []uint64, []time.Time, …) of the
+	// values of columns[i], all of one length. It is Insert without the
+	// conversion of every value of every row, for large batches.
+	InsertColumns(ctx context.Context, table string, columns []string, values []any) error
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 }
 

@@ -30,10 +30,13 @@ func (NopMetrics) Sunk(string, int)        {}
 func (NopMetrics) Undecodable(string, int) {}
 func (NopMetrics) InsertFailed(string)     {}
 
+// DefaultBatch is how many records the sink inserts at once.
+const DefaultBatch = 20000
+
 // Config tunes a [Sink]; the zero value sinks every topic.
 type Config struct {
 	Topics   []string        // default: every topic in the catalog
-	Batch    int             // records per insert, across partitions (default 20000)
+	Batch    int             // records per insert, across partitions (default DefaultBatch)
 	Poll     time.Duration   // Follow's wait when caught up (default 500 ms)
 	Attempts int             // tries of a catch-up that fails on the network (default 3; see [Sink.CatchUp])
 	Catalog  *topics.Catalog // default topics.DefaultCatalog()
@@ -55,7 +58,7 @@ func (c *Config) setDefaults() {
 		}
 	}
 	if c.Batch <= 0 {
-		c.Batch = 20000
+		c.Batch = DefaultBatch
 	}
 	if c.Poll <= 0 {
 		c.Poll = 500 * time.Millisecond
@@ -164,44 +167,110 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
-	b := &pending{}
+	return s.copyRecords(ctx, cps, ends)
+}
+
+// copyRecords reads the records from the checkpoints cps to ends and
+// writes them, batch after batch. Two batches take turns: one goroutine
+// reads and decodes the next batch while this one inserts the last, so
+// decoding (the sink's own work) overlaps the server's. Batches are
+// inserted in the order they were read, each one's rows before its
+// checkpoint.
+func (s *Sink) copyRecords(ctx context.Context, cps map[partitionKey]int64, ends [][]int64) (Stats, error) {
+	// The reader stops on stop, not on a cancelled context: a context
+	// cancelled under a finished insert can close its pooled connection
+	// (see adapters/clickhouse's Insert).
+	stop := make(chan struct{})
+	free, full := make(chan *pending, 2), make(chan *pending)
+	free <- newPending()
+	free <- newPending()
+	read := make(chan error, 1)
+	go func() {
+		defer close(full)
+		read <- s.readBatches(ctx, cps, ends, stop, free, full)
+	}()
+	var st Stats
+	var err error
+	for b := range full {
+		if err == nil {
+			if err = s.flush(ctx, b, &st); err != nil {
+				close(stop)
+			}
+		}
+		free <- b
+	}
+	if rerr := <-read; err == nil {
+		err = rerr
+	}
+	return st, err
+}
+
+// readBatches fills batches taken from free with the records from cps to
+// ends and hands each one on to full once it holds cfg.Batch records, and
+// the last one when the records end. It returns when stop is closed.
+func (s *Sink) readBatches(ctx context.Context, cps map[partitionKey]int64, ends [][]int64,
+	stop <-chan struct{}, free <-chan *pending, full chan<- *pending) error {
+	b := <-free
 	for i, topic := range s.cfg.Topics {
 		for p, end := range ends[i] {
 			from := cps[s.partition(topic, p)]
 			for from < end {
-				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-len(b.rows))
+				recs, err := s.log.Read(ctx, topic, int32(p), from, s.cfg.Batch-b.events.rows)
 				if err != nil {
-					return st, fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
+					return fmt.Errorf("analytics: read %s/%d@%d: %w", topic, p, from, err)
 				}
 				if len(recs) == 0 {
 					break // Kafka offsets may end in a gap
 				}
 				s.add(b, recs)
 				from = recs[len(recs)-1].Offset + 1
-				if len(b.rows) >= s.cfg.Batch {
-					if err := s.flush(ctx, b, &st); err != nil {
-						return st, err
-					}
+				if b.events.rows < s.cfg.Batch {
+					continue
+				}
+				select {
+				case full <- b:
+				case <-stop:
+					return nil
+				}
+				select {
+				case b = <-free:
+				case <-stop:
+					return nil
 				}
 			}
 		}
 	}
-	return st, s.flush(ctx, b, &st)
+	if b.events.rows > 0 {
+		select {
+		case full <- b:
+		case <-stop:
+		}
+	}
+	return nil
 }
 
 // pending is a batch being built: rows of any partitions, and where each
 // partition's checkpoint goes once they are in.
 type pending struct {
-	rows   [][]any
+	events *block[Row]
 	bad    int
 	topics map[string][2]int // records and undecodable ones per topic, for the metrics
 	next   map[partitionKey]uint64
 }
 
+func newPending() *pending {
+	return &pending{events: eventBlock(), topics: map[string][2]int{}, next: map[partitionKey]uint64{}}
+}
+
+// reset empties the batch, keeping its memory for the next one.
+func (b *pending) reset() {
+	b.events.reset()
+	b.bad = 0
+	clear(b.topics)
+	clear(b.next)
+}
+
 func (s *Sink) add(b *pending, recs []topics.Record) {
-	if b.next == nil {
-		b.topics, b.next = map[string][2]int{}, map[partitionKey]uint64{}
-	}
 	last := recs[len(recs)-1]
 	counts := b.topics[last.Topic]
 	counts[0] += len(recs)
@@ -214,7 +283,7 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 			s.cfg.Logger.Warn("analytics: undecodable record kept with its error", "position",
 				fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset), "err", r.DecodeError)
 		}
-		b.rows = append(b.rows, r.values())
+		b.events.add(&r)
 	}
 	b.topics[last.Topic] = counts
 	b.next[s.partition(last.Topic, int(last.Partition))] = uint64(last.Offset + 1)
@@ -224,12 +293,12 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 // checkpoints of every partition in it, in a second insert: a sink that
 // dies between the two writes the same rows again, never skips one.
 func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
-	if len(b.rows) == 0 {
+	if b.events.rows == 0 {
 		return nil
 	}
-	if err := s.wh.Insert(ctx, EventsTable, eventColumns, b.rows); err != nil {
+	if err := s.wh.InsertColumns(ctx, EventsTable, b.events.names(), b.events.values()); err != nil {
 		s.cfg.Metrics.InsertFailed(EventsTable)
-		return fmt.Errorf("analytics: insert %d records: %w", len(b.rows), err)
+		return fmt.Errorf("analytics: insert %d records: %w", b.events.rows, err)
 	}
 	for topic, n := range b.topics {
 		s.cfg.Metrics.Sunk(topic, n[0])
@@ -237,7 +306,7 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 			s.cfg.Metrics.Undecodable(topic, n[1])
 		}
 	}
-	st.Records += len(b.rows)
+	st.Records += b.events.rows
 	st.Undecodable += b.bad
 	now := dateTime(s.cfg.Now())
 	cps := make([][]any, 0, len(b.next))
@@ -248,7 +317,7 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 		s.cfg.Metrics.InsertFailed(CheckpointsTable)
 		return fmt.Errorf("analytics: checkpoint %d partitions: %w", len(cps), err)
 	}
-	*b = pending{}
+	b.reset()
 	return nil
 }
 

@@ -92,7 +92,21 @@ func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	if _, err := lg.Append(ctx, topics.TopicBridge, topics.Message{Key: []byte("junk"), Value: []byte("not an envelope")}); err != nil {
 		t.Fatal(err)
 	}
-	wh, err := clickhouse.Open(ctx, srv.NewDB(t))
+	return fixture{lg: lg, wh: newWarehouse(t, srv)}
+}
+
+// newWarehouse is a migrated warehouse in a new database of srv.
+func newWarehouse(t testing.TB, srv *chtest.Server) *clickhouse.Warehouse {
+	t.Helper()
+	return warehouseAt(t, srv.NewDB(t))
+}
+
+// warehouseAt is a migrated warehouse in the database dsn names.
+func warehouseAt(t testing.TB, dsn string) *clickhouse.Warehouse {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	wh, err := clickhouse.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +114,7 @@ func newFixtureOn(t *testing.T, srv *chtest.Server, lg topics.Log) fixture {
 	if err := analytics.Migrate(ctx, wh, t0); err != nil {
 		t.Fatal(err)
 	}
-	return fixture{lg: lg, wh: wh}
+	return wh
 }
 
 // logRecord is one record of the log, decoded independently of the sink.
@@ -439,13 +453,13 @@ func (w *droppingConnections) Query(ctx context.Context, q string, args ...any) 
 	return w.Warehouse.Query(ctx, q, args...)
 }
 
-func (w *droppingConnections) Insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+func (w *droppingConnections) InsertColumns(ctx context.Context, table string, cols []string, values []any) error {
 	if table == analytics.EventsTable {
 		if w.inserts++; w.inserts == 2 {
 			return errDropped
 		}
 	}
-	return w.Warehouse.Insert(ctx, table, cols, rows)
+	return w.Warehouse.InsertColumns(ctx, table, cols, values)
 }
 
 // TestSinkTriesAgainOnTheNetwork: a catch-up that fails because the

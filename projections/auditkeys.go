@@ -163,10 +163,14 @@ func hexCase(s string) int {
 type auditKeys struct{ list []AuditKey }
 
 func (ks *auditKeys) add(key, kind string) {
-	if key == "" {
-		return
+	if key != "" {
+		ks.addNormal(NormalizeAuditKey(key), kind)
 	}
-	k := AuditKey{Key: NormalizeAuditKey(key), Kind: kind}
+}
+
+// addNormal adds a key already in [NormalizeAuditKey]'s form.
+func (ks *auditKeys) addNormal(key, kind string) {
+	k := AuditKey{Key: key, Kind: kind}
 	for _, have := range ks.list {
 		if have == k {
 			return
@@ -175,14 +179,16 @@ func (ks *auditKeys) add(key, kind string) {
 	ks.list = append(ks.list, k)
 }
 
+// hash adds a hash; its Hex is already the normal form (0x, lower case),
+// which the sink would otherwise check and copy again for every key.
 func (ks *auditKeys) hash(h domain.Hash32, kind string) {
 	if !h.IsZero() {
-		ks.add(h.Hex(), kind)
+		ks.addNormal(h.Hex(), kind)
 	}
 }
 
 func (ks *auditKeys) signingHash(h twophase.Hash, kind string) {
 	if h != (twophase.Hash{}) {
-		ks.add(h.Hex(), kind)
+		ks.addNormal(h.Hex(), kind)
 	}
 }

@@ -78,4 +78,10 @@ func TestNormalizeAuditKey(t *testing.T) {
 			t.Errorf("NormalizeAuditKey(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// AuditKeysOf lists hashes in their Hex form without normalizing it.
+	for _, hex := range []string{domain.Hash32{0xAB, 0xCD}.Hex(), twophase.Hash{0xEF, 1}.Hex()} {
+		if got := projections.NormalizeAuditKey(hex); got != hex {
+			t.Errorf("NormalizeAuditKey(%q) = %q: a hash's Hex is not its normal form", hex, got)
+		}
+	}
 }

@@ -66,9 +66,39 @@ func (w *Warehouse) Exec(ctx context.Context, query string, args ...any) error {
 // Insert sends rows as one native batch: ClickHouse writes a batch as one
 // block, and the 18.16 server does not accept INSERT … VALUES through a
 // plain statement.
-func (w *Warehouse) Insert(ctx context.Context, table string, columns []string, rows [][]any) (err error) {
+func (w *Warehouse) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
+	return w.send(ctx, table, columns, func(batch driver.Batch) error {
+		for _, r := range rows {
+			if err := batch.Append(r...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// InsertColumns sends one native batch built column by column: each
+// typed slice is copied into its column at once, where Insert converts
+// every value of every row on its own.
+func (w *Warehouse) InsertColumns(ctx context.Context, table string, columns []string, values []any) error {
+	if len(values) != len(columns) {
+		return fmt.Errorf("clickhouse: insert into %s: %d columns, %d slices of values", table, len(columns), len(values))
+	}
+	return w.send(ctx, table, columns, func(batch driver.Batch) error {
+		for i, v := range values {
+			if err := batch.Column(i).Append(v); err != nil {
+				return fmt.Errorf("column %s: %w", columns[i], err)
+			}
+		}
+		return nil
+	})
+}
+
+// send prepares a batch into table's columns, has fill append to it, and
+// sends it.
+func (w *Warehouse) send(ctx context.Context, table string, columns []string, fill func(driver.Batch) error) (err error) {
 	// After a batch that succeeded, the timeout is left to end at its
-	// deadline instead of being cancelled as Insert returns. clickhouse-go's
+	// deadline instead of being cancelled as send returns. clickhouse-go's
 	// Send watches the context on a goroutine that may run only after Send
 	// returned and put the connection back in the pool; if the context is
 	// done by then, it closes that connection, and the next call on it
@@ -86,11 +116,9 @@ func (w *Warehouse) Insert(ctx context.Context, table string, columns []string, 
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := batch.Append(r...); err != nil {
-			batch.Abort()
-			return err
-		}
+	if err := fill(batch); err != nil {
+		batch.Abort()
+		return err
 	}
 	return batch.Send()
 }
