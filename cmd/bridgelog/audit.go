@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,26 +16,77 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 )
 
-var auditFlags struct {
-	json bool
+// auditOutput is how an audit is printed, the same for `audit` and
+// `analytics audit`.
+type auditOutput struct {
+	json    bool // the story as one JSON document (with events: JSON lines)
+	explain bool // a sentence per step
+	events  bool // the events the key finds, one a line, instead of the story
 }
 
-// errNoAuditMatch: the key finds no event. The command exits 1 then, so
+var auditFlags auditOutput
+
+// errNoAuditMatch: the key finds no event. The commands exit 1 then, so
 // a script can tell an empty answer from a trail.
-var errNoAuditMatch = errors.New("no event has this key")
+var errNoAuditMatch = errors.New("no event matches this key")
+
+// auditKeyHelp names what a key may be, for the message of a key of nothing.
+const auditKeyHelp = "an aggregate, correlation or event id, source key, transaction hash, batch, leaf or signing event id"
+
+// tellAudit prints the audit of key through finder: the story of what it
+// names (analytics.BuildStory), or with out.events the events it finds. A
+// key of nothing exits 1, saying so (the JSON story is printed too, with
+// no subjects, for scripts).
+func tellAudit(ctx context.Context, w io.Writer, finder analytics.Finder, key string, out auditOutput) error {
+	if out.events {
+		matches, err := finder.Find(ctx, key)
+		if err != nil {
+			return err
+		}
+		if len(matches) == 0 {
+			return &exitError{code: 1, err: fmt.Errorf("audit %s: %w (%s)", key, errNoAuditMatch, auditKeyHelp)}
+		}
+		return printAudit(w, matches, out.json)
+	}
+	st, err := analytics.BuildStory(ctx, finder, key)
+	if errors.Is(err, analytics.ErrNoAuditKey) {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("audit: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	if st.Empty() {
+		if out.json {
+			if err := analytics.PrintStory(w, st, analytics.PrintOptions{JSON: true}); err != nil {
+				return err
+			}
+		}
+		return &exitError{code: 1, err: fmt.Errorf("audit %s: %w (%s)", key, errNoAuditMatch, auditKeyHelp)}
+	}
+	return analytics.PrintStory(w, st, analytics.PrintOptions{JSON: out.json, Explain: out.explain})
+}
+
+// addAuditFlags declares the output flags of an audit command.
+func addAuditFlags(cmd *cobra.Command, out *auditOutput) {
+	cmd.Flags().BoolVar(&out.explain, "explain", false, "a sentence per step, in words")
+	cmd.Flags().BoolVar(&out.events, "events", false, "the events the key finds, one a line (JSON lines with --json), instead of the story")
+}
 
 var auditCmd = &cobra.Command{
-	Use:   "audit KEY [--json]",
-	Short: "Every event a key names, from the local store and log (no ClickHouse needed)",
-	Long: `audit prints every event of the log that KEY names, in the order they were
-recorded: KEY is an aggregate id (withdrawal:evm:…, deposit:evm:…), a
-correlation or event id, a source key, a transaction hash on either chain
+	Use:   "audit KEY [--json] [--explain] [--events]",
+	Short: "The story of what a key names, from the local store and log (no ClickHouse needed)",
+	Long: `audit tells the whole story of what KEY names, as bridgelog analytics audit
+does from ClickHouse: KEY is an aggregate id (withdrawal:evm:…, deposit:evm:…),
+a correlation or event id, a source key, a transaction hash on either chain
 (an EVM transaction, a Kaspa payout), a batch (batches:CHAIN:DISTRIBUTOR/ID),
 a leaf hash or a signing event id. Hashes may be given in any case, with or
-without 0x. KINDS says what KEY is to each event; a key that is several
-things (a hash that is a transaction and a leaf) shows every match,
-labelled. --json prints one JSON object a line, the same fields as
-bridgelog analytics audit.
+without 0x. A withdrawal shows its chain log, confirmation, batch, leaf and
+proof, anchor and claims with gas; a Kaspa payout (on a signer's data
+directory) its rounds, votes, commits and quorum, signatures, the submitted
+transaction, its fee and confirmation. A key that names several things (a
+hash that is a transaction and a leaf) shows each, labelled. --explain adds
+a sentence per step; --json prints the story as one JSON document; --events
+lists the events the key finds instead (KINDS: what KEY is to each).
 
 It reads the data directory of a relay or of a signer (--data): the
 audit_keys projection finds the events, which are then read from the log.
@@ -61,15 +113,8 @@ project does). A key that matches nothing is said so, with exit status 1.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "audit_keys has not folded the last %d log records yet: newer events are not shown "+
 				"(a running relay or signer folds them; without one, run bridgelog project)\n", behind)
 		}
-		matches, err := analytics.NewLocalFinder(projections.BridgeReader{Store: eng.Store}, eng.Log, nil).Find(ctx, key)
-		if err != nil {
-			return err
-		}
-		if len(matches) == 0 {
-			return &exitError{code: 1, err: fmt.Errorf("audit %s: %w (an aggregate, correlation or event id, source key, "+
-				"transaction hash, batch, leaf or signing event id)", key, errNoAuditMatch)}
-		}
-		return printAudit(cmd.OutOrStdout(), matches, auditFlags.json)
+		finder := analytics.NewLocalFinder(projections.BridgeReader{Store: eng.Store}, eng.Log, nil)
+		return tellAudit(ctx, cmd.OutOrStdout(), finder, key, auditFlags)
 	},
 }
 
@@ -98,6 +143,7 @@ func printAudit(w io.Writer, matches []analytics.AuditMatch, asJSON bool) error 
 }
 
 func init() {
-	auditCmd.Flags().BoolVar(&auditFlags.json, "json", false, "print JSON lines instead of a table")
+	auditCmd.Flags().BoolVar(&auditFlags.json, "json", false, "print JSON instead of a table")
+	addAuditFlags(auditCmd, &auditFlags)
 	rootCmd.AddCommand(auditCmd)
 }

@@ -25,7 +25,7 @@ func TestAuditCommand(t *testing.T) {
 		{aggregate, "aggregate"},
 		{strings.ToUpper(strings.TrimPrefix(tx, "0x")), "evm_tx"},
 	} {
-		out, stderr := o.run(0, "audit", c.key, "--json")
+		out, stderr := o.run(0, "audit", c.key, "--events", "--json")
 		if stderr != "" {
 			t.Fatalf("audit %s wrote to stderr on a caught-up store: %s", c.key, stderr)
 		}
@@ -50,19 +50,31 @@ func TestAuditCommand(t *testing.T) {
 		}
 	}
 
-	table, _ := o.run(0, "audit", tx)
+	table, _ := o.run(0, "audit", tx, "--events")
 	if !strings.HasPrefix(table, "RECORDED") || !strings.Contains(table, "KINDS") ||
 		!strings.Contains(table, "withdrawal.executed") || !strings.Contains(table, "evm_tx") {
 		t.Fatalf("audit table:\n%s", table)
 	}
 
-	_, stderr := o.run(1, "audit", "withdrawal:evm:1337:0x00:0")
-	if !strings.Contains(stderr, "no event has this key") {
-		t.Fatalf("a key of nothing: %s", stderr)
+	// The story: the withdrawal named by its transaction, its steps from
+	// the chain log to the claim's outcome with gas, and in words.
+	story, _ := o.run(0, "audit", tx)
+	if !strings.HasPrefix(story, "== withdrawal "+aggregate) || !strings.Contains(story, "claim.tx_outcome") ||
+		!strings.Contains(story, "gas_used=") || !strings.Contains(story, "proof") {
+		t.Fatalf("audit story:\n%s", story)
+	}
+	explained, _ := o.run(0, "audit", aggregate, "--explain")
+	if !strings.Contains(explained, "the withdrawal was confirmed") {
+		t.Fatalf("audit --explain:\n%s", explained)
+	}
+
+	out, stderr := o.run(1, "audit", "withdrawal:evm:1337:0x00:0", "--json")
+	if !strings.Contains(stderr, "no event matches this key") || !strings.Contains(out, `"subjects": []`) {
+		t.Fatalf("a key of nothing: %s\n%s", out, stderr)
 	}
 
 	tamper(t, o.data, `DELETE FROM projection_checkpoints WHERE projection = 'audit_keys' AND topic = 'bridgelog.bridge.v1'`)
-	if _, stderr := o.run(0, "audit", aggregate); !strings.Contains(stderr, "audit_keys has not folded the last") {
+	if _, stderr := o.run(0, "audit", aggregate, "--events"); !strings.Contains(stderr, "audit_keys has not folded the last") {
 		t.Fatalf("a store behind its log: %s", stderr)
 	}
 
