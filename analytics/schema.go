@@ -12,6 +12,13 @@ const (
 	EventsTable      = "bridgelog_events"
 	CheckpointsTable = "bridgelog_sink_checkpoints"
 	MigrationsTable  = "bridgelog_schema_migrations"
+	// KeysTable maps every audit key (projections.AuditKeysOf) to the
+	// log positions of the events it finds.
+	KeysTable = "bridgelog_audit_keys"
+	// KeysBackfillTable lists, per partition, the records a sink of
+	// schema version 1 wrote without their keys, and how far the sink
+	// has since written those keys.
+	KeysBackfillTable = "bridgelog_audit_keys_backfill"
 )
 
 // Rows are what a warehouse query returns (clickhouse-go's driver.Rows
@@ -82,6 +89,39 @@ var migrations = []struct {
 		) ENGINE = ReplacingMergeTree(next_offset)
 		ORDER BY (topic, log_partition)`,
 	}},
+	{2, []string{
+		// Audit lookups: a key's rows sit together at the front of the
+		// sort order, so a lookup reads a granule or two of this narrow
+		// table, then the events at the positions found (the events
+		// table's own order). The whole row is the sort key, so a row the
+		// sink wrote twice collapses into one; small granules make a
+		// point lookup read less. Not partitioned: a key's rows may span
+		// months.
+		`CREATE TABLE IF NOT EXISTS ` + KeysTable + ` (
+			key String,
+			kind String,
+			topic String,
+			log_partition UInt32,
+			log_offset UInt64
+		) ENGINE = ReplacingMergeTree()
+		ORDER BY (key, kind, topic, log_partition, log_offset)
+		SETTINGS index_granularity = 1024`,
+		// The records sunk before this table existed have no keys: the
+		// sink writes them from the log once, up to end_offset (where
+		// the version-1 sink stopped), and records its progress in
+		// next_offset. Read with max() per partition: running this
+		// migration twice, or concurrently, only repeats rows.
+		`CREATE TABLE IF NOT EXISTS ` + KeysBackfillTable + ` (
+			topic String,
+			log_partition UInt32,
+			end_offset UInt64,
+			next_offset UInt64
+		) ENGINE = MergeTree()
+		ORDER BY (topic, log_partition)`,
+		`INSERT INTO ` + KeysBackfillTable + ` (topic, log_partition, end_offset, next_offset)
+		SELECT topic, log_partition, max(next_offset), toUInt64(0) FROM ` + CheckpointsTable + `
+		GROUP BY topic, log_partition`,
+	}},
 }
 
 // SchemaVersion is the newest migration this binary knows.
@@ -99,10 +139,11 @@ func (e *ErrWarehouseTooNew) Error() string {
 // idempotent, so a migration that fails on the network is tried again
 // (three tries in all).
 func Migrate(ctx context.Context, wh Warehouse, now time.Time) error {
-	return retryOnNetwork(ctx, 3, slog.Default(), "analytics migration", func() error { return migrate(ctx, wh, now) })
+	return retryOnNetwork(ctx, 3, slog.Default(), "analytics migration", func() error { return migrate(ctx, wh, now, SchemaVersion()) })
 }
 
-func migrate(ctx context.Context, wh Warehouse, now time.Time) error {
+// migrate applies the migrations up to version upTo.
+func migrate(ctx context.Context, wh Warehouse, now time.Time, upTo uint32) error {
 	if err := wh.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MigrationsTable+` (
 		version UInt32,
 		applied_at DateTime
@@ -117,7 +158,7 @@ func migrate(ctx context.Context, wh Warehouse, now time.Time) error {
 		return &ErrWarehouseTooNew{Found: applied, Supported: SchemaVersion()}
 	}
 	for _, m := range migrations {
-		if m.version <= applied {
+		if m.version <= applied || m.version > upTo {
 			continue
 		}
 		for _, q := range m.statements {

@@ -1,0 +1,12 @@
+package analytics
+
+import (
+	"context"
+	"time"
+)
+
+// MigrateTo brings the warehouse's schema up to an older version, as an
+// older binary left it.
+func MigrateTo(ctx context.Context, wh Warehouse, now time.Time, version uint32) error {
+	return migrate(ctx, wh, now, version)
+}
