@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -37,8 +38,11 @@ records included with their error) and answers from there:
   analytics latency           deposit (detected → minted) and withdrawal
                               (detected → executed) latencies
   analytics errors            errors by kind, and the error rate per hour
-  analytics audit ID          everything that happened to an aggregate,
-                              correlation id, source key or transaction hash
+  analytics audit KEY         every event a key finds: an aggregate,
+                              correlation or event id, a source key, a
+                              transaction hash on either chain, a batch, a
+                              leaf or a signing event (exit code 1: no
+                              match; 2: the warehouse could not answer)
 
 The warehouse is --clickhouse (or $BRIDGELOG_CLICKHOUSE_DSN), reached over
 the native protocol. The schema is created or migrated on first use.`,
@@ -199,21 +203,48 @@ var analyticsErrorsCmd = &cobra.Command{
 	}),
 }
 
+// Exit codes of analytics audit besides 0 (found): like grep's.
+const (
+	exitAuditNoMatch = 1
+	exitAuditFailed  = 2
+)
+
 var analyticsAuditCmd = &cobra.Command{
-	Use:   "audit ID [--json]",
-	Short: "Everything that happened to an aggregate, correlation id, source key or transaction hash",
-	Args:  cobra.ExactArgs(1),
-	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, args []string) error {
-		trail, err := analytics.Audit(ctx, wh, args[0])
-		return show(w, "RECORDED\tPOSITION\tTYPE\tSOURCE KEY\tPAYLOAD", trail, err, func(a analytics.AuditRow) []any {
+	Use:   "audit KEY [--json]",
+	Short: "Every event an id, source key, transaction hash, batch, leaf or signing event finds",
+	Long: `audit looks KEY up in the warehouse's audit keys table and prints every event
+it finds, in the order recorded, each with the kinds KEY is to it (a hash that
+is a transaction of one event and a leaf of another shows both, labelled).
+Exit code 0: found; 1: nothing matches; 2: the warehouse could not answer
+(then ` + "`bridgelog audit KEY`" + ` reads the local store instead).`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		ctx, key := cmd.Context(), args[0]
+		failed := func(err error) error {
+			return &exitError{code: exitAuditFailed, err: fmt.Errorf(
+				"analytics audit: ClickHouse is unreachable or failed: %w; `bridgelog audit %s` reads the local store instead", err, key)}
+		}
+		wh, err := openWarehouse(ctx)
+		if err != nil {
+			return failed(err)
+		}
+		defer wh.Close()
+		matches, err := analytics.NewWarehouseFinder(wh).Find(ctx, key)
+		if err != nil {
+			return failed(fmt.Errorf("%s: %w", wh.Where(), err))
+		}
+		if len(matches) == 0 {
+			return &exitError{code: exitAuditNoMatch, err: &analytics.NoMatchError{Key: key, Where: "the warehouse " + wh.Where()}}
+		}
+		return printRows(cmd.OutOrStdout(), "RECORDED\tPOSITION\tTYPE\tKINDS\tSOURCE KEY\tPAYLOAD", matches, func(a analytics.AuditMatch) []any {
 			payload := a.Payload
 			if a.DecodeError != "" {
 				payload = "ERROR " + a.DecodeError
 			}
 			return []any{time.UnixMilli(a.RecordedMs).UTC().Format("2006-01-02T15:04:05.000Z"),
-				fmt.Sprintf("%s/%d@%d", a.Topic, a.Partition, a.Offset), a.Type, a.SourceKey, payload}
+				fmt.Sprintf("%s/%d@%d", a.Topic, a.Partition, a.Offset), a.Type, strings.Join(a.Kinds, ","), a.SourceKey, payload}
 		})
-	}),
+	},
 }
 
 func init() {
