@@ -27,9 +27,9 @@ func (e *NoMatchError) Error() string {
 const positionsPerQuery = 2000
 
 // warehouseFinder looks audit keys up in KeysTable, then reads the events
-// at the positions found, which the events table's primary key (topic,
-// partition, offset) finds without a scan: two point lookups, whatever
-// the table's size.
+// at the positions found from AuditEventsTable, whose primary key (topic,
+// partition, offset) finds them without a scan: two point lookups,
+// whatever the tables' size.
 type warehouseFinder struct{ wh Warehouse }
 
 // NewWarehouseFinder finds audit keys in the warehouse. Rows the sink
@@ -115,7 +115,7 @@ func (f warehouseFinder) events(ctx context.Context, positions []partitionOffset
 	var q strings.Builder
 	q.WriteString(`SELECT topic, log_partition, log_offset, recorded_at, recorded_ms, type, source_key, event_id,
 		aggregate_id, correlation_id, payload, decode_error
-		FROM ` + EventsTable + ` WHERE (topic, log_partition, log_offset) IN (`)
+		FROM ` + AuditEventsTable + ` WHERE (topic, log_partition, log_offset) IN (`)
 	args := make([]any, 0, 3*len(positions))
 	for i, p := range positions {
 		if i > 0 {

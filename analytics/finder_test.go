@@ -267,7 +267,7 @@ func TestFinderDeduplicatesARewrite(t *testing.T) {
 	}
 	// Without merges the copies stay in separate parts, as they do on a
 	// busy server until a merge happens to meet them.
-	for _, table := range []string{analytics.EventsTable, analytics.KeysTable} {
+	for _, table := range []string{analytics.AuditEventsTable, analytics.KeysTable} {
 		if err := wh.Exec(ctx, "SYSTEM STOP MERGES "+table); err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +278,7 @@ func TestFinderDeduplicatesARewrite(t *testing.T) {
 	if _, err := analytics.NewSink(lg, wh, analytics.Config{Batch: 600}).CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := wh.Query(ctx, `SELECT topic, log_partition, log_offset FROM `+analytics.EventsTable+
+	rows, err := wh.Query(ctx, `SELECT topic, log_partition, log_offset FROM `+analytics.AuditEventsTable+
 		` GROUP BY topic, log_partition, log_offset HAVING count() > 1 ORDER BY topic, log_partition, log_offset`)
 	if err != nil {
 		t.Fatal(err)
@@ -324,12 +324,12 @@ func TestFinderDeduplicatesARewrite(t *testing.T) {
 	}
 }
 
-// keysDropped is a sink of schema version 1: it writes no audit keys
+// keysDropped is a sink of schema version 1: it writes no audit rows
 // and knows no table to fill them in from.
 type keysDropped struct{ analytics.Warehouse }
 
 func (w keysDropped) Query(ctx context.Context, q string, args ...any) (analytics.Rows, error) {
-	if strings.Contains(q, analytics.KeysBackfillTable) {
+	if strings.Contains(q, analytics.AuditBackfillTable) {
 		return noRows{}, nil
 	}
 	return w.Warehouse.Query(ctx, q, args...)
@@ -343,7 +343,7 @@ func (noRows) Err() error        { return nil }
 func (noRows) Close() error      { return nil }
 
 func (w keysDropped) Insert(ctx context.Context, table string, cols []string, rows [][]any) error {
-	if table == analytics.KeysTable {
+	if table == analytics.KeysTable || table == analytics.AuditEventsTable {
 		return nil
 	}
 	return w.Warehouse.Insert(ctx, table, cols, rows)
@@ -378,7 +378,7 @@ func TestFinderAfterMigrationFromV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.KeysBackfilled != old || st.Records != len(log)-old {
+	if st.AuditBackfilled != old || st.Records != len(log)-old {
 		t.Fatalf("after the migration: %+v; want the keys of %d old records and %d new records", st, old, len(log)-old)
 	}
 	picked := checkFinder(t, wh, log, 15)

@@ -9,39 +9,57 @@ import (
 // Columns of KeysTable in the order [Row.appendKeys] gives them.
 var keyColumns = []string{"key", "kind", "topic", "log_partition", "log_offset"}
 
-// appendKeys appends the row's audit keys to rows as KeysTable rows.
-func (r *Row) appendKeys(rows [][]any) [][]any {
-	for _, k := range r.Keys {
-		rows = append(rows, []any{k.Key, k.Kind, r.Topic, r.Partition, r.Offset})
-	}
-	return rows
+// Columns of AuditEventsTable in the order [Row.auditValues] gives them.
+var auditColumns = []string{"topic", "log_partition", "log_offset", "recorded_at", "recorded_ms", "type", "source_key",
+	"event_id", "aggregate_id", "correlation_id", "payload", "decode_error"}
+
+// auditRows are what the sink writes for the audit: each record's copy
+// in AuditEventsTable and its keys.
+type auditRows struct {
+	events, keys [][]any
 }
 
-// insertKeys writes audit key rows as one block.
-func (s *Sink) insertKeys(ctx context.Context, keys [][]any) error {
-	if len(keys) == 0 {
-		return nil
+// add appends r's audit copy and keys.
+func (a *auditRows) add(r *Row) {
+	a.events = append(a.events, []any{r.Topic, r.Partition, r.Offset, dateTime(r.RecordedAt), r.RecordedMs, r.Type,
+		r.SourceKey, r.EventID, r.AggregateID, r.CorrelationID, r.Payload, r.DecodeError})
+	for _, k := range r.Keys {
+		a.keys = append(a.keys, []any{k.Key, k.Kind, r.Topic, r.Partition, r.Offset})
 	}
-	if err := s.wh.Insert(ctx, KeysTable, keyColumns, keys); err != nil {
-		s.cfg.Metrics.InsertFailed(KeysTable)
-		return fmt.Errorf("analytics: insert %d audit keys: %w", len(keys), err)
+}
+
+// insertAudit writes the audit copies, then the keys (so a key found
+// always has its event), each as one block.
+func (s *Sink) insertAudit(ctx context.Context, a *auditRows) error {
+	for _, t := range []struct {
+		table   string
+		columns []string
+		rows    [][]any
+	}{{AuditEventsTable, auditColumns, a.events}, {KeysTable, keyColumns, a.keys}} {
+		if len(t.rows) == 0 {
+			continue
+		}
+		if err := s.wh.Insert(ctx, t.table, t.columns, t.rows); err != nil {
+			s.cfg.Metrics.InsertFailed(t.table)
+			return fmt.Errorf("analytics: insert %d rows into %s: %w", len(t.rows), t.table, err)
+		}
 	}
 	return nil
 }
 
-// backfillKeys writes, once per sink, the audit keys of the records a
-// sink of schema version 1 wrote without them (listed by migration 2 in
-// KeysBackfillTable), reading them again from the log, and records how
+// backfillAudit writes, once per sink, the audit keys and copies of the
+// records a sink of schema version 1 wrote without them (listed by migration 2 in
+// AuditBackfillTable), reading them again from the log, and records how
 // far it got after each batch: a sink that dies meanwhile goes on from
-// there (rewriting at most one batch of keys, which collapse).
-func (s *Sink) backfillKeys(ctx context.Context, st *Stats) error {
-	if s.keysBackfilled {
+// there (rewriting at most one batch of rows, which collapse).
+func (s *Sink) backfillAudit(ctx context.Context, st *Stats) error {
+	if s.auditBackfilled {
 		return nil
 	}
-	rows, err := s.wh.Query(ctx, `SELECT topic, log_partition, max(end_offset), max(next_offset) FROM `+KeysBackfillTable+
+	rows, err := s.wh.Query(ctx, `SELECT topic, log_partition, max(end_offset), max(next_offset) FROM `+AuditBackfillTable+
 		` GROUP BY topic, log_partition ORDER BY topic, log_partition`)
 	if err != nil {
-		return fmt.Errorf("analytics: read %s: %w", KeysBackfillTable, err)
+		return fmt.Errorf("analytics: read %s: %w", AuditBackfillTable, err)
 	}
 	type backlog struct {
 		partitionKey
@@ -49,7 +67,7 @@ func (s *Sink) backfillKeys(ctx context.Context, st *Stats) error {
 	}
 	todo, err := scanAll(rows, func(b *backlog) []any { return []any{&b.topic, &b.part, &b.end, &b.next} })
 	if err != nil {
-		return fmt.Errorf("analytics: read %s: %w", KeysBackfillTable, err)
+		return fmt.Errorf("analytics: read %s: %w", AuditBackfillTable, err)
 	}
 	done := 0
 	for _, b := range todo {
@@ -64,24 +82,24 @@ func (s *Sink) backfillKeys(ctx context.Context, st *Stats) error {
 			if n == 0 {
 				break // the rest of the range is a gap in Kafka's offsets
 			}
-			if err := s.wh.Insert(ctx, KeysBackfillTable, []string{"topic", "log_partition", "end_offset", "next_offset"},
+			if err := s.wh.Insert(ctx, AuditBackfillTable, []string{"topic", "log_partition", "end_offset", "next_offset"},
 				[][]any{{b.topic, b.part, b.end, next}}); err != nil {
-				s.cfg.Metrics.InsertFailed(KeysBackfillTable)
+				s.cfg.Metrics.InsertFailed(AuditBackfillTable)
 				return fmt.Errorf("analytics: record the audit keys written in %s/%d: %w", b.topic, b.part, err)
 			}
 			b.next = next
 			done += n
-			st.KeysBackfilled += n
+			st.AuditBackfilled += n
 		}
 	}
 	if done > 0 {
-		s.cfg.Logger.Info("analytics: wrote the audit keys of records sunk before the keys table existed", "records", done)
+		s.cfg.Logger.Info("analytics: wrote the audit rows of records sunk before schema version 2", "records", done)
 	}
-	s.keysBackfilled = true
+	s.auditBackfilled = true
 	return nil
 }
 
-// backfillBatch writes the keys of one batch of records of a partition
+// backfillBatch writes the audit rows of one batch of records of a partition
 // from offset from (before end) and returns how many records it read and
 // the offset after the last.
 func (s *Sink) backfillBatch(ctx context.Context, k partitionKey, from, end uint64) (int, uint64, error) {
@@ -89,16 +107,16 @@ func (s *Sink) backfillBatch(ctx context.Context, k partitionKey, from, end uint
 	if err != nil {
 		return 0, from, fmt.Errorf("analytics: read %s/%d@%d: %w", k.topic, k.part, from, err)
 	}
-	var keys [][]any
+	var a auditRows
 	n := 0
 	for i := range recs {
 		if uint64(recs[i].Offset) >= end {
 			break
 		}
 		r := RowOf(s.cfg.Catalog, &recs[i])
-		keys = r.appendKeys(keys)
+		a.add(&r)
 		n++
 		from = uint64(recs[i].Offset) + 1
 	}
-	return n, from, s.insertKeys(ctx, keys)
+	return n, from, s.insertAudit(ctx, &a)
 }

@@ -15,10 +15,13 @@ const (
 	// KeysTable maps every audit key (projections.AuditKeysOf) to the
 	// log positions of the events it finds.
 	KeysTable = "bridgelog_audit_keys"
-	// KeysBackfillTable lists, per partition, the records a sink of
-	// schema version 1 wrote without their keys, and how far the sink
-	// has since written those keys.
-	KeysBackfillTable = "bridgelog_audit_keys_backfill"
+	// AuditEventsTable is the audit's copy of every event: its ids,
+	// type, time and payload, in small granules (see migration 2).
+	AuditEventsTable = "bridgelog_audit_events"
+	// AuditBackfillTable lists, per partition, the records a sink of
+	// schema version 1 wrote without their keys and audit copies, and
+	// how far the sink has since written those.
+	AuditBackfillTable = "bridgelog_audit_backfill"
 )
 
 // Rows are what a warehouse query returns (clickhouse-go's driver.Rows
@@ -90,13 +93,12 @@ var migrations = []struct {
 		ORDER BY (topic, log_partition)`,
 	}},
 	{2, []string{
-		// Audit lookups: a key's rows sit together at the front of the
-		// sort order, so a lookup reads a granule or two of this narrow
-		// table, then the events at the positions found (the events
-		// table's own order). The whole row is the sort key, so a row the
-		// sink wrote twice collapses into one; small granules make a
-		// point lookup read less. Not partitioned: a key's rows may span
-		// months.
+		// Audit lookups: a key's rows sit together in the sort order, so
+		// a lookup reads a granule or two of this narrow table, then the
+		// events at the positions found from AuditEventsTable. The whole
+		// row is the sort key, so a row the sink wrote twice collapses
+		// into one; small granules make a point lookup read less. Not
+		// partitioned: a key's rows may span months.
 		`CREATE TABLE IF NOT EXISTS ` + KeysTable + ` (
 			key String,
 			kind String,
@@ -106,19 +108,42 @@ var migrations = []struct {
 		) ENGINE = ReplacingMergeTree()
 		ORDER BY (key, kind, topic, log_partition, log_offset)
 		SETTINGS index_granularity = 1024`,
-		// The records sunk before this table existed have no keys: the
-		// sink writes them from the log once, up to end_offset (where
+		// The audit's copy of the events, keyed by log position like
+		// EventsTable but in granules of 256 rows: ClickHouse reads
+		// whole granules, and a granule of EventsTable (8192 rows) where
+		// batches are holds up to a hundred megabytes of payload (a batch's
+		// payload lists all its leaves), so reading one event there took
+		// longer than a whole lookup may. EventsTable keeps its payload
+		// for the analytics that read it.
+		`CREATE TABLE IF NOT EXISTS ` + AuditEventsTable + ` (
+			topic String,
+			log_partition UInt32,
+			log_offset UInt64,
+			recorded_at DateTime,
+			recorded_ms Int64,
+			type String,
+			source_key String,
+			event_id String,
+			aggregate_id String,
+			correlation_id String,
+			payload String,
+			decode_error String
+		) ENGINE = ReplacingMergeTree()
+		ORDER BY (topic, log_partition, log_offset)
+		SETTINGS index_granularity = 256`,
+		// The records sunk before these tables existed have no audit
+		// rows: the sink writes them from the log once, up to end_offset (where
 		// the version-1 sink stopped), and records its progress in
 		// next_offset. Read with max() per partition: running this
 		// migration twice, or concurrently, only repeats rows.
-		`CREATE TABLE IF NOT EXISTS ` + KeysBackfillTable + ` (
+		`CREATE TABLE IF NOT EXISTS ` + AuditBackfillTable + ` (
 			topic String,
 			log_partition UInt32,
 			end_offset UInt64,
 			next_offset UInt64
 		) ENGINE = MergeTree()
 		ORDER BY (topic, log_partition)`,
-		`INSERT INTO ` + KeysBackfillTable + ` (topic, log_partition, end_offset, next_offset)
+		`INSERT INTO ` + AuditBackfillTable + ` (topic, log_partition, end_offset, next_offset)
 		SELECT topic, log_partition, max(next_offset), toUInt64(0) FROM ` + CheckpointsTable + `
 		GROUP BY topic, log_partition`,
 	}},

@@ -77,9 +77,9 @@ type Sink struct {
 	wh      Warehouse
 	cfg     Config
 	checked map[partitionKey]bool // partitions whose last row matched the log
-	// keysBackfilled: the records sunk before the keys table existed
-	// have their keys (see backfillKeys).
-	keysBackfilled bool
+	// auditBackfilled: the records sunk before schema version 2 have
+	// their audit rows (see backfillAudit).
+	auditBackfilled bool
 }
 
 // NewSink returns a sink from lg into wh (already migrated, see
@@ -93,9 +93,9 @@ func NewSink(lg topics.Log, wh Warehouse, cfg Config) *Sink {
 type Stats struct {
 	Records     int // rows written
 	Undecodable int // of which could not be decoded
-	// KeysBackfilled counts records sunk before the keys table existed
-	// whose audit keys were written (see [Sink.CatchUp]).
-	KeysBackfilled int
+	// AuditBackfilled counts records sunk before schema version 2 whose
+	// audit copies and keys were written (see [Sink.CatchUp]).
+	AuditBackfilled int
 }
 
 // CatchUp writes every record past the sink's checkpoints up to the log's
@@ -106,17 +106,17 @@ type Stats struct {
 // a reset, a timeout) starts over from the checkpoints, up to
 // cfg.Attempts tries, waiting 250 ms and then twice as long each time.
 // Other errors (a warehouse of another log, a damaged log) are returned at
-// once. Each row's audit keys go into [KeysTable] after the rows and
-// before the checkpoint, so they are rewritten and never skipped alike;
+// once. Each row's audit copy and keys go into [AuditEventsTable] and
+// [KeysTable] after the rows and before the checkpoint, so they are rewritten and never skipped alike;
 // on a warehouse migrated from schema version 1 the first catch-up also
-// writes the keys of the records sunk before, from the log.
+// writes those of the records sunk before, from the log.
 func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 	var total Stats
 	err := retryOnNetwork(ctx, s.cfg.Attempts, s.cfg.Logger, "analytics sink", func() error {
 		st, err := s.catchUp(ctx)
 		total.Records += st.Records
 		total.Undecodable += st.Undecodable
-		total.KeysBackfilled += st.KeysBackfilled
+		total.AuditBackfilled += st.AuditBackfilled
 		return err
 	})
 	return total, err
@@ -168,7 +168,7 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
-	if err := s.backfillKeys(ctx, &st); err != nil {
+	if err := s.backfillAudit(ctx, &st); err != nil {
 		return st, err
 	}
 	b := &pending{}
@@ -200,7 +200,7 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 // partition's checkpoint goes once they are in.
 type pending struct {
 	rows   [][]any
-	keys   [][]any // the rows' audit keys, for KeysTable
+	audit  auditRows
 	bad    int
 	topics map[string][2]int // records and undecodable ones per topic, for the metrics
 	next   map[partitionKey]uint64
@@ -222,16 +222,16 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 				fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset), "err", r.DecodeError)
 		}
 		b.rows = append(b.rows, r.values())
-		b.keys = r.appendKeys(b.keys)
+		b.audit.add(&r)
 	}
 	b.topics[last.Topic] = counts
 	b.next[partitionKey{last.Topic, uint32(last.Partition)}] = uint64(last.Offset + 1)
 }
 
-// flush inserts the batch's rows as one block, then their audit keys,
-// and then moves the checkpoints of every partition in it, in a third
-// insert: a sink that dies in between writes the same rows and keys
-// again, never skips one.
+// flush inserts the batch's rows as one block, then their audit copies
+// and keys, and then moves the checkpoints of every partition in it: a
+// sink that dies in between writes the same rows again, never skips
+// one.
 func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 	if len(b.rows) == 0 {
 		return nil
@@ -240,7 +240,7 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 		s.cfg.Metrics.InsertFailed(EventsTable)
 		return fmt.Errorf("analytics: insert %d records: %w", len(b.rows), err)
 	}
-	if err := s.insertKeys(ctx, b.keys); err != nil {
+	if err := s.insertAudit(ctx, &b.audit); err != nil {
 		return err
 	}
 	for topic, n := range b.topics {
