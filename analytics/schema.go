@@ -111,10 +111,10 @@ var migrations = []struct {
 		// The audit's copy of the events, keyed by log position like
 		// EventsTable but in granules of 256 rows: ClickHouse reads
 		// whole granules, and a granule of EventsTable (8192 rows) where
-		// batches are holds up to a hundred megabytes of payload (a batch's
-		// payload lists all its leaves), so reading one event there took
-		// longer than a whole lookup may. EventsTable keeps its payload
-		// for the analytics that read it.
+		// batches are holds about a hundred megabytes of payload (a
+		// batch's payload lists all its leaves), so reading one event
+		// there took longer than a whole lookup may. EventsTable keeps
+		// its payload for the analytics that read it.
 		`CREATE TABLE IF NOT EXISTS ` + AuditEventsTable + ` (
 			topic String,
 			log_partition UInt32,
@@ -132,9 +132,9 @@ var migrations = []struct {
 		ORDER BY (topic, log_partition, log_offset)
 		SETTINGS index_granularity = 256`,
 		// The records sunk before these tables existed have no audit
-		// rows: the sink writes them from the log once, up to end_offset (where
-		// the version-1 sink stopped), and records its progress in
-		// next_offset. Read with max() per partition: running this
+		// rows: the sink writes them from the log once, up to end_offset
+		// (where the version-1 sink stopped), and records its progress
+		// in next_offset. Read with max() per partition: running this
 		// migration twice, or concurrently, only repeats rows.
 		`CREATE TABLE IF NOT EXISTS ` + AuditBackfillTable + ` (
 			topic String,

@@ -107,9 +107,10 @@ type Stats struct {
 // cfg.Attempts tries, waiting 250 ms and then twice as long each time.
 // Other errors (a warehouse of another log, a damaged log) are returned at
 // once. Each row's audit copy and keys go into [AuditEventsTable] and
-// [KeysTable] after the rows and before the checkpoint, so they are rewritten and never skipped alike;
-// on a warehouse migrated from schema version 1 the first catch-up also
-// writes those of the records sunk before, from the log.
+// [KeysTable] after the rows and before the checkpoint, so they too are
+// rewritten, never skipped; on a warehouse migrated from schema version
+// 1 the first catch-up also writes those of the records sunk before,
+// from the log.
 func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 	var total Stats
 	err := retryOnNetwork(ctx, s.cfg.Attempts, s.cfg.Logger, "analytics sink", func() error {

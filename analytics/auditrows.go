@@ -6,10 +6,9 @@ import (
 	"slices"
 )
 
-// Columns of KeysTable in the order [Row.appendKeys] gives them.
+// Columns of KeysTable and AuditEventsTable in the order
+// [auditRows.add] gives them.
 var keyColumns = []string{"key", "kind", "topic", "log_partition", "log_offset"}
-
-// Columns of AuditEventsTable in the order [Row.auditValues] gives them.
 var auditColumns = []string{"topic", "log_partition", "log_offset", "recorded_at", "recorded_ms", "type", "source_key",
 	"event_id", "aggregate_id", "correlation_id", "payload", "decode_error"}
 
@@ -48,10 +47,11 @@ func (s *Sink) insertAudit(ctx context.Context, a *auditRows) error {
 }
 
 // backfillAudit writes, once per sink, the audit keys and copies of the
-// records a sink of schema version 1 wrote without them (listed by migration 2 in
-// AuditBackfillTable), reading them again from the log, and records how
-// far it got after each batch: a sink that dies meanwhile goes on from
-// there (rewriting at most one batch of rows, which collapse).
+// records a sink of schema version 1 wrote without them (listed by
+// migration 2 in AuditBackfillTable), reading them again from the log,
+// and records how far it got after each batch: a sink that dies
+// meanwhile goes on from there (rewriting at most one batch of rows,
+// which collapse).
 func (s *Sink) backfillAudit(ctx context.Context, st *Stats) error {
 	if s.auditBackfilled {
 		return nil
@@ -85,7 +85,7 @@ func (s *Sink) backfillAudit(ctx context.Context, st *Stats) error {
 			if err := s.wh.Insert(ctx, AuditBackfillTable, []string{"topic", "log_partition", "end_offset", "next_offset"},
 				[][]any{{b.topic, b.part, b.end, next}}); err != nil {
 				s.cfg.Metrics.InsertFailed(AuditBackfillTable)
-				return fmt.Errorf("analytics: record the audit keys written in %s/%d: %w", b.topic, b.part, err)
+				return fmt.Errorf("analytics: record the audit rows written in %s/%d: %w", b.topic, b.part, err)
 			}
 			b.next = next
 			done += n
@@ -99,9 +99,9 @@ func (s *Sink) backfillAudit(ctx context.Context, st *Stats) error {
 	return nil
 }
 
-// backfillBatch writes the audit rows of one batch of records of a partition
-// from offset from (before end) and returns how many records it read and
-// the offset after the last.
+// backfillBatch writes the audit rows of one batch of records of a
+// partition from offset from (before end) and returns how many records
+// it read and the offset after the last.
 func (s *Sink) backfillBatch(ctx context.Context, k partitionKey, from, end uint64) (int, uint64, error) {
 	recs, err := s.log.Read(ctx, k.topic, int32(k.part), int64(from), int(min(uint64(s.cfg.Batch), end-from)))
 	if err != nil {
