@@ -1,4 +1,15 @@
 package analytics
 
+import (
+	"context"
+	"time"
+)
+
 // EventColumns are the events table's columns in the sink's order.
 var EventColumns = eventBlock().names()
+
+// MigrateTo brings the warehouse's schema up to an older version, as an
+// older binary left it.
+func MigrateTo(ctx context.Context, wh Warehouse, now time.Time, version uint32) error {
+	return migrate(ctx, wh, now, version)
+}

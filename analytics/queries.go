@@ -154,22 +154,6 @@ type AuditRow struct {
 	DecodeError string    `json:"decodeError"`
 }
 
-// Audit lists everything that happened to id — an aggregate id (e.g.
-// "deposit:evm:338:0x…:0"), a correlation id, a source key or a
-// transaction hash — in the order it was recorded.
-func Audit(ctx context.Context, wh Warehouse, id string) ([]AuditRow, error) {
-	rows, err := wh.Query(ctx, `SELECT topic, log_partition, log_offset, recorded_at, recorded_ms, type, source_key, event_id, payload, decode_error
-		FROM `+EventsTable+` FINAL
-		WHERE aggregate_id = ? OR correlation_id = ? OR source_key = ? OR tx_hash = ?
-		ORDER BY recorded_ms, topic, log_partition, log_offset`, id, id, id, id)
-	if err != nil {
-		return nil, fmt.Errorf("analytics: audit %s: %w", id, err)
-	}
-	return scanAll(rows, func(r *AuditRow) []any {
-		return []any{&r.Topic, &r.Partition, &r.Offset, &r.RecordedAt, &r.RecordedMs, &r.Type, &r.SourceKey, &r.EventID, &r.Payload, &r.DecodeError}
-	})
-}
-
 // scanAll reads every row into a T through the pointers fields gives.
 func scanAll[T any](rows Rows, fields func(*T) []any) ([]T, error) {
 	defer rows.Close()

@@ -8,8 +8,12 @@
 // records how far it got per partition after each insert; a sink that
 // dies between the two re-inserts the same rows, which the
 // ReplacingMergeTree collapses, and every query reads with FINAL. The
-// warehouse is reached through [Warehouse]; adapters/clickhouse
-// implements it with clickhouse-go.
+// audit ([NewWarehouseFinder]) has tables of its own, which the sink
+// fills in the same step: every key an event can be found by with its
+// log position (bridgelog_audit_keys), and the events' ids, time and
+// payload in small granules (bridgelog_audit_events), so a lookup reads
+// a few granules, not the table. The warehouse is reached through
+// [Warehouse]; adapters/clickhouse implements it with clickhouse-go.
 package analytics
 
 import (

@@ -12,6 +12,16 @@ const (
 	EventsTable      = "bridgelog_events"
 	CheckpointsTable = "bridgelog_sink_checkpoints"
 	MigrationsTable  = "bridgelog_schema_migrations"
+	// KeysTable maps every audit key (projections.AuditKeysOf) to the
+	// log positions of the events it finds.
+	KeysTable = "bridgelog_audit_keys"
+	// AuditEventsTable is the audit's copy of every event: its ids,
+	// type, time and payload, in small granules (see migration 2).
+	AuditEventsTable = "bridgelog_audit_events"
+	// AuditBackfillTable lists, per partition, the records a sink of
+	// schema version 1 wrote without their keys and audit copies, and
+	// how far the sink has since written those.
+	AuditBackfillTable = "bridgelog_audit_backfill"
 )
 
 // Rows are what a warehouse query returns (clickhouse-go's driver.Rows
@@ -87,6 +97,61 @@ var migrations = []struct {
 		) ENGINE = ReplacingMergeTree(next_offset)
 		ORDER BY (topic, log_partition)`,
 	}},
+	{2, []string{
+		// Audit lookups: a key's rows sit together in the sort order, so
+		// a lookup reads a granule or two of this narrow table, then the
+		// events at the positions found from AuditEventsTable. The whole
+		// row is the sort key, so a row the sink wrote twice collapses
+		// into one; small granules make a point lookup read less. Not
+		// partitioned: a key's rows may span months.
+		`CREATE TABLE IF NOT EXISTS ` + KeysTable + ` (
+			key String,
+			kind String,
+			topic String,
+			log_partition UInt32,
+			log_offset UInt64
+		) ENGINE = ReplacingMergeTree()
+		ORDER BY (key, kind, topic, log_partition, log_offset)
+		SETTINGS index_granularity = 1024`,
+		// The audit's copy of the events, keyed by log position like
+		// EventsTable but in granules of 256 rows: ClickHouse reads
+		// whole granules, and a granule of EventsTable (8192 rows) where
+		// batches are holds about a hundred megabytes of payload (a
+		// batch's payload lists all its leaves), so reading one event
+		// there took longer than a whole lookup may. EventsTable keeps
+		// its payload for the analytics that read it.
+		`CREATE TABLE IF NOT EXISTS ` + AuditEventsTable + ` (
+			topic String,
+			log_partition UInt32,
+			log_offset UInt64,
+			recorded_at DateTime,
+			recorded_ms Int64,
+			type String,
+			source_key String,
+			event_id String,
+			aggregate_id String,
+			correlation_id String,
+			payload String,
+			decode_error String
+		) ENGINE = ReplacingMergeTree()
+		ORDER BY (topic, log_partition, log_offset)
+		SETTINGS index_granularity = 256`,
+		// The records sunk before these tables existed have no audit
+		// rows: the sink writes them from the log once, up to end_offset
+		// (where the version-1 sink stopped), and records its progress
+		// in next_offset. Read with max() per partition: running this
+		// migration twice, or concurrently, only repeats rows.
+		`CREATE TABLE IF NOT EXISTS ` + AuditBackfillTable + ` (
+			topic String,
+			log_partition UInt32,
+			end_offset UInt64,
+			next_offset UInt64
+		) ENGINE = MergeTree()
+		ORDER BY (topic, log_partition)`,
+		`INSERT INTO ` + AuditBackfillTable + ` (topic, log_partition, end_offset, next_offset)
+		SELECT topic, log_partition, max(next_offset), toUInt64(0) FROM ` + CheckpointsTable + `
+		GROUP BY topic, log_partition`,
+	}},
 }
 
 // SchemaVersion is the newest migration this binary knows.
@@ -104,10 +169,11 @@ func (e *ErrWarehouseTooNew) Error() string {
 // idempotent, so a migration that fails on the network is tried again
 // (three tries in all).
 func Migrate(ctx context.Context, wh Warehouse, now time.Time) error {
-	return retryOnNetwork(ctx, 3, slog.Default(), "analytics migration", func() error { return migrate(ctx, wh, now) })
+	return retryOnNetwork(ctx, 3, slog.Default(), "analytics migration", func() error { return migrate(ctx, wh, now, SchemaVersion()) })
 }
 
-func migrate(ctx context.Context, wh Warehouse, now time.Time) error {
+// migrate applies the migrations up to version upTo.
+func migrate(ctx context.Context, wh Warehouse, now time.Time, upTo uint32) error {
 	if err := wh.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MigrationsTable+` (
 		version UInt32,
 		applied_at DateTime
@@ -122,7 +188,7 @@ func migrate(ctx context.Context, wh Warehouse, now time.Time) error {
 		return &ErrWarehouseTooNew{Found: applied, Supported: SchemaVersion()}
 	}
 	for _, m := range migrations {
-		if m.version <= applied {
+		if m.version <= applied || m.version > upTo {
 			continue
 		}
 		for _, q := range m.statements {

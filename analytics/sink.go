@@ -86,6 +86,9 @@ type Sink struct {
 	wh      Warehouse
 	cfg     Config
 	checked map[partitionKey]bool // partitions whose last row matched the log
+	// auditBackfilled: the records sunk before schema version 2 have
+	// their audit rows (see backfillAudit).
+	auditBackfilled bool
 }
 
 // NewSink returns a sink from lg into wh (already migrated, see
@@ -99,6 +102,9 @@ func NewSink(lg topics.Log, wh Warehouse, cfg Config) *Sink {
 type Stats struct {
 	Records     int // rows written
 	Undecodable int // of which could not be decoded
+	// AuditBackfilled counts records sunk before schema version 2 whose
+	// audit copies and keys were written (see [Sink.CatchUp]).
+	AuditBackfilled int
 }
 
 // CatchUp writes every record past the sink's checkpoints up to the log's
@@ -109,13 +115,18 @@ type Stats struct {
 // a reset, a timeout) starts over from the checkpoints, up to
 // cfg.Attempts tries, waiting 250 ms and then twice as long each time.
 // Other errors (a warehouse of another log, a damaged log) are returned at
-// once.
+// once. Each row's audit copy and keys go into [AuditEventsTable] and
+// [KeysTable] after the rows and before the checkpoint, so they too are
+// rewritten, never skipped; on a warehouse migrated from schema version
+// 1 the first catch-up also writes those of the records sunk before,
+// from the log.
 func (s *Sink) CatchUp(ctx context.Context) (Stats, error) {
 	var total Stats
 	err := retryOnNetwork(ctx, s.cfg.Attempts, s.cfg.Logger, "analytics sink", func() error {
 		st, err := s.catchUp(ctx)
 		total.Records += st.Records
 		total.Undecodable += st.Undecodable
+		total.AuditBackfilled += st.AuditBackfilled
 		return err
 	})
 	return total, err
@@ -167,7 +178,12 @@ func (s *Sink) catchUp(ctx context.Context) (Stats, error) {
 			}
 		}
 	}
-	return s.copyRecords(ctx, cps, ends)
+	if err := s.backfillAudit(ctx, &st); err != nil {
+		return st, err
+	}
+	copied, err := s.copyRecords(ctx, cps, ends)
+	copied.AuditBackfilled += st.AuditBackfilled
+	return copied, err
 }
 
 // copyRecords reads the records from the checkpoints cps to ends and
@@ -253,18 +269,20 @@ func (s *Sink) readBatches(ctx context.Context, cps map[partitionKey]int64, ends
 // partition's checkpoint goes once they are in.
 type pending struct {
 	events *block[Row]
+	audit  auditRows
 	bad    int
 	topics map[string][2]int // records and undecodable ones per topic, for the metrics
 	next   map[partitionKey]uint64
 }
 
 func newPending() *pending {
-	return &pending{events: eventBlock(), topics: map[string][2]int{}, next: map[partitionKey]uint64{}}
+	return &pending{events: eventBlock(), audit: newAuditRows(), topics: map[string][2]int{}, next: map[partitionKey]uint64{}}
 }
 
 // reset empties the batch, keeping its memory for the next one.
 func (b *pending) reset() {
 	b.events.reset()
+	b.audit.reset()
 	b.bad = 0
 	clear(b.topics)
 	clear(b.next)
@@ -284,14 +302,16 @@ func (s *Sink) add(b *pending, recs []topics.Record) {
 				fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset), "err", r.DecodeError)
 		}
 		b.events.add(&r)
+		b.audit.add(&r)
 	}
 	b.topics[last.Topic] = counts
 	b.next[s.partition(last.Topic, int(last.Partition))] = uint64(last.Offset + 1)
 }
 
-// flush inserts the batch's rows as one block and then moves the
-// checkpoints of every partition in it, in a second insert: a sink that
-// dies between the two writes the same rows again, never skips one.
+// flush inserts the batch's rows as one block, then their audit copies
+// and keys, and then moves the checkpoints of every partition in it: a
+// sink that dies in between writes the same rows again, never skips
+// one.
 func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 	if b.events.rows == 0 {
 		return nil
@@ -299,6 +319,9 @@ func (s *Sink) flush(ctx context.Context, b *pending, st *Stats) error {
 	if err := s.wh.InsertColumns(ctx, EventsTable, b.events.names(), b.events.values()); err != nil {
 		s.cfg.Metrics.InsertFailed(EventsTable)
 		return fmt.Errorf("analytics: insert %d records: %w", b.events.rows, err)
+	}
+	if err := s.insertAudit(ctx, &b.audit); err != nil {
+		return err
 	}
 	for topic, n := range b.topics {
 		s.cfg.Metrics.Sunk(topic, n[0])

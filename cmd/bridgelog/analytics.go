@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,8 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/analytics"
 )
+
+var analyticsAuditFlags auditOutput
 
 var analyticsFlags struct {
 	dsn         string
@@ -42,8 +45,11 @@ records included with their error) and answers from there:
   analytics signing           the signers' rounds, commit latency, retries,
                               timeouts, abandoned events, and what each peer
                               did wrong (equivocations, invalid proposals)
-  analytics audit ID          everything that happened to an aggregate,
-                              correlation id, source key or transaction hash
+  analytics audit KEY         the story of what a key names: an aggregate,
+                              correlation or event id, a source key, a
+                              transaction hash on either chain, a batch, a
+                              leaf or a signing event (exit code 1: no
+                              match; 2: the warehouse could not answer)
 
 The warehouse is --clickhouse (or $BRIDGELOG_CLICKHOUSE_DSN), reached over
 the native protocol. The schema is created or migrated on first use.
@@ -217,21 +223,45 @@ var analyticsErrorsCmd = &cobra.Command{
 	}),
 }
 
+// Exit codes of analytics audit besides 0 (found): like grep's.
+const (
+	exitAuditNoMatch = 1
+	exitAuditFailed  = 2
+)
+
 var analyticsAuditCmd = &cobra.Command{
-	Use:   "audit ID [--json]",
-	Short: "Everything that happened to an aggregate, correlation id, source key or transaction hash",
-	Args:  cobra.ExactArgs(1),
-	RunE: withWarehouse(func(ctx context.Context, w io.Writer, wh analytics.Warehouse, args []string) error {
-		trail, err := analytics.Audit(ctx, wh, args[0])
-		return show(w, "RECORDED\tPOSITION\tTYPE\tSOURCE KEY\tPAYLOAD", trail, err, func(a analytics.AuditRow) []any {
-			payload := a.Payload
-			if a.DecodeError != "" {
-				payload = "ERROR " + a.DecodeError
-			}
-			return []any{time.UnixMilli(a.RecordedMs).UTC().Format("2006-01-02T15:04:05.000Z"),
-				fmt.Sprintf("%s/%d@%d", a.Topic, a.Partition, a.Offset), a.Type, a.SourceKey, payload}
-		})
-	}),
+	Use:   "audit KEY [--json] [--explain] [--events]",
+	Short: "The story of what an id, source key, transaction hash, batch, leaf or signing event names",
+	Long: `audit looks KEY up in the warehouse's audit keys table and tells the story of
+what it names, as bridgelog audit does from the local store: a withdrawal's
+chain log, confirmation, batch, leaf and proof, anchor and claims with gas; a
+Kaspa payout's rounds, votes, commits and quorum, signatures, transaction,
+fee and confirmation (from every signer log sunk). A key that names several
+things (a hash that is a transaction of one event and a leaf of another)
+shows each, labelled. --explain adds a sentence per step, --json prints one
+JSON document, --events lists the events the key finds instead.
+Exit code 0: found; 1: nothing matches; 2: the warehouse could not answer
+(then ` + "`bridgelog audit KEY`" + ` reads the local store instead).`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		ctx, key := cmd.Context(), args[0]
+		failed := func(err error) error {
+			return &exitError{code: exitAuditFailed, err: fmt.Errorf(
+				"analytics audit: ClickHouse is unreachable or failed: %w; `bridgelog audit %s` reads the local store instead", err, key)}
+		}
+		wh, err := openWarehouse(ctx)
+		if err != nil {
+			return failed(err)
+		}
+		defer wh.Close()
+		analyticsAuditFlags.json = analyticsFlags.json // the group's --json
+		err = tellAudit(ctx, cmd.OutOrStdout(), analytics.NewWarehouseFinder(wh), "the warehouse "+wh.Where(), key, analyticsAuditFlags)
+		var exit *exitError
+		if err != nil && !errors.As(err, &exit) {
+			return failed(fmt.Errorf("%s: %w", wh.Where(), err))
+		}
+		return err
+	},
 }
 
 func init() {
@@ -246,6 +276,7 @@ func init() {
 	analyticsSinkCmd.Flags().StringVar(&analyticsFlags.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics and /healthz at this address")
 	analyticsSinkCmd.Flags().StringVar(&analyticsFlags.origin, "origin", "", "whose log this is, in a warehouse several logs share: a signer's id (default: detected from the log; the relay's has none)")
 	analyticsErrorsCmd.Flags().DurationVar(&analyticsFlags.since, "since", 0, "only hours since this long ago (default: all)")
+	addAuditFlags(analyticsAuditCmd, &analyticsAuditFlags)
 	analyticsCmd.AddCommand(analyticsSinkCmd, analyticsGasCmd, analyticsLatencyCmd, analyticsErrorsCmd, analyticsAuditCmd, analyticsSigningCmd)
 	rootCmd.AddCommand(analyticsCmd)
 }

@@ -26,25 +26,20 @@ type auditOutput struct {
 
 var auditFlags auditOutput
 
-// errNoAuditMatch: the key finds no event. The commands exit 1 then, so
-// a script can tell an empty answer from a trail.
-var errNoAuditMatch = errors.New("no event matches this key")
-
-// auditKeyHelp names what a key may be, for the message of a key of nothing.
-const auditKeyHelp = "an aggregate, correlation or event id, source key, transaction hash, batch, leaf or signing event id"
-
-// tellAudit prints the audit of key through finder: the story of what it
-// names (analytics.BuildStory), or with out.events the events it finds. A
-// key of nothing exits 1, saying so (the JSON story is printed too, with
-// no subjects, for scripts).
-func tellAudit(ctx context.Context, w io.Writer, finder analytics.Finder, key string, out auditOutput) error {
+// tellAudit prints the audit of key through finder (which searches
+// where): the story of what it names (analytics.BuildStory), or with
+// out.events the events it finds. A key of nothing exits 1, saying so
+// (the JSON story is printed too, with no subjects, for scripts), so a
+// script can tell an empty answer from a trail.
+func tellAudit(ctx context.Context, w io.Writer, finder analytics.Finder, where, key string, out auditOutput) error {
+	noMatch := &exitError{code: exitAuditNoMatch, err: &analytics.NoMatchError{Key: key, Where: where}}
 	if out.events {
 		matches, err := finder.Find(ctx, key)
 		if err != nil {
 			return err
 		}
 		if len(matches) == 0 {
-			return &exitError{code: 1, err: fmt.Errorf("audit %s: %w (%s)", key, errNoAuditMatch, auditKeyHelp)}
+			return noMatch
 		}
 		return printAudit(w, matches, out.json)
 	}
@@ -61,7 +56,7 @@ func tellAudit(ctx context.Context, w io.Writer, finder analytics.Finder, key st
 				return err
 			}
 		}
-		return &exitError{code: 1, err: fmt.Errorf("audit %s: %w (%s)", key, errNoAuditMatch, auditKeyHelp)}
+		return noMatch
 	}
 	return analytics.PrintStory(w, st, analytics.PrintOptions{JSON: out.json, Explain: out.explain})
 }
@@ -114,7 +109,7 @@ project does). A key that matches nothing is said so, with exit status 1.`,
 				"(a running relay or signer folds them; without one, run bridgelog project)\n", behind)
 		}
 		finder := analytics.NewLocalFinder(projections.BridgeReader{Store: eng.Store}, eng.Log, nil)
-		return tellAudit(ctx, cmd.OutOrStdout(), finder, key, auditFlags)
+		return tellAudit(ctx, cmd.OutOrStdout(), finder, "the local store of "+engineFlags.data, key, auditFlags)
 	},
 }
 

@@ -69,7 +69,7 @@ func TestAuditCommand(t *testing.T) {
 	}
 
 	out, stderr := o.run(1, "audit", "withdrawal:evm:1337:0x00:0", "--json")
-	if !strings.Contains(stderr, "no event matches this key") || !strings.Contains(out, `"subjects": []`) {
+	if !strings.Contains(stderr, "no event matches") || !strings.Contains(out, `"subjects": []`) {
 		t.Fatalf("a key of nothing: %s\n%s", out, stderr)
 	}
 

@@ -389,11 +389,27 @@ func TestAnalyticsCommands(t *testing.T) {
 	}
 	// The audit trail of the first deposit, as the log has it.
 	ev := jsonLines(t, first(o.run(0, "log", "inspect", "--json", "--topic", "bridgelog.bridge.v1", "--partition", "0", "--limit", "1")))[0]
-	trail := jsonLines(t, first(o.run(0, "analytics", "audit", ev["aggregateId"].(string), "--json", "--clickhouse", dsn)))
+	trail := jsonLines(t, first(o.run(0, "analytics", "audit", ev["aggregateId"].(string), "--events", "--json", "--clickhouse", dsn)))
 	if len(trail) == 0 || trail[0]["eventId"] != ev["id"] || trail[0]["offset"] != 0.0 {
 		t.Fatalf("audit of %s: %v", ev["aggregateId"], trail)
 	}
-	_, errOut := o.run(1, "analytics", "gas", "--clickhouse", "clickhouse://127.0.0.1:1/default?dial_timeout=1s")
+	if kinds, _ := trail[0]["kinds"].([]any); len(kinds) == 0 || kinds[0] != "aggregate" {
+		t.Fatalf("audit of %s: first match's kinds %v, want aggregate", ev["aggregateId"], trail[0]["kinds"])
+	}
+	if table := first(o.run(0, "analytics", "audit", ev["id"].(string), "--events", "--clickhouse", dsn)); !strings.Contains(table, "KINDS") ||
+		!strings.Contains(table, "event_id") {
+		t.Fatalf("audit of event %s: %s", ev["id"], table)
+	}
+	// A key that finds nothing: exit code 1, said in words.
+	if _, errOut := o.run(1, "analytics", "audit", "deposit:evm:1:0xnothing:0", "--clickhouse", dsn); !strings.Contains(errOut, "no event matches") {
+		t.Fatalf("audit of an unknown key: %s", errOut)
+	}
+	// ClickHouse down: exit code 2, and the local store's command named.
+	_, errOut := o.run(2, "analytics", "audit", "deposit:x", "--clickhouse", "clickhouse://127.0.0.1:1/default?dial_timeout=1s")
+	if !strings.Contains(errOut, "unreachable") || !strings.Contains(errOut, "`bridgelog audit deposit:x`") {
+		t.Fatalf("audit with the warehouse down: %s", errOut)
+	}
+	_, errOut = o.run(1, "analytics", "gas", "--clickhouse", "clickhouse://127.0.0.1:1/default?dial_timeout=1s")
 	if !strings.Contains(errOut, "127.0.0.1:1") {
 		t.Fatalf("unreachable warehouse: %s", errOut)
 	}
