@@ -35,6 +35,7 @@ func TestAuditFromStoreEqualsAuditFromClickHouse(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("comparing the audits of %d keys: %v", len(keys), keys)
 	if len(keys) < 5 {
 		t.Fatalf("the withdrawal's story links to %v only; want its batch, leaf and transactions", keys)
 	}
