@@ -111,8 +111,9 @@ var sinkVsRawRuns int
 
 // BenchmarkSinkVsRawInsert measures, in one run on one server, the sink
 // and a plain clickhouse-go batch insert of the same rows (computed with
-// RowOf before the clock starts; PrepareBatch, Append per row, Send, in
-// batches of the sink's default size or -sink.batch), each into a fresh
+// RowOf before the clock starts: each record's event row, audit copy and
+// keys; PrepareBatch, Append per row, Send, three batches per batch of
+// the sink's default size or -sink.batch), each into a fresh
 // database. The ratio of their events/s (sink/raw) is what the sink costs
 // over the insert itself: reading the log, decoding, the checkpoints. The
 // two take turns at going first from one run to the next (-count), as the
@@ -185,36 +186,59 @@ func logRecords(b *testing.B, ctx context.Context, lg topics.Log) []topics.Recor
 }
 
 // rawInsertOnce inserts rows into a fresh warehouse with plain
-// clickhouse-go batches of batchSize rows.
+// clickhouse-go batches of batchSize rows: the same rows the sink writes,
+// each record's event row, its audit copy and its keys.
 func rawInsertOnce(b *testing.B, ctx context.Context, srv *chtest.Server, rows []analytics.Row, batchSize int) measured {
 	b.Helper()
 	dsn := srv.NewDB(b)
 	warehouseAt(b, dsn) // the schema
 	conn := chtest.Open(b, dsn)
-	insert := "INSERT INTO " + analytics.EventsTable + " (" + strings.Join(analytics.EventColumns, ", ") + ")"
-	return measure(b, func() { rawInsert(b, ctx, conn, insert, rows, batchSize) })
+	return measure(b, func() { rawInsert(b, ctx, conn, rows, batchSize) })
 }
 
-func rawInsert(b *testing.B, ctx context.Context, conn driver.Conn, insert string, rows []analytics.Row, batchSize int) {
+func rawInsert(b *testing.B, ctx context.Context, conn driver.Conn, rows []analytics.Row, batchSize int) {
+	events := "INSERT INTO " + analytics.EventsTable + " (" + strings.Join(analytics.EventColumns, ", ") + ")"
+	copies := "INSERT INTO " + analytics.AuditEventsTable + " (topic, log_partition, log_offset, recorded_at, recorded_ms, type," +
+		" source_key, event_id, aggregate_id, correlation_id, payload, decode_error)"
+	keys := "INSERT INTO " + analytics.KeysTable + " (key, kind, topic, log_partition, log_offset)"
 	for len(rows) > 0 {
 		n := min(batchSize, len(rows))
-		batch, err := conn.PrepareBatch(ctx, insert)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range rows[:n] {
-			r := &rows[i]
-			if err := batch.Append(r.Topic, r.Partition, r.Offset, r.EventID, r.Type, r.SchemaVersion, r.SourceKey,
+		rawBatch(b, ctx, conn, events, rows[:n], func(r *analytics.Row, add func(...any)) {
+			add(r.Topic, r.Partition, r.Offset, r.EventID, r.Type, r.SchemaVersion, r.SourceKey,
 				r.AggregateID, r.CorrelationID, r.CausationID, r.OccurredAt, r.RecordedAt,
 				r.OccurredMs, r.RecordedMs, r.ChainID, r.TxHash, r.GasUsed, r.Status, r.Reason, r.IsError,
-				r.Payload, r.DecodeError); err != nil {
-				b.Fatal(err)
+				r.Payload, r.DecodeError)
+		})
+		rawBatch(b, ctx, conn, copies, rows[:n], func(r *analytics.Row, add func(...any)) {
+			add(r.Topic, r.Partition, r.Offset, r.RecordedAt, r.RecordedMs, r.Type, r.SourceKey, r.EventID,
+				r.AggregateID, r.CorrelationID, r.Payload, r.DecodeError)
+		})
+		rawBatch(b, ctx, conn, keys, rows[:n], func(r *analytics.Row, add func(...any)) {
+			for _, k := range r.Keys {
+				add(k.Key, k.Kind, r.Topic, r.Partition, r.Offset)
 			}
-		}
-		if err := batch.Send(); err != nil {
+		})
+		rows = rows[n:]
+	}
+}
+
+// rawBatch sends one plain batch of the values each row gives.
+func rawBatch(b *testing.B, ctx context.Context, conn driver.Conn, insert string, rows []analytics.Row,
+	values func(r *analytics.Row, add func(...any))) {
+	batch, err := conn.PrepareBatch(ctx, insert)
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := func(v ...any) {
+		if err := batch.Append(v...); err != nil {
 			b.Fatal(err)
 		}
-		rows = rows[n:]
+	}
+	for i := range rows {
+		values(&rows[i], add)
+	}
+	if err := batch.Send(); err != nil {
+		b.Fatal(err)
 	}
 }
 
