@@ -34,17 +34,33 @@ var ErrAuditIndexStale = errors.New("audit index does not match the log")
 // are the warehouse finder's for the same log. A match's Kinds are
 // sorted. It finds what the projection has folded: a store behind its
 // log misses the newest events.
-func NewLocalFinder(index AuditIndex, lg RecordReader, cat *topics.Catalog) Finder {
+func NewLocalFinder(index AuditIndex, lg RecordReader, cat *topics.Catalog, opts ...LocalFinderOption) Finder {
 	if cat == nil {
 		cat = topics.DefaultCatalog()
 	}
-	return localFinder{index: index, log: lg, cat: cat}
+	f := localFinder{index: index, log: lg, cat: cat}
+	for _, o := range opts {
+		o(&f)
+	}
+	return f
+}
+
+// LocalFinderOption tunes [NewLocalFinder].
+type LocalFinderOption func(*localFinder)
+
+// WithOrigin names the log's origin (a signer's id, see [DetectOrigin]):
+// its rows then carry the topic the sink stores them under
+// ([StoredTopic]), so a signer's local audit names its log as the
+// warehouse does.
+func WithOrigin(origin string) LocalFinderOption {
+	return func(f *localFinder) { f.origin = origin }
 }
 
 type localFinder struct {
-	index AuditIndex
-	log   RecordReader
-	cat   *topics.Catalog
+	index  AuditIndex
+	log    RecordReader
+	cat    *topics.Catalog
+	origin string
 }
 
 func (f localFinder) Find(ctx context.Context, key string) ([]AuditMatch, error) {
@@ -96,7 +112,9 @@ func (f localFinder) row(ctx context.Context, pos topics.Position) (Row, error) 
 	if len(recs) == 0 || recs[0].Offset != pos.Offset {
 		return Row{}, fmt.Errorf("%w: no record at %s", ErrAuditIndexStale, projections.FormatPosition(pos))
 	}
-	return RowOf(f.cat, &recs[0]), nil
+	row := RowOf(f.cat, &recs[0])
+	row.Topic = StoredTopic(row.Topic, f.origin)
+	return row, nil
 }
 
 // auditRowOf is the audit row of r as the warehouse gives it back:

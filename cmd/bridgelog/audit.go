@@ -108,7 +108,12 @@ project does). A key that matches nothing is said so, with exit status 1.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "audit_keys has not folded the last %d log records yet: newer events are not shown "+
 				"(a running relay or signer folds them; without one, run bridgelog project)\n", behind)
 		}
-		finder := analytics.NewLocalFinder(projections.BridgeReader{Store: eng.Store}, eng.Log, nil)
+		// A signer's log is named by its id, as the sink stores it.
+		origin, err := analytics.DetectOrigin(ctx, eng.Log)
+		if err != nil {
+			return err
+		}
+		finder := analytics.NewLocalFinder(projections.BridgeReader{Store: eng.Store}, eng.Log, nil, analytics.WithOrigin(origin))
 		return tellAudit(ctx, cmd.OutOrStdout(), finder, "the local store of "+engineFlags.data, key, auditFlags)
 	},
 }
