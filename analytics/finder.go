@@ -68,10 +68,7 @@ func (f warehouseFinder) Find(ctx context.Context, key string) ([]AuditMatch, er
 			out = append(out, AuditMatch{Kinds: ks, AuditRow: r})
 		}
 	}
-	slices.SortFunc(out, func(a, b AuditMatch) int {
-		return cmp.Or(cmp.Compare(a.RecordedMs, b.RecordedMs),
-			partitionOffset{partitionKey{a.Topic, a.Partition}, a.Offset}.compare(partitionOffset{partitionKey{b.Topic, b.Partition}, b.Offset}))
-	})
+	slices.SortFunc(out, compareMatches)
 	return out, nil
 }
 

@@ -146,28 +146,13 @@ func checkFind(t *testing.T, finder analytics.Finder, log map[string]logRecord, 
 		if !strings.HasPrefix(m.Payload, "{") {
 			t.Errorf("find %s: %s payload %q", key, pos, m.Payload)
 		}
-		if i > 0 && !recordedBefore(got[i-1].AuditRow, m.AuditRow) {
+		if i > 0 && analytics.CompareRecorded(got[i-1].AuditRow, m.AuditRow) >= 0 {
 			t.Errorf("find %s: %s comes after %s/%d@%d", key, pos, got[i-1].Topic, got[i-1].Partition, got[i-1].Offset)
 		}
 	}
 	if !reflect.DeepEqual(gotKinds, want) {
 		t.Errorf("find %s:\n got %v\nwant %v", key, gotKinds, want)
 	}
-}
-
-// recordedBefore says whether a comes before b in an audit: by recorded
-// time, then topic, partition and offset.
-func recordedBefore(a, b analytics.AuditRow) bool {
-	if a.RecordedMs != b.RecordedMs {
-		return a.RecordedMs < b.RecordedMs
-	}
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	if a.Partition != b.Partition {
-		return a.Partition < b.Partition
-	}
-	return a.Offset < b.Offset
 }
 
 func byPosition(log []logRecord) map[string]logRecord {

@@ -1,7 +1,6 @@
 package analytics
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,10 +92,7 @@ func (f localFinder) Find(ctx context.Context, key string) ([]AuditMatch, error)
 		slices.Sort(mine)
 		out = append(out, AuditMatch{Kinds: mine, AuditRow: auditRowOf(&row)})
 	}
-	slices.SortFunc(out, func(a, b AuditMatch) int {
-		return cmp.Or(cmp.Compare(a.RecordedMs, b.RecordedMs), cmp.Compare(a.Topic, b.Topic),
-			cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
-	})
+	slices.SortFunc(out, compareMatches)
 	return out, nil
 }
 

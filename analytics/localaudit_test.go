@@ -1,7 +1,6 @@
 package analytics_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -200,9 +199,6 @@ func auditFromLog(log []logRecord, key string) []analytics.AuditMatch {
 			Correlation: row.CorrelationID, Payload: row.Payload, DecodeError: row.DecodeError,
 		}})
 	}
-	slices.SortFunc(out, func(a, b analytics.AuditMatch) int {
-		return cmp.Or(cmp.Compare(a.RecordedMs, b.RecordedMs), cmp.Compare(a.Topic, b.Topic),
-			cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
-	})
+	slices.SortFunc(out, func(a, b analytics.AuditMatch) int { return analytics.CompareRecorded(a.AuditRow, b.AuditRow) })
 	return out
 }

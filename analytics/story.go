@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -475,22 +476,8 @@ func dedupeRows(rows []AuditRow) []AuditRow {
 			out = append(out, r)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return rowLess(out[i], out[j]) })
+	slices.SortStableFunc(out, CompareRecorded)
 	return out
-}
-
-// rowLess is the Finder's order: recorded, then topic, partition, offset.
-func rowLess(a, b AuditRow) bool {
-	if a.RecordedMs != b.RecordedMs {
-		return a.RecordedMs < b.RecordedMs
-	}
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	if a.Partition != b.Partition {
-		return a.Partition < b.Partition
-	}
-	return a.Offset < b.Offset
 }
 
 func sortSteps(steps []StoryStep) {
