@@ -37,3 +37,33 @@ func benchDecode(b *testing.B, alias bool) {
 		b.Fatalf("decoded type %q", e.Type)
 	}
 }
+
+// BenchmarkDecodePayload decodes one payload of each lifecycle type the
+// fast path reads (see lifecycleSamples), as a rebuild's fold does. The
+// samples over 1 KiB (a 70 kB raw transaction) are left out: copying them
+// would outweigh the decoding measured here.
+func BenchmarkDecodePayload(b *testing.B) {
+	var raws [][]byte
+	var dsts []any
+	size := 0
+	for _, v := range lifecycleSamples(b) {
+		raw, err := EncodePayload(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(raw) > 1024 {
+			continue
+		}
+		raws, dsts = append(raws, raw), append(dsts, fresh(v))
+		size += len(raw)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, raw := range raws {
+			if err := DecodePayload(raw, dsts[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
