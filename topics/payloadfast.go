@@ -3,6 +3,7 @@ package topics
 import (
 	"encoding/hex"
 	"math"
+	"reflect"
 	"unsafe"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -14,373 +15,151 @@ import (
 // transaction intents and outcomes, and chain scans. decodeLifecycle
 // reads exactly the shape [EncodePayload] writes for them (a map of known
 // keys; uints, 0x-hex text, decimal amounts, text and bytes) without
-// reflection. Anything else it declines, and msgpack's general decoder
-// takes the payload, errors included: the fast path only ever agrees with
-// msgpack (FuzzLifecyclePayload checks it).
+// reflection, by tables derived from the structs' msgpack tags at
+// start-up (payloadfields.go). Anything else it declines, and msgpack's
+// general decoder takes the payload, errors included: the fast path only
+// ever agrees with msgpack (FuzzLifecyclePayload checks it).
+
+var (
+	depositDetectedTable     = tableOf[domain.DepositDetected]()
+	depositConfirmedTable    = tableOf[domain.DepositConfirmed]()
+	depositMintedTable       = tableOf[domain.DepositMinted]()
+	depositFailedTable       = tableOf[domain.DepositFailed]()
+	withdrawalDetectedTable  = tableOf[domain.WithdrawalDetected]()
+	withdrawalConfirmedTable = tableOf[domain.WithdrawalConfirmed]()
+	withdrawalExecutedTable  = tableOf[domain.WithdrawalExecuted]()
+	withdrawalFailedTable    = tableOf[domain.WithdrawalFailed]()
+	txIntentTable            = tableOf[domain.TxIntent]()
+	txOutcomeTable           = tableOf[domain.TxOutcome]()
+	chainScannedTable        = tableOf[domain.ChainScanned]()
+	withdrawalBatchedTable   = tableOf[domain.WithdrawalBatched]()
+	batchCreatedTable        = tableOf[domain.BatchCreated]()
+	batchAnchoredTable       = tableOf[domain.BatchAnchored]()
+	claimRequestedTable      = tableOf[domain.ClaimRequested]()
+)
 
 // decodeLifecycle decodes b into v when v is a lifecycle event and b has
 // the canonical shape; false leaves v untouched.
 func decodeLifecycle(b []byte, v any) bool {
 	switch e := v.(type) {
 	case *domain.DepositDetected:
-		return decodeInto(b, e, depositDetectedField)
+		return decodeInto(b, e, depositDetectedTable)
 	case *domain.DepositConfirmed:
-		return decodeInto(b, e, confirmedField)
+		return decodeInto(b, e, depositConfirmedTable)
 	case *domain.DepositMinted:
-		return decodeInto(b, e, depositMintedField)
+		return decodeInto(b, e, depositMintedTable)
 	case *domain.DepositFailed:
-		return decodeInto(b, e, failedField)
+		return decodeInto(b, e, depositFailedTable)
 	case *domain.WithdrawalDetected:
-		return decodeInto(b, e, withdrawalDetectedField)
+		return decodeInto(b, e, withdrawalDetectedTable)
 	case *domain.WithdrawalConfirmed:
-		return decodeInto(b, (*domain.DepositConfirmed)(e), confirmedField)
+		return decodeInto(b, e, withdrawalConfirmedTable)
 	case *domain.WithdrawalExecuted:
-		return decodeInto(b, e, withdrawalExecutedField)
+		return decodeInto(b, e, withdrawalExecutedTable)
 	case *domain.WithdrawalFailed:
-		return decodeInto(b, (*domain.DepositFailed)(e), failedField)
+		return decodeInto(b, e, withdrawalFailedTable)
 	case *domain.TxIntent:
-		return decodeInto(b, e, txIntentField)
+		return decodeInto(b, e, txIntentTable)
 	case *domain.TxOutcome:
-		return decodeInto(b, e, txOutcomeField)
+		return decodeInto(b, e, txOutcomeTable)
 	case *domain.ChainScanned:
-		return decodeInto(b, e, chainScannedField)
+		return decodeInto(b, e, chainScannedTable)
 	case *domain.WithdrawalBatched:
-		return decodeInto(b, e, withdrawalBatchedField)
+		return decodeInto(b, e, withdrawalBatchedTable)
 	case *domain.BatchCreated:
-		return decodeInto(b, e, batchCreatedField)
+		return decodeInto(b, e, batchCreatedTable)
 	case *domain.BatchAnchored:
-		return decodeInto(b, e, batchAnchoredField)
+		return decodeInto(b, e, batchAnchoredTable)
 	case *domain.ClaimRequested:
-		return decodeInto(b, e, claimRequestedField)
+		return decodeInto(b, e, claimRequestedTable)
 	}
 	return false
 }
 
-// decodeInto reads a map of fields into a copy of *dst (msgpack keeps the
-// fields a payload does not name) and stores it only if the whole of b
-// was read.
-func decodeInto[T any](b []byte, dst *T, field func(*reader, *T, string) bool) bool {
+// decodeInto reads a map of t's fields into a copy of *dst (msgpack keeps
+// the fields a payload does not name) and stores it only if the whole of
+// b was read. A nil t (see tableOf) declines.
+func decodeInto[T any](b []byte, dst *T, t *payloadTable) bool {
+	if t == nil {
+		return false
+	}
 	r := reader{b: b}
 	v := *dst
-	if !decodeMap(&r, &v, field) || r.pos != len(b) {
+	if !r.fields(unsafe.Pointer(&v), t) || r.pos != len(b) {
 		return false
 	}
 	*dst = v
 	return true
 }
 
-// detected is a DepositDetected or WithdrawalDetected, which differ only
-// in the name of the party that locked or burned the amount.
-type detected struct {
-	ref                        *domain.LogRef
-	contract, party, recipient *domain.Address
-	blockNumber, onchainID     *uint64
-	blockHash                  *domain.Hash32
-	amount                     *domain.Amount
-	partyKey                   string
-}
-
-func (d detected) field(r *reader, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(d.ref)
-	case "contract":
-		return r.hexText(d.contract[:])
-	case "block_number":
-		return r.uint64(d.blockNumber)
-	case "block_hash":
-		return r.hexText(d.blockHash[:])
-	case "onchain_id":
-		return r.uint64(d.onchainID)
-	case d.partyKey:
-		return r.hexText(d.party[:])
-	case "amount":
-		return r.amount(d.amount)
-	case "recipient":
-		return r.hexText(d.recipient[:])
-	}
-	return false
-}
-
-func depositDetectedField(r *reader, e *domain.DepositDetected, k string) bool {
-	return detected{&e.Ref, &e.Contract, &e.Depositor, &e.Recipient, &e.BlockNumber, &e.OnChainID,
-		&e.BlockHash, &e.Amount, "depositor"}.field(r, k)
-}
-
-func withdrawalDetectedField(r *reader, e *domain.WithdrawalDetected, k string) bool {
-	return detected{&e.Ref, &e.Contract, &e.Withdrawer, &e.Recipient, &e.BlockNumber, &e.OnChainID,
-		&e.BlockHash, &e.Amount, "withdrawer"}.field(r, k)
-}
-
-// confirmedField reads DepositConfirmed, and WithdrawalConfirmed converted
-// to it (the same fields).
-func confirmedField(r *reader, e *domain.DepositConfirmed, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "at_block":
-		return r.uint64(&e.AtBlock)
-	case "depth":
-		return r.uint64(&e.Confirmation)
-	}
-	return false
-}
-
-// failedField reads DepositFailed, and WithdrawalFailed converted to it.
-func failedField(r *reader, e *domain.DepositFailed, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "reason":
-		return r.str(&e.Reason)
-	}
-	return false
-}
-
-func depositMintedField(r *reader, e *domain.DepositMinted, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "mint_tx_hash":
-		return r.hexText(e.MintTxHash[:])
-	case "gas_used":
-		return r.uint64(&e.GasUsed)
-	case "block_number":
-		return r.uint64(&e.BlockNumber)
-	}
-	return false
-}
-
-func withdrawalExecutedField(r *reader, e *domain.WithdrawalExecuted, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "batch_id":
-		return r.uint64(&e.BatchID)
-	case "claim_tx_hash":
-		return r.hexText(e.ClaimTxHash[:])
-	case "gas_used":
-		return r.uint64(&e.GasUsed)
-	case "already_done":
-		return r.boolean(&e.AlreadyDone)
-	}
-	return false
-}
-
-func txIntentField(r *reader, e *domain.TxIntent, k string) bool {
-	switch k {
-	case "purpose":
-		return r.str((*string)(&e.Purpose))
-	case "subject":
-		return r.str(&e.Subject)
-	case "chain_id":
-		return r.uint64(&e.ChainID)
-	case "from":
-		return r.hexText(e.From[:])
-	case "nonce":
-		return r.uint64(&e.Nonce)
-	case "gas":
-		return r.uint64(&e.Gas)
-	case "tx_hash":
-		return r.hexText(e.TxHash[:])
-	case "raw_tx":
-		return r.bytes(&e.RawTx)
-	case "gas_fee_cap":
-		return r.amount(&e.GasFeeCap)
-	case "gas_tip_cap":
-		return r.amount(&e.GasTipCap)
-	case "attempt":
-		return r.nonNegInt(&e.Attempt)
-	case "cancel":
-		return r.boolean(&e.Cancel)
-	}
-	return false
-}
-
-func txOutcomeField(r *reader, e *domain.TxOutcome, k string) bool {
-	switch k {
-	case "purpose":
-		return r.str((*string)(&e.Purpose))
-	case "subject":
-		return r.str(&e.Subject)
-	case "tx_hash":
-		return r.hexText(e.TxHash[:])
-	case "nonce":
-		return r.uint64(&e.Nonce)
-	case "status":
-		return r.str((*string)(&e.Status))
-	case "gas_used":
-		return r.uint64(&e.GasUsed)
-	case "block_number":
-		return r.uint64(&e.BlockNumber)
-	case "reason":
-		return r.str(&e.Reason)
-	}
-	return false
-}
-
-func chainScannedField(r *reader, e *domain.ChainScanned, k string) bool {
-	switch k {
-	case "chain_id":
-		return r.uint64(&e.ChainID)
-	case "from":
-		return r.uint64(&e.From)
-	case "to":
-		return r.uint64(&e.To)
-	case "to_hash":
-		return r.hexText(e.ToHash[:])
-	case "tip":
-		return r.uint64(&e.Tip)
-	case "logs":
-		return r.nonNegInt(&e.Logs)
-	case "prior_hashes":
-		return r.hashes(&e.PriorHashes)
-	case "window":
-		return r.uint64(&e.Window)
-	}
-	return false
-}
-
-func withdrawalBatchedField(r *reader, e *domain.WithdrawalBatched, k string) bool {
-	switch k {
-	case "ref":
-		return r.logRef(&e.Ref)
-	case "sequence_id":
-		return r.str(&e.SequenceID)
-	case "batch_id":
-		return r.uint64(&e.BatchID)
-	case "leaf_index":
-		return r.uint32(&e.LeafIndex)
-	case "leaf":
-		return r.hexText(e.Leaf[:])
-	case "proof":
-		return r.hashes(&e.MerkleProof)
-	}
-	return false
-}
-
-func batchCreatedField(r *reader, e *domain.BatchCreated, k string) bool {
-	switch k {
-	case "settlement":
-		return decodeMap(r, &e.Settlement, settlementField)
-	case "batch_id":
-		return r.uint64(&e.BatchID)
-	case "root":
-		return r.hexText(e.Root[:])
-	case "total_amount":
-		return r.amount(&e.TotalAmount)
-	case "leaves":
-		n, ok := r.boundedArrayLen(1)
-		if !ok {
-			return false
-		}
-		leaves := make([]domain.BatchLeaf, n)
-		for i := range leaves {
-			if !decodeMap(r, &leaves[i], batchLeafField) {
-				return false
-			}
-		}
-		e.Leaves = leaves
-		return true
-	}
-	return false
-}
-
-func batchAnchoredField(r *reader, e *domain.BatchAnchored, k string) bool {
-	switch k {
-	case "settlement":
-		return decodeMap(r, &e.Settlement, settlementField)
-	case "batch_id":
-		return r.uint64(&e.BatchID)
-	case "root":
-		return r.hexText(e.Root[:])
-	case "tx_hash":
-		return r.hexText(e.TxHash[:])
-	case "gas_used":
-		return r.uint64(&e.GasUsed)
-	case "block_number":
-		return r.uint64(&e.BlockNumber)
-	}
-	return false
-}
-
-func claimRequestedField(r *reader, e *domain.ClaimRequested, k string) bool {
-	switch k {
-	case "settlement":
-		return decodeMap(r, &e.Settlement, settlementField)
-	case "batch_id":
-		return r.uint64(&e.BatchID)
-	case "root":
-		return r.hexText(e.Root[:])
-	case "leaf":
-		return decodeMap(r, &e.LeafInfo, batchLeafField)
-	case "proof":
-		return r.hashes(&e.Proof)
-	}
-	return false
-}
-
-func settlementField(r *reader, s *domain.Settlement, k string) bool {
-	switch k {
-	case "chain_id":
-		return r.uint64(&s.ChainID)
-	case "distributor":
-		return r.hexText(s.Distributor[:])
-	}
-	return false
-}
-
-func batchLeafField(r *reader, l *domain.BatchLeaf, k string) bool {
-	switch k {
-	case "index":
-		return r.uint32(&l.Index)
-	case "withdrawal":
-		return r.logRef(&l.Withdrawal)
-	case "tx_id":
-		return r.uint64(&l.TxID)
-	case "funder":
-		return r.hexText(l.Funder[:])
-	case "recipient":
-		return r.hexText(l.Recipient[:])
-	case "amount":
-		return r.amount(&l.Amount)
-	case "leaf":
-		return r.hexText(l.Leaf[:])
-	}
-	return false
-}
-
-// decodeMap reads a map of fields into *dst, in place: a payload's own
-// (into decodeInto's copy) or a nested one (a failure declines the whole
-// payload, so the copy is not kept).
-func decodeMap[T any](r *reader, dst *T, field func(*reader, *T, string) bool) bool {
+// fields reads a map of t's fields into the struct at p, in place: a
+// payload's own (into decodeInto's copy) or a nested one (a failure
+// declines the whole payload, so the copy is not kept).
+func (r *reader) fields(p unsafe.Pointer, t *payloadTable) bool {
 	n, ok := r.mapLen()
 	if !ok {
 		return false
 	}
+	next := 0
 	for ; n > 0; n-- {
 		k, ok := r.key()
-		if !ok || !field(r, dst, k) {
+		if !ok {
 			return false
 		}
+		i := t.index(k, next)
+		if i < 0 || !r.field(unsafe.Add(p, t.fields[i].offset), &t.fields[i]) {
+			return false
+		}
+		next = i + 1
 	}
 	return true
 }
 
-func logRefField(r *reader, ref *domain.LogRef, k string) bool {
-	switch k {
-	case "chain_id":
-		return r.uint64(&ref.ChainID)
-	case "tx_hash":
-		return r.hexText(ref.TxHash[:])
-	case "log_index":
-		return r.uint32(&ref.LogIndex)
+// field reads one value of f's kind into the field at p.
+func (r *reader) field(p unsafe.Pointer, f *payloadField) bool {
+	switch f.kind {
+	case kindUint64:
+		return r.uint64((*uint64)(p))
+	case kindUint32:
+		return r.uint32((*uint32)(p))
+	case kindInt:
+		return r.nonNegInt((*int)(p))
+	case kindBool:
+		return r.boolean((*bool)(p))
+	case kindString:
+		return r.str((*string)(p))
+	case kindBytes:
+		return r.bytes((*[]byte)(p))
+	case kindHex:
+		return r.hexText(unsafe.Slice((*byte)(p), f.size))
+	case kindAmount:
+		return r.amount((*domain.Amount)(p))
+	case kindHashes:
+		return r.hashes((*[]domain.Hash32)(p))
+	case kindStruct:
+		return r.fields(p, f.nested)
+	case kindStructs:
+		return r.structs(p, f)
 	}
 	return false
 }
 
-// logRef reads a nested LogRef map.
-func (r *reader) logRef(ref *domain.LogRef) bool { return decodeMap(r, ref, logRefField) }
+// structs reads a non-empty array of f.nested maps into a new slice at p.
+func (r *reader) structs(p unsafe.Pointer, f *payloadField) bool {
+	n, ok := r.boundedArrayLen(1)
+	if !ok {
+		return false
+	}
+	base := reflect.MakeSlice(f.slice, n, n).UnsafePointer()
+	for i := range uintptr(n) {
+		if !r.fields(unsafe.Add(base, i*f.size), f.nested) {
+			return false
+		}
+	}
+	// A slice header is the same for any element type.
+	*(*[]byte)(p) = unsafe.Slice((*byte)(base), n)
+	return true
+}
 
 // boundedArrayLen reads a non-empty array header whose elements, of at least
 // minSize bytes each, fit in what is left of the input (an empty or nil
