@@ -32,7 +32,7 @@ const (
 	kindUint64  fieldKind = iota + 1
 	kindUint32            // a uint64 that must fit in 32 bits
 	kindInt               // a non-negative int
-	kindBool              //
+	kindBool              // true or false
 	kindString            // str or bin
 	kindBytes             // a non-empty str or bin
 	kindHex               // "0x" and hex: domain.Hash32, domain.Address
@@ -93,7 +93,7 @@ func deriveTable(t reflect.Type) (*payloadTable, error) {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("msgpack")
 		if tag == "-" || !sf.IsExported() && !sf.Anonymous && sf.Name != "_msgpack" {
-			continue
+			continue // msgpack leaves these out; _msgpack holds struct options
 		}
 		key, opts, _ := strings.Cut(tag, ",")
 		if key == "" {
