@@ -9,6 +9,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -68,11 +69,11 @@ func TestBatcherMatchesTheChain(t *testing.T) {
 			TxID: i, Funder: domain.Address{byte(i)}, Recipient: domain.Address{0xee}, Amount: domain.AmountFromUint64(i * 1000)})
 	}
 	// The batch as it was cut when only the lowest withdrawal was pending.
-	lost, err := domain.PlanBatch(s, seq, pending[:1], domain.BatchPolicy{MaxSize: 1}, time.Now(), SeedLeaf, SeedRoot)
+	lost, err := domain.PlanBatch(s, seq, pending[:1], domain.BatchPolicy{MaxSize: 1}, time.Now(), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := domain.PlanBatch(s, seq, pending, domain.BatchPolicy{MaxSize: 3}, time.Now(), SeedLeaf, SeedRoot)
+	full, err := domain.PlanBatch(s, seq, pending, domain.BatchPolicy{MaxSize: 3}, time.Now(), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
@@ -185,7 +184,7 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 	req := *st.req
 	l, m := loggerOr(x.Logger), metricsOr(x.Metrics)
 	cause := Cause{CorrelationID: req.LeafInfo.Withdrawal.WithdrawalID()}
-	if !verifyClaim(req) {
+	if !merkle.VerifyClaim(req) {
 		out := domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Status: domain.TxReverted,
 			Reason: fmt.Sprintf("%v: batch %d leaf %s", ErrProofInvalid, req.BatchID, req.LeafInfo.Leaf.Hex())}
 		m.Count("claim_proofs_invalid_total", nil, 1)
@@ -235,16 +234,6 @@ func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, 
 	}
 	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
 	return err
-}
-
-func verifyClaim(r domain.ClaimRequested) bool {
-	proof := make([]common.Hash, len(r.Proof))
-	for i, p := range r.Proof {
-		proof[i] = common.Hash(p)
-	}
-	leaf := SeedLeaf(r.Settlement, r.BatchID, domain.PendingWithdrawal{TxID: r.LeafInfo.TxID, Funder: r.LeafInfo.Funder,
-		Recipient: r.LeafInfo.Recipient, Amount: r.LeafInfo.Amount})
-	return leaf == r.LeafInfo.Leaf && merkle.Verify(common.Hash(r.Root), common.Hash(leaf), proof)
 }
 
 // catchUp folds a claims partition up to its end.

@@ -26,6 +26,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -169,7 +170,7 @@ func balancedBatch(t *testing.T, s domain.Settlement, n int) domain.BatchCreated
 			Recipient: domain.Address(common.BytesToAddress(crypto.Keccak256([]byte(fmt.Sprint("recipient-", id))))),
 			Amount:    domain.AmountFromUint64(1_000_000_000_000_000 + id*1_000_003),
 		}
-		leaf := SeedLeaf(s, 1, w)
+		leaf := merkle.BatchLeaf(s, 1, w)
 		p := topics.PartitionFor([]byte(domain.ClaimID(s, leaf)), spec.Partitions)
 		if perPart[p] >= quota {
 			continue
@@ -177,7 +178,7 @@ func balancedBatch(t *testing.T, s domain.Settlement, n int) domain.BatchCreated
 		perPart[p]++
 		pending = append(pending, w)
 	}
-	b, err := domain.PlanBatch(s, domain.SequenceState{}, pending, domain.BatchPolicy{MaxSize: n}, time.Unix(0, 0), SeedLeaf, SeedRoot)
+	b, err := domain.PlanBatch(s, domain.SequenceState{}, pending, domain.BatchPolicy{MaxSize: n}, time.Unix(0, 0), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil || b == nil || len(b.Leaves) != n {
 		t.Fatalf("plan batch of %d: %+v %v", n, b, err)
 	}
