@@ -51,11 +51,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 		now = b.Now
 	}
 	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
-	max := b.Policy.MaxSize
-	if max <= 0 {
-		max = 128
-	}
-	pending, err := b.Reader.Unbatched(ctx, max)
+	pending, err := b.Reader.Unbatched(ctx, b.Policy.WithDefaults().MaxSize)
 	if err != nil {
 		return nil, err
 	}

@@ -44,10 +44,7 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 	if err != nil {
 		return res, err
 	}
-	depth := c.Depth
-	if depth == 0 {
-		depth = domain.DefaultConfirmationDepth
-	}
+	depth := domain.ConfirmationDepth(c.Depth)
 	hashes := map[uint64]domain.Hash32{}
 	var evs []domain.Event
 	for _, o := range pending {

@@ -162,11 +162,11 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	if opt.metrics == nil {
 		opt.metrics = handlers.NopMetrics{}
 	}
-	stuck, err := durationOr(cfg.StuckAfter, 2*time.Minute)
+	stuck, err := durationOr(cfg.StuckAfter, 0) // 0: domain.SendPolicy's default
 	if err != nil {
 		return nil, err
 	}
-	maxWait, err := durationOr(cfg.BatchMaxWait, 30*time.Second)
+	maxWait, err := durationOr(cfg.BatchMaxWait, 0) // 0: domain.BatchPolicy's default
 	if err != nil {
 		return nil, err
 	}
