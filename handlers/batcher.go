@@ -40,7 +40,7 @@ type Batcher struct {
 	Appender *Appender
 	Policy   domain.BatchPolicy
 	Now      func() time.Time
-	Metrics  Metrics
+	Metrics  BatcherMetrics
 	Logger   *slog.Logger
 }
 
@@ -63,7 +63,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 			oldest = math.Max(oldest, now().Sub(w.ConfirmedAt).Seconds())
 		}
 	}
-	m.Gauge("oldest_unbatched_withdrawal_seconds", nil, oldest)
+	m.OldestUnbatched(oldest)
 	seq, err := b.Reader.Sequence(ctx, b.Settlement)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, marks...); err != nil {
 		return nil, err
 	}
-	m.Count("batches_created_total", nil, 1)
+	m.BatchCreated()
 	log.Info("batch created", "batch_id", plan.BatchID, "merkle_root", plan.Root.Hex(), "leaf_count", len(plan.Leaves),
 		"total_amount", plan.TotalAmount.String())
 	return plan, nil
@@ -115,12 +115,12 @@ func (b *Batcher) matchChain(ctx context.Context, seq domain.SequenceState, pend
 	if err != nil {
 		// The relay logs the failing step once per streak; each retry
 		// only counts.
-		m.Count("batches_lost_total", nil, 1)
+		m.BatchLost()
 		log.Debug("batch anchored on chain is missing from the log", "batch_id", plan.BatchID,
 			"onchain_root", onchain.Hex(), "error", err)
 		return nil, err
 	}
-	m.Count("batches_recovered_total", nil, 1)
+	m.BatchRecovered()
 	log.Warn("batch recovered from its root on chain: the log had lost it", "batch_id", got.BatchID,
 		"merkle_root", got.Root.Hex(), "leaf_count", len(got.Leaves))
 	return got, nil
@@ -145,7 +145,7 @@ type Anchorer struct {
 	Queue      AnchorQueue
 	Chain      AnchorChain
 	Driver     *TxDriver
-	Metrics    Metrics
+	Metrics    AnchorerMetrics
 	Logger     *slog.Logger
 
 	dryChecked map[uint64]bool // batches whose proofs a dry run verified
@@ -185,7 +185,7 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 			if _, err := a.Driver.Appender.Append(ctx, cause, ev); err != nil {
 				return false, err
 			}
-			m.Count("anchor_failures_total", nil, 1)
+			m.AnchorFailed()
 			log.Error("merkle root anchoring failed", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "onchain_root", root.Hex(), "error", out.Reason)
 			return false, nil
 		}
@@ -209,8 +209,7 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	if _, err := a.Driver.Appender.Append(ctx, cause, anchored); err != nil {
 		return false, err
 	}
-	m.Count("batches_anchored_total", nil, 1)
-	m.Count("gas_used_total", map[string]string{"purpose": "anchor"}, int(out.GasUsed))
+	m.BatchAnchored(out.GasUsed)
 	log.Info("batch anchored", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed)
 	return true, nil
 }

@@ -31,7 +31,7 @@ type ClaimExecutor struct {
 	Group   string // consumer group, default "bridgelog-claims"
 	Calls   ClaimCalls
 	Driver  *TxDriver
-	Metrics Metrics
+	Metrics ClaimMetrics
 	Logger  *slog.Logger
 
 	folds map[int32]*claimFold
@@ -116,7 +116,7 @@ var ErrNotAClaim = errors.New("claims record is not an envelope")
 // it is done or the executor stops.
 func (x *ClaimExecutor) handleMessage(msg *message.Message) error {
 	if reason := msg.Metadata.Get(watermilllog.MetaMalformed); reason != "" {
-		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
+		metricsOr(x.Metrics).ClaimRecordUndecodable()
 		return fmt.Errorf("%w: %s", ErrNotAClaim, reason)
 	}
 	rec, err := watermilllog.RecordOf(msg)
@@ -138,7 +138,7 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 		}
 		loggerOr(x.Logger).Warn("claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
-		metricsOr(x.Metrics).Count("claim_attempts_failed_total", nil, 1)
+		metricsOr(x.Metrics).ClaimAttemptFailed()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -158,7 +158,7 @@ func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 	if err := x.dec.Decode(rec.Value, &env); err != nil {
 		// The record's bytes are on the log for audit; nothing to drive.
 		loggerOr(x.Logger).Error("undecodable claim record skipped", "partition", rec.Partition, "offset", rec.Offset, "error", err)
-		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
+		metricsOr(x.Metrics).ClaimRecordUndecodable()
 		return nil
 	}
 	fold, err := x.catchUp(ctx, rec.Partition)
@@ -187,7 +187,7 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 	if !merkle.VerifyClaim(req) {
 		out := domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Status: domain.TxReverted,
 			Reason: fmt.Sprintf("%v: batch %d leaf %s", ErrProofInvalid, req.BatchID, req.LeafInfo.Leaf.Hex())}
-		m.Count("claim_proofs_invalid_total", nil, 1)
+		m.ClaimProofInvalid()
 		l.Error("claim proof invalid, not sent", "batch_id", req.BatchID, "leaf", req.LeafInfo.Leaf.Hex())
 		if x.Driver.DryRun {
 			return nil
@@ -224,12 +224,12 @@ func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, 
 		ev = domain.WithdrawalExecuted{Ref: ref, BatchID: req.BatchID, ClaimTxHash: out.TxHash, GasUsed: out.GasUsed,
 			AlreadyDone: out.Status == domain.TxAlreadyProcessed}
 		if first {
-			metricsOr(x.Metrics).Count("withdrawals_executed_total", nil, 1)
+			metricsOr(x.Metrics).WithdrawalExecuted()
 		}
 	default:
 		ev = domain.WithdrawalFailed{Ref: ref, Reason: string(out.Status) + ": " + out.Reason}
 		if first {
-			metricsOr(x.Metrics).Count("withdrawals_failed_total", nil, 1)
+			metricsOr(x.Metrics).WithdrawalFailed()
 		}
 	}
 	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)

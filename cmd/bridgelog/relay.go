@@ -375,7 +375,7 @@ func (b *bridge) bind(ctx context.Context) error {
 	if errors.As(err, &other) {
 		b.logger.Error("relay refused: the log was used with other chains or contracts", "recorded", other.Recorded.String(),
 			"configured", other.Configured.String())
-		b.metrics.Count("relay_step_failures_total", map[string]string{"step": "bind"}, 1)
+		b.metrics.StepFailed("bind")
 		return fmt.Errorf("%w (use the data directory or log of this config's chain, or a new one)", err)
 	}
 	if err != nil || !record {
@@ -479,7 +479,11 @@ before the relay starts.`,
 		}
 		defer b.close()
 		if backups != nil {
-			go backupLoop(ctx, backups, relayFlags.backups, opt.metrics)
+			var m backupMetrics
+			if reg != nil {
+				m = reg.Handlers()
+			}
+			go backupLoop(ctx, backups, relayFlags.backups, m)
 		}
 		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
 			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)
