@@ -7,9 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
-	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
@@ -27,12 +24,13 @@ type ClaimCalls interface {
 // the log itself, so after a restart or a rebalance it knows every intent
 // it or a previous owner left open and reconciles it before sending.
 type ClaimExecutor struct {
-	Log     topics.Log
-	Group   string // consumer group, default "bridgelog-claims"
-	Calls   ClaimCalls
-	Driver  *TxDriver
-	Metrics ClaimMetrics
-	Logger  *slog.Logger
+	Log      topics.Log    // read to fold the claims of this member's partitions
+	Consumer ClaimConsumer // delivers the records of this member's partitions
+	Group    string        // consumer group, default "bridgelog-claims"
+	Calls    ClaimCalls
+	Driver   *TxDriver
+	Metrics  ClaimMetrics
+	Logger   *slog.Logger
 
 	folds map[int32]*claimFold
 	dec   *topics.Decoder
@@ -65,65 +63,45 @@ func (c *claimState) final() bool {
 // locally; nothing is sent.
 var ErrProofInvalid = errors.New("merkle proof does not verify locally")
 
-// Run processes claims until ctx ends, as a handler on a Watermill router
-// (adapters/watermilllog) whose subscriber is this member of the group.
+// ClaimConsumer hands this member of group the claims records of its
+// partitions, one at a time, until ctx ends (nil) or its subscription
+// ends by itself (an error wrapping topics.ErrClosed). A record whose
+// handling keeps failing is dead-lettered with the error; malformed says
+// why a record is not an envelope ("" when it is).
+// adapters/watermilllog.Consumer is one, on a Watermill router.
+type ClaimConsumer interface {
+	Consume(ctx context.Context, group string, handle func(ctx context.Context, rec topics.Record, malformed string) error) error
+}
+
+// Run processes claims until ctx ends, as this member of the group.
 // A claim that fails (an RPC outage, a log write) is retried inside the
 // handler until it succeeds, never poisoned: the cause may go away, and
 // Handle reconciles whatever the failed attempt left open. A record that
-// is not a claims envelope is retried by the router and then goes to the
-// dead-letter topic with the reason. Stopped mid-claim, the record is
+// is not a claims envelope is refused, so the consumer retries it and
+// then dead-letters it with the reason. Stopped mid-claim, the record is
 // left uncommitted and its next owner reconciles the intents left open.
 func (x *ClaimExecutor) Run(ctx context.Context) error {
 	group := x.Group
 	if group == "" {
 		group = "bridgelog-claims"
 	}
-	logger := loggerOr(x.Logger)
-	cfg := watermilllog.Config{ConsumerGroup: group, Logger: logger}
-	sub, err := watermilllog.NewSubscriber(x.Log, cfg)
-	if err != nil {
-		return fmt.Errorf("claims subscriber: %w", err)
+	if x.Consumer == nil {
+		return fmt.Errorf("claims executor of group %s: no consumer", group)
 	}
-	defer sub.Close()
-	deadLetters, err := watermilllog.NewPublisher(x.Log, cfg)
-	if err != nil {
-		return fmt.Errorf("claims dead-letter publisher: %w", err)
-	}
-	defer deadLetters.Close()
-	router, err := watermilllog.NewRouter(watermilllog.RouterConfig{DeadLetters: deadLetters}, logger)
-	if err != nil {
-		return fmt.Errorf("claims router: %w", err)
-	}
-	router.AddConsumerHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
-	stop := context.AfterFunc(ctx, func() { router.Close() })
-	defer stop()
-	err = router.Run(ctx)
-	switch {
-	case ctx.Err() != nil:
-		return nil
-	case err != nil:
-		return fmt.Errorf("claims router: %w", err)
-	}
-	// The subscription ended by itself (the log was closed): this member
-	// serves nothing any more, which its caller must hear about.
-	return fmt.Errorf("claims router stopped while running: %w", topics.ErrClosed)
+	return x.Consumer.Consume(ctx, group, x.handleRecord)
 }
 
 // ErrNotAClaim: a claims-topic record that is not an envelope.
 var ErrNotAClaim = errors.New("claims record is not an envelope")
 
-// handleMessage is the router's handler: one claims record, driven until
+// handleRecord is the consumer's handler: one claims record, driven until
 // it is done or the executor stops.
-func (x *ClaimExecutor) handleMessage(msg *message.Message) error {
-	if reason := msg.Metadata.Get(watermilllog.MetaMalformed); reason != "" {
+func (x *ClaimExecutor) handleRecord(ctx context.Context, rec topics.Record, malformed string) error {
+	if malformed != "" {
 		metricsOr(x.Metrics).ClaimRecordUndecodable()
-		return fmt.Errorf("%w: %s", ErrNotAClaim, reason)
+		return fmt.Errorf("%w: %s", ErrNotAClaim, malformed)
 	}
-	rec, err := watermilllog.RecordOf(msg)
-	if err != nil {
-		return err
-	}
-	return x.handleWithRetry(msg.Context(), rec)
+	return x.handleWithRetry(ctx, rec)
 }
 
 // maxRetryBackoff caps the pause between attempts at a failing claim.

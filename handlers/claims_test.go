@@ -207,8 +207,14 @@ func (s *claimSwarm) requestClaims() {
 // which claims it drove.
 func (s *claimSwarm) executor(name string, wallet int) *ClaimExecutor {
 	l := s.lines.logger(name)
-	return &ClaimExecutor{Log: s.log, Group: swarmGroup, Calls: recordingCalls{ClaimCalls: s.calls, name: name, rec: s.drove},
+	return &ClaimExecutor{Log: s.log, Consumer: claimsConsumer(s.log, l), Group: swarmGroup,
+		Calls:  recordingCalls{ClaimCalls: s.calls, name: name, rec: s.drove},
 		Driver: &TxDriver{Chain: s.signer(wallet), Appender: s.app, PollInterval: 25 * time.Millisecond, Logger: l}, Logger: l}
+}
+
+// claimsConsumer is the relay's wiring of an executor's records.
+func claimsConsumer(lg topics.Log, logger *slog.Logger) watermilllog.Consumer {
+	return watermilllog.Consumer{Log: lg, Topic: topics.TopicClaims, Name: "claims", Logger: logger}
 }
 
 type runningExecutor struct {
@@ -1025,7 +1031,7 @@ func TestClaimExecutorReportsALostLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &ClaimExecutor{Log: lg, Logger: quietLogger}
+	x := &ClaimExecutor{Log: lg, Consumer: claimsConsumer(lg, quietLogger), Logger: quietLogger}
 	done := make(chan error, 1)
 	go func() { done <- x.Run(context.Background()) }()
 	time.Sleep(100 * time.Millisecond) // usually subscribed by now; closed before or after, Run must say so

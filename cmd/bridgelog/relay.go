@@ -19,6 +19,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
@@ -324,10 +325,17 @@ func (b *bridge) addExecutors(cfg relayConfig, opt bridgeOptions, lg topics.Log,
 		if err != nil {
 			return err
 		}
+		logger := opt.logger.With("executor", i)
 		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
-			Logger: opt.logger.With("executor", i)})
+			Consumer: claimConsumer(lg, logger), Logger: logger})
 	}
 	return nil
+}
+
+// claimConsumer delivers a claim executor's records: its share of the
+// claims topic, on a Watermill router that dead-letters what keeps failing.
+func claimConsumer(lg topics.Log, logger *slog.Logger) watermilllog.Consumer {
+	return watermilllog.Consumer{Log: lg, Topic: topics.TopicClaims, Name: "claims", Logger: logger}
 }
 
 // run runs the relay loop and the claim executors until ctx ends or one
