@@ -73,6 +73,9 @@ type ClaimConsumer interface {
 	Consume(ctx context.Context, group string, handle func(ctx context.Context, rec topics.Record, malformed string) error) error
 }
 
+// ErrNoClaimConsumer: a ClaimExecutor run without a Consumer.
+var ErrNoClaimConsumer = errors.New("claim executor has no consumer")
+
 // Run processes claims until ctx ends, as this member of the group.
 // A claim that fails (an RPC outage, a log write) is retried inside the
 // handler until it succeeds, never poisoned: the cause may go away, and
@@ -86,7 +89,7 @@ func (x *ClaimExecutor) Run(ctx context.Context) error {
 		group = "bridgelog-claims"
 	}
 	if x.Consumer == nil {
-		return fmt.Errorf("claims executor of group %s: no consumer", group)
+		return fmt.Errorf("%w (group %s)", ErrNoClaimConsumer, group)
 	}
 	return x.Consumer.Consume(ctx, group, x.handleRecord)
 }

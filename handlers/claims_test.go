@@ -1045,3 +1045,11 @@ func TestClaimExecutorReportsALostLog(t *testing.T) {
 		t.Fatal("Run still running after its log closed")
 	}
 }
+
+// TestClaimExecutorWithoutConsumer: an executor wired without a consumer
+// says so instead of serving nothing.
+func TestClaimExecutorWithoutConsumer(t *testing.T) {
+	if err := (&ClaimExecutor{Logger: quietLogger}).Run(context.Background()); !errors.Is(err, ErrNoClaimConsumer) {
+		t.Fatalf("Run without a consumer: %v, want ErrNoClaimConsumer", err)
+	}
+}
