@@ -55,7 +55,8 @@ type BatchPolicy struct {
 	MaxWait time.Duration // 0 means 30s
 }
 
-func (p BatchPolicy) withDefaults() BatchPolicy {
+// WithDefaults is the policy with every zero field at its default.
+func (p BatchPolicy) WithDefaults() BatchPolicy {
 	if p.MaxSize <= 0 {
 		p.MaxSize = 128
 	}
@@ -248,7 +249,7 @@ func nextInSequence(seq SequenceState, pol BatchPolicy, what string) (BatchPolic
 		return pol, fmt.Errorf("%w: batch %d not anchored yet, cannot %s batch %d",
 			ErrPreviousNotAnchored, seq.LastBatchID, what, seq.LastBatchID+1)
 	}
-	return pol.withDefaults(), nil
+	return pol.WithDefaults(), nil
 }
 
 // sortPending returns pending in the order batches take them: lowest

@@ -4,6 +4,14 @@ package domain
 // blocks deep.
 const DefaultConfirmationDepth = 5
 
+// ConfirmationDepth is depth, or DefaultConfirmationDepth when depth is 0.
+func ConfirmationDepth(depth uint64) uint64 {
+	if depth == 0 {
+		return DefaultConfirmationDepth
+	}
+	return depth
+}
+
 // Confirmation is the verdict on one observed log.
 type Confirmation int
 
@@ -39,9 +47,7 @@ type CanonicalView struct {
 // on. depth 0 means DefaultConfirmationDepth. A log is confirmed when
 // tip - number >= depth and the canonical hash at number is still hash.
 func Confirm(number uint64, hash Hash32, view CanonicalView, depth uint64) Confirmation {
-	if depth == 0 {
-		depth = DefaultConfirmationDepth
-	}
+	depth = ConfirmationDepth(depth)
 	if view.HashAtLogBlock.IsZero() && view.Tip < number {
 		return Reorged // the chain shrank below the log
 	}

@@ -13,10 +13,7 @@ const legacyScanWindow = 2 * DefaultConfirmationDepth
 // ReorgWindow is the reorg window of a chain with the given confirmation
 // depth (0: [DefaultConfirmationDepth], as the confirmer applies).
 func ReorgWindow(confirmations uint64) uint64 {
-	if confirmations == 0 {
-		return DefaultConfirmationDepth
-	}
-	return confirmations
+	return ConfirmationDepth(confirmations)
 }
 
 // ScannedBlock is a block as the indexer scanned it: its number and the

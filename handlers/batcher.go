@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/big"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
@@ -43,37 +40,8 @@ type Batcher struct {
 	Appender *Appender
 	Policy   domain.BatchPolicy
 	Now      func() time.Time
-	Metrics  Metrics
+	Metrics  BatcherMetrics
 	Logger   *slog.Logger
-}
-
-// SeedLeaf is seed 002's leaf for a withdrawal in a batch.
-func SeedLeaf(s domain.Settlement, batchID uint64, w domain.PendingWithdrawal) domain.Hash32 {
-	h, err := merkle.Leaf(new(big.Int).SetUint64(s.ChainID), common.Address(s.Distributor), new(big.Int).SetUint64(batchID),
-		new(big.Int).SetUint64(w.TxID), common.Address(w.Funder), common.Address(w.Recipient), w.Amount.Big())
-	if err != nil {
-		// Every input is at most 256 bits by construction (uint64 ids,
-		// Amount bounded to 78 digits is checked at parse time).
-		panic(fmt.Sprintf("seed leaf: %v", err))
-	}
-	return domain.Hash32(h)
-}
-
-// SeedRoot is the sorted-pair merkle root of leaves.
-func SeedRoot(leaves []domain.Hash32) (domain.Hash32, error) {
-	t, err := seedTree(leaves)
-	if err != nil {
-		return domain.Hash32{}, err
-	}
-	return domain.Hash32(t.Root()), nil
-}
-
-func seedTree(leaves []domain.Hash32) (*merkle.Tree, error) {
-	hs := make([]common.Hash, len(leaves))
-	for i, l := range leaves {
-		hs[i] = common.Hash(l)
-	}
-	return merkle.New(hs)
 }
 
 // Poll cuts the next batch if it is due, and returns it (nil if not).
@@ -83,11 +51,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 		now = b.Now
 	}
 	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
-	max := b.Policy.MaxSize
-	if max <= 0 {
-		max = 128
-	}
-	pending, err := b.Reader.Unbatched(ctx, max)
+	pending, err := b.Reader.Unbatched(ctx, b.Policy.WithDefaults().MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +63,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 			oldest = math.Max(oldest, now().Sub(w.ConfirmedAt).Seconds())
 		}
 	}
-	m.Gauge("oldest_unbatched_withdrawal_seconds", nil, oldest)
+	m.OldestUnbatched(oldest)
 	seq, err := b.Reader.Sequence(ctx, b.Settlement)
 	if err != nil {
 		return nil, err
@@ -107,7 +71,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	if seq.LastBatchID > 0 && !seq.LastAnchored {
 		return nil, nil // the sequence waits for the anchorer
 	}
-	plan, err := domain.PlanBatch(b.Settlement, seq, pending, b.Policy, now(), SeedLeaf, SeedRoot)
+	plan, err := domain.PlanBatch(b.Settlement, seq, pending, b.Policy, now(), merkle.BatchLeaf, merkle.BatchRoot)
 	if errors.Is(err, domain.ErrPreviousNotAnchored) || plan == nil {
 		return nil, err
 	}
@@ -129,7 +93,7 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 	if _, err := b.Appender.Append(ctx, Cause{CorrelationID: plan.SourceKey()}, marks...); err != nil {
 		return nil, err
 	}
-	m.Count("batches_created_total", nil, 1)
+	m.BatchCreated()
 	log.Info("batch created", "batch_id", plan.BatchID, "merkle_root", plan.Root.Hex(), "leaf_count", len(plan.Leaves),
 		"total_amount", plan.TotalAmount.String())
 	return plan, nil
@@ -147,16 +111,16 @@ func (b *Batcher) matchChain(ctx context.Context, seq domain.SequenceState, pend
 		return plan, err
 	}
 	m, log := metricsOr(b.Metrics), loggerOr(b.Logger)
-	got, err := domain.RecoverBatch(b.Settlement, seq, pending, b.Policy, onchain, SeedLeaf, SeedRoot)
+	got, err := domain.RecoverBatch(b.Settlement, seq, pending, b.Policy, onchain, merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil {
 		// The relay logs the failing step once per streak; each retry
 		// only counts.
-		m.Count("batches_lost_total", nil, 1)
+		m.BatchLost()
 		log.Debug("batch anchored on chain is missing from the log", "batch_id", plan.BatchID,
 			"onchain_root", onchain.Hex(), "error", err)
 		return nil, err
 	}
-	m.Count("batches_recovered_total", nil, 1)
+	m.BatchRecovered()
 	log.Warn("batch recovered from its root on chain: the log had lost it", "batch_id", got.BatchID,
 		"merkle_root", got.Root.Hex(), "leaf_count", len(got.Leaves))
 	return got, nil
@@ -181,7 +145,7 @@ type Anchorer struct {
 	Queue      AnchorQueue
 	Chain      AnchorChain
 	Driver     *TxDriver
-	Metrics    Metrics
+	Metrics    AnchorerMetrics
 	Logger     *slog.Logger
 
 	dryChecked map[uint64]bool // batches whose proofs a dry run verified
@@ -221,7 +185,7 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 			if _, err := a.Driver.Appender.Append(ctx, cause, ev); err != nil {
 				return false, err
 			}
-			m.Count("anchor_failures_total", nil, 1)
+			m.AnchorFailed()
 			log.Error("merkle root anchoring failed", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "onchain_root", root.Hex(), "error", out.Reason)
 			return false, nil
 		}
@@ -245,8 +209,7 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	if _, err := a.Driver.Appender.Append(ctx, cause, anchored); err != nil {
 		return false, err
 	}
-	m.Count("batches_anchored_total", nil, 1)
-	m.Count("gas_used_total", map[string]string{"purpose": "anchor"}, int(out.GasUsed))
+	m.BatchAnchored(out.GasUsed)
 	log.Info("batch anchored", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed)
 	return true, nil
 }
@@ -264,7 +227,7 @@ func (a *Anchorer) dryRunClaims(b domain.BatchCreated) error {
 	log := loggerOr(a.Logger)
 	for _, ev := range reqs {
 		r := ev.(domain.ClaimRequested)
-		if !verifyClaim(r) {
+		if !merkle.VerifyClaim(r) {
 			return fmt.Errorf("%w: dry-run batch %d leaf %d (%s)", ErrProofInvalid, b.BatchID, r.LeafInfo.Index, r.LeafInfo.Leaf.Hex())
 		}
 		log.Info("dry-run: would claim", "batch_id", b.BatchID, "leaf_index", r.LeafInfo.Index, "withdrawal_id",
@@ -279,37 +242,9 @@ func (a *Anchorer) dryRunClaims(b domain.BatchCreated) error {
 	return nil
 }
 
-// leafProofs rebuilds a batch's tree, checks it gives the batch's root,
-// and returns every leaf's proof in leaf order.
-func leafProofs(b domain.BatchCreated) ([][]domain.Hash32, error) {
-	leaves := make([]domain.Hash32, len(b.Leaves))
-	for i, l := range b.Leaves {
-		leaves[i] = l.Leaf
-	}
-	t, err := seedTree(leaves)
-	if err != nil {
-		return nil, fmt.Errorf("batch %d tree: %w", b.BatchID, err)
-	}
-	if domain.Hash32(t.Root()) != b.Root {
-		return nil, fmt.Errorf("batch %d: leaves give root %s, event says %s", b.BatchID, t.Root().Hex(), b.Root.Hex())
-	}
-	out := make([][]domain.Hash32, len(b.Leaves))
-	for i := range b.Leaves {
-		p, err := t.Proof(i)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = make([]domain.Hash32, len(p))
-		for j, h := range p {
-			out[i][j] = domain.Hash32(h)
-		}
-	}
-	return out, nil
-}
-
 // BatchedMarks builds each withdrawal's batched event, with its proof.
 func BatchedMarks(b domain.BatchCreated) ([]domain.Event, error) {
-	proofs, err := leafProofs(b)
+	proofs, err := merkle.BatchProofs(b)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +258,7 @@ func BatchedMarks(b domain.BatchCreated) ([]domain.Event, error) {
 
 // ClaimRequests builds one claim request, with its proof, per leaf.
 func ClaimRequests(b domain.BatchCreated) ([]domain.Event, error) {
-	proofs, err := leafProofs(b)
+	proofs, err := merkle.BatchProofs(b)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -37,13 +38,15 @@ func (c *chainRoots) AnchoredRoot(_ context.Context, id uint64) (domain.Hash32, 
 	return c.roots[id], c.err
 }
 
-// countingMetrics records counters.
+// countingMetrics records the counters of the batcher and the indexer
+// under their series' names.
 type countingMetrics struct {
+	NopMetrics
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (m *countingMetrics) Count(name string, _ map[string]string, n int) {
+func (m *countingMetrics) count(name string, n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.n == nil {
@@ -51,7 +54,11 @@ func (m *countingMetrics) Count(name string, _ map[string]string, n int) {
 	}
 	m.n[name] += n
 }
-func (m *countingMetrics) Gauge(string, map[string]string, float64) {}
+func (m *countingMetrics) BatchCreated()            { m.count("batches_created_total", 1) }
+func (m *countingMetrics) BatchLost()               { m.count("batches_lost_total", 1) }
+func (m *countingMetrics) BatchRecovered()          { m.count("batches_recovered_total", 1) }
+func (m *countingMetrics) ReorgDetected(uint64)     { m.count("reorgs_detected_total", 1) }
+func (m *countingMetrics) ReorgBeyondWindow(uint64) { m.count("reorgs_beyond_window_total", 1) }
 
 // TestBatcherMatchesTheChain: before it cuts a batch, the batcher asks the
 // chain for that batch id's root. None, or the cut's own: the cut stands.
@@ -68,11 +75,11 @@ func TestBatcherMatchesTheChain(t *testing.T) {
 			TxID: i, Funder: domain.Address{byte(i)}, Recipient: domain.Address{0xee}, Amount: domain.AmountFromUint64(i * 1000)})
 	}
 	// The batch as it was cut when only the lowest withdrawal was pending.
-	lost, err := domain.PlanBatch(s, seq, pending[:1], domain.BatchPolicy{MaxSize: 1}, time.Now(), SeedLeaf, SeedRoot)
+	lost, err := domain.PlanBatch(s, seq, pending[:1], domain.BatchPolicy{MaxSize: 1}, time.Now(), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := domain.PlanBatch(s, seq, pending, domain.BatchPolicy{MaxSize: 3}, time.Now(), SeedLeaf, SeedRoot)
+	full, err := domain.PlanBatch(s, seq, pending, domain.BatchPolicy{MaxSize: 3}, time.Now(), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

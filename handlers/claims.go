@@ -7,10 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
@@ -28,12 +24,13 @@ type ClaimCalls interface {
 // the log itself, so after a restart or a rebalance it knows every intent
 // it or a previous owner left open and reconciles it before sending.
 type ClaimExecutor struct {
-	Log     topics.Log
-	Group   string // consumer group, default "bridgelog-claims"
-	Calls   ClaimCalls
-	Driver  *TxDriver
-	Metrics Metrics
-	Logger  *slog.Logger
+	Log      topics.Log    // read to fold the claims of this member's partitions
+	Consumer ClaimConsumer // delivers the records of this member's partitions
+	Group    string        // consumer group, default "bridgelog-claims"
+	Calls    ClaimCalls
+	Driver   *TxDriver
+	Metrics  ClaimMetrics
+	Logger   *slog.Logger
 
 	folds map[int32]*claimFold
 	dec   *topics.Decoder
@@ -66,65 +63,48 @@ func (c *claimState) final() bool {
 // locally; nothing is sent.
 var ErrProofInvalid = errors.New("merkle proof does not verify locally")
 
-// Run processes claims until ctx ends, as a handler on a Watermill router
-// (adapters/watermilllog) whose subscriber is this member of the group.
+// ClaimConsumer hands this member of group the claims records of its
+// partitions, one at a time, until ctx ends (nil) or its subscription
+// ends by itself (an error wrapping topics.ErrClosed). A record whose
+// handling keeps failing is dead-lettered with the error; malformed says
+// why a record is not an envelope ("" when it is).
+// adapters/watermilllog.Consumer is one, on a Watermill router.
+type ClaimConsumer interface {
+	Consume(ctx context.Context, group string, handle func(ctx context.Context, rec topics.Record, malformed string) error) error
+}
+
+// ErrNoClaimConsumer: a ClaimExecutor run without a Consumer.
+var ErrNoClaimConsumer = errors.New("claim executor has no consumer")
+
+// Run processes claims until ctx ends, as this member of the group.
 // A claim that fails (an RPC outage, a log write) is retried inside the
 // handler until it succeeds, never poisoned: the cause may go away, and
 // Handle reconciles whatever the failed attempt left open. A record that
-// is not a claims envelope is retried by the router and then goes to the
-// dead-letter topic with the reason. Stopped mid-claim, the record is
+// is not a claims envelope is refused, so the consumer retries it and
+// then dead-letters it with the reason. Stopped mid-claim, the record is
 // left uncommitted and its next owner reconciles the intents left open.
 func (x *ClaimExecutor) Run(ctx context.Context) error {
 	group := x.Group
 	if group == "" {
 		group = "bridgelog-claims"
 	}
-	logger := loggerOr(x.Logger)
-	cfg := watermilllog.Config{ConsumerGroup: group, Logger: logger}
-	sub, err := watermilllog.NewSubscriber(x.Log, cfg)
-	if err != nil {
-		return fmt.Errorf("claims subscriber: %w", err)
+	if x.Consumer == nil {
+		return fmt.Errorf("%w (group %s)", ErrNoClaimConsumer, group)
 	}
-	defer sub.Close()
-	deadLetters, err := watermilllog.NewPublisher(x.Log, cfg)
-	if err != nil {
-		return fmt.Errorf("claims dead-letter publisher: %w", err)
-	}
-	defer deadLetters.Close()
-	router, err := watermilllog.NewRouter(watermilllog.RouterConfig{DeadLetters: deadLetters}, logger)
-	if err != nil {
-		return fmt.Errorf("claims router: %w", err)
-	}
-	router.AddConsumerHandler("claims-"+group, topics.TopicClaims, sub, x.handleMessage)
-	stop := context.AfterFunc(ctx, func() { router.Close() })
-	defer stop()
-	err = router.Run(ctx)
-	switch {
-	case ctx.Err() != nil:
-		return nil
-	case err != nil:
-		return fmt.Errorf("claims router: %w", err)
-	}
-	// The subscription ended by itself (the log was closed): this member
-	// serves nothing any more, which its caller must hear about.
-	return fmt.Errorf("claims router stopped while running: %w", topics.ErrClosed)
+	return x.Consumer.Consume(ctx, group, x.handleRecord)
 }
 
 // ErrNotAClaim: a claims-topic record that is not an envelope.
 var ErrNotAClaim = errors.New("claims record is not an envelope")
 
-// handleMessage is the router's handler: one claims record, driven until
+// handleRecord is the consumer's handler: one claims record, driven until
 // it is done or the executor stops.
-func (x *ClaimExecutor) handleMessage(msg *message.Message) error {
-	if reason := msg.Metadata.Get(watermilllog.MetaMalformed); reason != "" {
-		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
-		return fmt.Errorf("%w: %s", ErrNotAClaim, reason)
+func (x *ClaimExecutor) handleRecord(ctx context.Context, rec topics.Record, malformed string) error {
+	if malformed != "" {
+		metricsOr(x.Metrics).ClaimRecordUndecodable()
+		return fmt.Errorf("%w: %s", ErrNotAClaim, malformed)
 	}
-	rec, err := watermilllog.RecordOf(msg)
-	if err != nil {
-		return err
-	}
-	return x.handleWithRetry(msg.Context(), rec)
+	return x.handleWithRetry(ctx, rec)
 }
 
 // maxRetryBackoff caps the pause between attempts at a failing claim.
@@ -139,7 +119,7 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 		}
 		loggerOr(x.Logger).Warn("claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
-		metricsOr(x.Metrics).Count("claim_attempts_failed_total", nil, 1)
+		metricsOr(x.Metrics).ClaimAttemptFailed()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -159,7 +139,7 @@ func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 	if err := x.dec.Decode(rec.Value, &env); err != nil {
 		// The record's bytes are on the log for audit; nothing to drive.
 		loggerOr(x.Logger).Error("undecodable claim record skipped", "partition", rec.Partition, "offset", rec.Offset, "error", err)
-		metricsOr(x.Metrics).Count("claim_records_undecodable_total", nil, 1)
+		metricsOr(x.Metrics).ClaimRecordUndecodable()
 		return nil
 	}
 	fold, err := x.catchUp(ctx, rec.Partition)
@@ -185,10 +165,10 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 	req := *st.req
 	l, m := loggerOr(x.Logger), metricsOr(x.Metrics)
 	cause := Cause{CorrelationID: req.LeafInfo.Withdrawal.WithdrawalID()}
-	if !verifyClaim(req) {
+	if !merkle.VerifyClaim(req) {
 		out := domain.TxOutcome{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Status: domain.TxReverted,
 			Reason: fmt.Sprintf("%v: batch %d leaf %s", ErrProofInvalid, req.BatchID, req.LeafInfo.Leaf.Hex())}
-		m.Count("claim_proofs_invalid_total", nil, 1)
+		m.ClaimProofInvalid()
 		l.Error("claim proof invalid, not sent", "batch_id", req.BatchID, "leaf", req.LeafInfo.Leaf.Hex())
 		if x.Driver.DryRun {
 			return nil
@@ -225,26 +205,16 @@ func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, 
 		ev = domain.WithdrawalExecuted{Ref: ref, BatchID: req.BatchID, ClaimTxHash: out.TxHash, GasUsed: out.GasUsed,
 			AlreadyDone: out.Status == domain.TxAlreadyProcessed}
 		if first {
-			metricsOr(x.Metrics).Count("withdrawals_executed_total", nil, 1)
+			metricsOr(x.Metrics).WithdrawalExecuted()
 		}
 	default:
 		ev = domain.WithdrawalFailed{Ref: ref, Reason: string(out.Status) + ": " + out.Reason}
 		if first {
-			metricsOr(x.Metrics).Count("withdrawals_failed_total", nil, 1)
+			metricsOr(x.Metrics).WithdrawalFailed()
 		}
 	}
 	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
 	return err
-}
-
-func verifyClaim(r domain.ClaimRequested) bool {
-	proof := make([]common.Hash, len(r.Proof))
-	for i, p := range r.Proof {
-		proof[i] = common.Hash(p)
-	}
-	leaf := SeedLeaf(r.Settlement, r.BatchID, domain.PendingWithdrawal{TxID: r.LeafInfo.TxID, Funder: r.LeafInfo.Funder,
-		Recipient: r.LeafInfo.Recipient, Amount: r.LeafInfo.Amount})
-	return leaf == r.LeafInfo.Leaf && merkle.Verify(common.Hash(r.Root), common.Hash(leaf), proof)
 }
 
 // catchUp folds a claims partition up to its end.

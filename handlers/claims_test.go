@@ -26,6 +26,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/merkle"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -169,7 +170,7 @@ func balancedBatch(t *testing.T, s domain.Settlement, n int) domain.BatchCreated
 			Recipient: domain.Address(common.BytesToAddress(crypto.Keccak256([]byte(fmt.Sprint("recipient-", id))))),
 			Amount:    domain.AmountFromUint64(1_000_000_000_000_000 + id*1_000_003),
 		}
-		leaf := SeedLeaf(s, 1, w)
+		leaf := merkle.BatchLeaf(s, 1, w)
 		p := topics.PartitionFor([]byte(domain.ClaimID(s, leaf)), spec.Partitions)
 		if perPart[p] >= quota {
 			continue
@@ -177,7 +178,7 @@ func balancedBatch(t *testing.T, s domain.Settlement, n int) domain.BatchCreated
 		perPart[p]++
 		pending = append(pending, w)
 	}
-	b, err := domain.PlanBatch(s, domain.SequenceState{}, pending, domain.BatchPolicy{MaxSize: n}, time.Unix(0, 0), SeedLeaf, SeedRoot)
+	b, err := domain.PlanBatch(s, domain.SequenceState{}, pending, domain.BatchPolicy{MaxSize: n}, time.Unix(0, 0), merkle.BatchLeaf, merkle.BatchRoot)
 	if err != nil || b == nil || len(b.Leaves) != n {
 		t.Fatalf("plan batch of %d: %+v %v", n, b, err)
 	}
@@ -206,8 +207,14 @@ func (s *claimSwarm) requestClaims() {
 // which claims it drove.
 func (s *claimSwarm) executor(name string, wallet int) *ClaimExecutor {
 	l := s.lines.logger(name)
-	return &ClaimExecutor{Log: s.log, Group: swarmGroup, Calls: recordingCalls{ClaimCalls: s.calls, name: name, rec: s.drove},
+	return &ClaimExecutor{Log: s.log, Consumer: claimsConsumer(s.log, l), Group: swarmGroup,
+		Calls:  recordingCalls{ClaimCalls: s.calls, name: name, rec: s.drove},
 		Driver: &TxDriver{Chain: s.signer(wallet), Appender: s.app, PollInterval: 25 * time.Millisecond, Logger: l}, Logger: l}
+}
+
+// claimsConsumer is the relay's wiring of an executor's records.
+func claimsConsumer(lg topics.Log, logger *slog.Logger) watermilllog.Consumer {
+	return watermilllog.Consumer{Log: lg, Topic: topics.TopicClaims, Name: "claims", Logger: logger}
 }
 
 type runningExecutor struct {
@@ -1024,7 +1031,7 @@ func TestClaimExecutorReportsALostLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &ClaimExecutor{Log: lg, Logger: quietLogger}
+	x := &ClaimExecutor{Log: lg, Consumer: claimsConsumer(lg, quietLogger), Logger: quietLogger}
 	done := make(chan error, 1)
 	go func() { done <- x.Run(context.Background()) }()
 	time.Sleep(100 * time.Millisecond) // usually subscribed by now; closed before or after, Run must say so
@@ -1036,5 +1043,13 @@ func TestClaimExecutorReportsALostLog(t *testing.T) {
 		}
 	case <-time.After(swarmWait):
 		t.Fatal("Run still running after its log closed")
+	}
+}
+
+// TestClaimExecutorWithoutConsumer: an executor wired without a consumer
+// says so instead of serving nothing.
+func TestClaimExecutorWithoutConsumer(t *testing.T) {
+	if err := (&ClaimExecutor{Logger: quietLogger}).Run(context.Background()); !errors.Is(err, ErrNoClaimConsumer) {
+		t.Fatalf("Run without a consumer: %v, want ErrNoClaimConsumer", err)
 	}
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -23,7 +22,7 @@ type Confirmer struct {
 	Pending  ObservationReader
 	Appender *Appender
 	Depth    uint64 // 0: domain.DefaultConfirmationDepth
-	Metrics  Metrics
+	Metrics  ConfirmerMetrics
 	Logger   *slog.Logger
 }
 
@@ -35,7 +34,6 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 	var res ConfirmResult
 	chainID := c.Chain.ChainID()
 	m, log := metricsOr(c.Metrics), loggerOr(c.Logger)
-	labels := map[string]string{"chain_id": fmt.Sprint(chainID)}
 	pending, err := c.Pending.Unconfirmed(ctx, chainID)
 	if err != nil || len(pending) == 0 {
 		return res, err
@@ -44,10 +42,7 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 	if err != nil {
 		return res, err
 	}
-	depth := c.Depth
-	if depth == 0 {
-		depth = domain.DefaultConfirmationDepth
-	}
+	depth := domain.ConfirmationDepth(c.Depth)
 	hashes := map[uint64]domain.Hash32{}
 	var evs []domain.Event
 	for _, o := range pending {
@@ -71,7 +66,7 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 		case domain.Reorged:
 			evs = append(evs, o.Reorged(h))
 			res.Reorged++
-			m.Count("reorged_observations_total", labels, 1)
+			m.ObservationReorged(chainID)
 			log.Warn("observation reorged, not acting on it", "event_source", o.Ref.Key(), "observation", o.Kind.String(),
 				"block_number", o.BlockNumber, "block_hash", o.BlockHash.Hex(), "canonical_hash", h.Hex())
 		default:
@@ -83,6 +78,6 @@ func (c *Confirmer) Poll(ctx context.Context) (ConfirmResult, error) {
 			return res, err
 		}
 	}
-	m.Count("confirmations_total", labels, res.Confirmed)
+	m.ObservationsConfirmed(chainID, res.Confirmed)
 	return res, nil
 }

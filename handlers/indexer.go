@@ -75,32 +75,12 @@ type Indexer struct {
 	Cursors  CursorReader
 	Appender *Appender
 	Config   IndexerConfig
-	Metrics  Metrics
+	Metrics  IndexerMetrics
 	Logger   *slog.Logger
 
 	// beyondWindow is the reorg beyond the window last appended: while the
 	// chain stays so, polls neither append it again nor trace it again.
 	beyondWindow *domain.ChainReorgBeyondWindow
-}
-
-// Metrics receives the handlers' counters and gauges. Use [NopMetrics]
-// when none are wanted.
-type Metrics interface {
-	Count(name string, labels map[string]string, n int)
-	Gauge(name string, labels map[string]string, v float64)
-}
-
-// NopMetrics discards every metric.
-type NopMetrics struct{}
-
-func (NopMetrics) Count(string, map[string]string, int)     {}
-func (NopMetrics) Gauge(string, map[string]string, float64) {}
-
-func metricsOr(m Metrics) Metrics {
-	if m == nil {
-		return NopMetrics{}
-	}
-	return m
 }
 
 func loggerOr(l *slog.Logger) *slog.Logger {
@@ -122,15 +102,14 @@ type ScanResult struct {
 // indexer has caught up.
 func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 	cfg := ix.Config.withDefaults()
-	m, labels := metricsOr(ix.Metrics), ix.labels()
-	chainID := ix.Chain.ChainID()
+	m, chainID := metricsOr(ix.Metrics), ix.Chain.ChainID()
 	cur, err := ix.Cursors.Cursor(ctx, chainID)
 	if err != nil {
 		return ScanResult{}, fmt.Errorf("indexer cursor of chain %d: %w", chainID, err)
 	}
 	tip, err := ix.Chain.Tip(ctx)
 	if err != nil {
-		m.Count("indexer_rpc_errors_total", labels, 1)
+		m.IndexerRPCError(chainID)
 		return ScanResult{}, err
 	}
 	from := cfg.StartBlock
@@ -143,7 +122,7 @@ func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 	// only make a later poll see a reorg again, never hide one.
 	if !rng.empty() {
 		if rng.hashes, err = ix.blockHashes(ctx, domain.ScanHashesFrom(rng.from, rng.to, tip, cfg.ReorgWindow), rng.to); err != nil {
-			m.Count("indexer_rpc_errors_total", labels, 1)
+			m.IndexerRPCError(chainID)
 			return ScanResult{}, err
 		}
 	}
@@ -152,7 +131,7 @@ func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 		// rewound before any scanned block has no hash to check.)
 		now, err := ix.Chain.HashAt(ctx, cur.ScannedTo)
 		if err != nil {
-			m.Count("indexer_rpc_errors_total", labels, 1)
+			m.IndexerRPCError(chainID)
 			return ScanResult{}, err
 		}
 		if now != cur.ToHash {
@@ -160,17 +139,12 @@ func (ix *Indexer) Poll(ctx context.Context) (ScanResult, error) {
 		}
 	}
 	ix.beyondWindow = nil
-	m.Gauge("indexer_reorg_beyond_window", labels, 0)
+	m.StoppedBeyondWindow(chainID, false)
 	if rng.empty() {
-		m.Gauge("indexer_lag_blocks", labels, 0)
+		m.IndexerLag(chainID, 0)
 		return ScanResult{From: from, To: tip, Tip: tip}, nil
 	}
 	return ix.scan(ctx, cfg, rng)
-}
-
-// labels are the indexer's metric labels.
-func (ix *Indexer) labels() map[string]string {
-	return map[string]string{"chain_id": fmt.Sprint(ix.Chain.ChainID())}
 }
 
 // scanRange is the range of blocks one poll scans, and the hashes it read
@@ -230,15 +204,15 @@ func (ix *Indexer) traceReorg(ctx context.Context, cfg IndexerConfig, cur domain
 	if fork.Verdict == domain.ForkBeyondWindow {
 		return ix.stopBeyondWindow(ctx, cfg, cur, now, fork, tip)
 	}
-	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
+	m, log, chainID := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.Chain.ChainID()
 	ev := domain.ChainReorged{ChainID: chainID, Block: cur.ScannedTo, OldHash: cur.ToHash, NewHash: now,
 		RewindTo: fork.RewindTo, RewindHash: fork.RewindHash}
 	if _, err := ix.Appender.Append(ctx, Cause{}, ev); err != nil {
 		return ScanResult{}, err
 	}
 	ix.beyondWindow = nil
-	m.Count("reorgs_detected_total", labels, 1)
-	m.Gauge("indexer_reorg_beyond_window", labels, 0)
+	m.ReorgDetected(chainID)
+	m.StoppedBeyondWindow(chainID, false)
 	log.Warn("reorg detected, rescanning from the fork point", "chain_id", chainID, "block_number", cur.ScannedTo,
 		"old_hash", cur.ToHash.Hex(), "new_hash", now.Hex(), "rewind_to", fork.RewindTo, "fork", fork.Verdict.String())
 	return ScanResult{Reorged: true, To: fork.RewindTo, Tip: tip}, nil
@@ -252,16 +226,15 @@ func (ix *Indexer) traceReorg(ctx context.Context, cfg IndexerConfig, cur domain
 // rescan from below the fork (chain.rescan_requested).
 func (ix *Indexer) stopBeyondWindow(ctx context.Context, cfg IndexerConfig, cur domain.Cursor, now domain.Hash32,
 	fork domain.ForkPoint, tip uint64) (ScanResult, error) {
-	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
-	chainID := ix.Chain.ChainID()
+	m, log, chainID := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.Chain.ChainID()
 	ev := domain.ChainReorgBeyondWindow{ChainID: chainID, Block: cur.ScannedTo, OldHash: cur.ToHash, NewHash: now,
 		OldestKept: fork.OldestKept, Window: cfg.ReorgWindow}
 	if _, err := ix.Appender.Append(ctx, Cause{}, ev); err != nil {
 		return ScanResult{}, err
 	}
 	ix.beyondWindow = &ev
-	m.Count("reorgs_beyond_window_total", labels, 1)
-	m.Gauge("indexer_reorg_beyond_window", labels, 1)
+	m.ReorgBeyondWindow(chainID)
+	m.StoppedBeyondWindow(chainID, true)
 	log.Error("reorg deeper than the reorg window, indexing of the chain stopped", "chain_id", chainID,
 		"block_number", cur.ScannedTo, "old_hash", cur.ToHash.Hex(), "new_hash", now.Hex(),
 		"oldest_kept", fork.OldestKept, "reorg_window", cfg.ReorgWindow)
@@ -276,11 +249,10 @@ func errBeyondWindow(e *domain.ChainReorgBeyondWindow) error {
 // scan reads the range's logs, appends their events, then the scan
 // itself, which moves the cursor.
 func (ix *Indexer) scan(ctx context.Context, cfg IndexerConfig, rng scanRange) (ScanResult, error) {
-	m, log, labels := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.labels()
-	chainID := ix.Chain.ChainID()
+	m, log, chainID := metricsOr(ix.Metrics), loggerOr(ix.Logger), ix.Chain.ChainID()
 	logs, err := ix.Chain.Logs(ctx, rng.from, rng.to, cfg.Watched)
 	if err != nil {
-		m.Count("indexer_rpc_errors_total", labels, 1)
+		m.IndexerRPCError(chainID)
 		return ScanResult{}, err
 	}
 	res := ScanResult{From: rng.from, To: rng.to, Tip: rng.tip}
@@ -298,7 +270,7 @@ func (ix *Indexer) scan(ctx context.Context, cfg IndexerConfig, rng scanRange) (
 				return res, err
 			}
 			res.Rejected++
-			m.Count("logs_rejected_total", labels, 1)
+			m.LogRejected(chainID)
 			log.Warn("log rejected", "chain_id", chainID, "event_source", ref.Key(), "block_number", l.BlockNumber, "reason", err.Error())
 			continue
 		}
@@ -331,7 +303,7 @@ func (ix *Indexer) scan(ctx context.Context, cfg IndexerConfig, rng scanRange) (
 	if _, err := ix.Appender.Append(ctx, Cause{}, scanned); err != nil {
 		return res, err
 	}
-	m.Gauge("indexer_lag_blocks", labels, float64(rng.tip-rng.to))
-	m.Count("chain_events_total", labels, res.Events)
+	m.IndexerLag(chainID, rng.tip-rng.to)
+	m.ChainEventsAppended(chainID, res.Events)
 	return res, nil
 }

@@ -134,13 +134,13 @@ type gaugeMetrics struct {
 	gauges map[string]float64
 }
 
-func (m *gaugeMetrics) Gauge(name string, _ map[string]string, v float64) {
+func (m *gaugeMetrics) StoppedBeyondWindow(_ uint64, stopped bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gauges == nil {
 		m.gauges = map[string]float64{}
 	}
-	m.gauges[name] = v
+	m.gauges["indexer_reorg_beyond_window"] = map[bool]float64{true: 1}[stopped]
 }
 
 // indexerRig is an indexer over a forked chain, a log and the

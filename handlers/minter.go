@@ -33,7 +33,7 @@ type Minter struct {
 	// spread over the wallets and mint in parallel.
 	Pool    []*TxDriver
 	Batch   int // deposits per poll, default 50
-	Metrics Metrics
+	Metrics MinterMetrics
 	Logger  *slog.Logger
 }
 
@@ -106,13 +106,12 @@ func (mn *Minter) mint(ctx context.Context, drv *TxDriver, t domain.MintTask) (b
 	switch out.Status {
 	case domain.TxSucceeded, domain.TxAlreadyProcessed:
 		ev = domain.DepositMinted{Ref: d.Ref, MintTxHash: out.TxHash, GasUsed: out.GasUsed, BlockNumber: out.BlockNumber}
-		m.Count("deposits_minted_total", nil, 1)
-		m.Count("gas_used_total", map[string]string{"purpose": "mint"}, int(out.GasUsed))
+		m.DepositMinted(out.GasUsed)
 		log.Info("deposit minted", "deposit_id", d.AggregateID(), "mint_tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed,
 			"block_number", out.BlockNumber, "already_done", out.Status == domain.TxAlreadyProcessed)
 	case domain.TxReverted, domain.TxAbandoned:
 		ev = domain.DepositFailed{Ref: d.Ref, Reason: string(out.Status) + ": " + out.Reason}
-		m.Count("deposits_failed_total", nil, 1)
+		m.DepositFailed()
 		log.Error("deposit mint failed", "deposit_id", d.AggregateID(), "error", out.Reason, "error_type", string(out.Status))
 	default:
 		// Replaced by a foreign transaction or dry-run: nothing is final

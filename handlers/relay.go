@@ -27,7 +27,7 @@ type Relay struct {
 	Anchorer  *Anchorer
 	Interval  time.Duration // pause between idle rounds, default 100ms
 	Logger    *slog.Logger
-	Metrics   Metrics
+	Metrics   StepMetrics
 	// Appender, if set, records each step's failure streaks as events
 	// (relay.step_failed, relay.step_recovered) for the audit trail.
 	Appender *Appender

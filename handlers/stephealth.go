@@ -18,7 +18,7 @@ import (
 type StepHealth struct {
 	Appender *Appender
 	Logger   *slog.Logger
-	Metrics  Metrics
+	Metrics  StepMetrics
 	Now      func() time.Time
 
 	mu      sync.Mutex
@@ -75,7 +75,7 @@ func (h *StepHealth) transition(step string, err error) domain.Event {
 	}
 	if err != nil {
 		st.failures++
-		metricsOr(h.Metrics).Count("relay_step_failures_total", map[string]string{"step": step}, 1)
+		metricsOr(h.Metrics).StepFailed(step)
 	}
 	return ev
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// HandlerMetrics implements handlers.Metrics: handlers name their metrics
-// at the call site, so each name becomes a CounterVec or GaugeVec on first
-// use, called bridgelog_<name> (a name that already starts with
+// HandlerMetrics implements the components' typed metrics (handlers.Metrics,
+// signingsource.Metrics, the relay's backups: see components.go, where each
+// series is named). Count and Gauge are their engine: each name becomes a
+// CounterVec or GaugeVec on first use, called bridgelog_<name> (a name that already starts with
 // "bridgelog_" is kept as is), labelled by the sorted keys of its first
 // call. Prometheus allows one label set and one kind per name, so a later
 // call with other keys or the other kind is dropped and counted, not

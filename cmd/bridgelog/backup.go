@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
-	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -74,12 +73,23 @@ type backupPlan struct {
 // sort as times do.
 const backupNameLayout = "20060102T150405.000Z"
 
+// backupMetrics receives the periodic backups' metrics (adapters/metrics).
+type backupMetrics interface {
+	LogBackupFailed()
+	LogBackupWritten(at time.Time)
+}
+
+type nopBackupMetrics struct{}
+
+func (nopBackupMetrics) LogBackupFailed()           {}
+func (nopBackupMetrics) LogBackupWritten(time.Time) {}
+
 // backupLoop backs lg up into a new directory of plan.dir every interval
 // until ctx ends, then prunes the oldest beyond plan.keep. A failure is
 // logged and counted (m may be nil), and the next interval tries again.
-func backupLoop(ctx context.Context, lg logBackuper, plan backupPlan, m handlers.Metrics) {
+func backupLoop(ctx context.Context, lg logBackuper, plan backupPlan, m backupMetrics) {
 	if m == nil {
-		m = handlers.NopMetrics{}
+		m = nopBackupMetrics{}
 	}
 	t := time.NewTicker(plan.every)
 	defer t.Stop()
@@ -93,12 +103,11 @@ func backupLoop(ctx context.Context, lg logBackuper, plan backupPlan, m handlers
 				if ctx.Err() != nil {
 					return
 				}
-				m.Count("log_backup_failures_total", nil, 1)
+				m.LogBackupFailed()
 				slog.Error("log backup failed", "dir", to, "err", err)
 				continue
 			}
-			m.Count("log_backups_total", nil, 1)
-			m.Gauge("log_backup_last_success_seconds", nil, float64(now.Unix()))
+			m.LogBackupWritten(now)
 			if err := pruneBackups(plan.dir, plan.keep); err != nil {
 				slog.Warn("log backups: pruning old ones failed", "dir", plan.dir, "err", err)
 			}

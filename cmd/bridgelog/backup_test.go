@@ -37,15 +37,16 @@ type counts struct {
 	gauges map[string]float64
 }
 
-func (c *counts) Count(name string, _ map[string]string, n int) {
+func (c *counts) LogBackupFailed() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.n[name] += n
+	c.n["log_backup_failures_total"]++
 }
-func (c *counts) Gauge(name string, _ map[string]string, v float64) {
+func (c *counts) LogBackupWritten(at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gauges[name] = v
+	c.n["log_backups_total"]++
+	c.gauges["log_backup_last_success_seconds"] = float64(at.Unix())
 }
 
 // TestBackupLoop: the relay's backups go into new directories of the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
@@ -162,11 +163,11 @@ func assemble(ctx context.Context, cfg relayConfig, lg topics.Log, st projection
 	if opt.metrics == nil {
 		opt.metrics = handlers.NopMetrics{}
 	}
-	stuck, err := durationOr(cfg.StuckAfter, 2*time.Minute)
+	stuck, err := durationOr(cfg.StuckAfter, 0) // 0: domain.SendPolicy's default
 	if err != nil {
 		return nil, err
 	}
-	maxWait, err := durationOr(cfg.BatchMaxWait, 30*time.Second)
+	maxWait, err := durationOr(cfg.BatchMaxWait, 0) // 0: domain.BatchPolicy's default
 	if err != nil {
 		return nil, err
 	}
@@ -324,10 +325,17 @@ func (b *bridge) addExecutors(cfg relayConfig, opt bridgeOptions, lg topics.Log,
 		if err != nil {
 			return err
 		}
+		logger := opt.logger.With("executor", i)
 		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
-			Logger: opt.logger.With("executor", i)})
+			Consumer: claimConsumer(lg, logger), Logger: logger})
 	}
 	return nil
+}
+
+// claimConsumer delivers a claim executor's records: its share of the
+// claims topic, on a Watermill router that dead-letters what keeps failing.
+func claimConsumer(lg topics.Log, logger *slog.Logger) watermilllog.Consumer {
+	return watermilllog.Consumer{Log: lg, Topic: topics.TopicClaims, Name: "claims", Logger: logger}
 }
 
 // run runs the relay loop and the claim executors until ctx ends or one
@@ -375,7 +383,7 @@ func (b *bridge) bind(ctx context.Context) error {
 	if errors.As(err, &other) {
 		b.logger.Error("relay refused: the log was used with other chains or contracts", "recorded", other.Recorded.String(),
 			"configured", other.Configured.String())
-		b.metrics.Count("relay_step_failures_total", map[string]string{"step": "bind"}, 1)
+		b.metrics.StepFailed("bind")
 		return fmt.Errorf("%w (use the data directory or log of this config's chain, or a new one)", err)
 	}
 	if err != nil || !record {
@@ -479,7 +487,11 @@ before the relay starts.`,
 		}
 		defer b.close()
 		if backups != nil {
-			go backupLoop(ctx, backups, relayFlags.backups, opt.metrics)
+			var m backupMetrics
+			if reg != nil {
+				m = reg.Handlers()
+			}
+			go backupLoop(ctx, backups, relayFlags.backups, m)
 		}
 		slog.Info("relay started", "rpc", cfg.RPC, "chain_id", b.client.ChainID(), "distributor", cfg.Distributor.Hex(),
 			"token", cfg.Token.Hex(), "claim_executors", len(b.executors), "dry_run", relayFlags.dryRun)

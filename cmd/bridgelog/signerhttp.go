@@ -140,7 +140,7 @@ func (s *eventSubmitter) unauthenticated(ctx context.Context, via string, ev two
 	}
 	s.mu.Unlock()
 	if !record {
-		s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": via, "reason": "unauthenticated"}, 1)
+		s.p.reg.Handlers().RequestRefused(via, "unauthenticated")
 		return
 	}
 	s.refused(ctx, via, ev, "unauthenticated", reason)
@@ -149,7 +149,7 @@ func (s *eventSubmitter) unauthenticated(ctx context.Context, via string, ev two
 // refused counts a request the source never saw, logs it and records it
 // (signing_request.refused), as the source does those it refuses.
 func (s *eventSubmitter) refused(ctx context.Context, via string, ev twophase.SigningEvent, label, reason string) {
-	s.p.reg.Handlers().Count("signing_requests_refused_total", map[string]string{"via": via, "reason": label}, 1)
+	s.p.reg.Handlers().RequestRefused(via, label)
 	s.p.logger.Warn("signing event request refused", "via", via, "reason", label, "error", reason)
 	rec := domain.SigningRequestRefused{Via: via, Event: ev, Reason: reason}
 	if _, err := s.p.app.Append(ctx, handlers.Cause{}, rec); err != nil {

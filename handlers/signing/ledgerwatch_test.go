@@ -29,13 +29,10 @@ func (l *scriptedLedger) PayoutStatus(context.Context, twophase.Hash) (twophase.
 }
 func (l *scriptedLedger) Submit(context.Context, []byte) error { return l.err }
 
-// countingMetrics keeps handlers counters by name and step.
+// countingMetrics keeps step failures as series/step.
 type countingMetrics map[string]int
 
-func (m countingMetrics) Count(name string, labels map[string]string, n int) {
-	m[name+"/"+labels["step"]] += n
-}
-func (m countingMetrics) Gauge(string, map[string]string, float64) {}
+func (m countingMetrics) StepFailed(step string) { m["relay_step_failures_total/"+step]++ }
 
 func TestWatchedLedgerRecordsOutagesAndRefusesStaleViews(t *testing.T) {
 	ctx := context.Background()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
-	"github.com/bridgelog/bridgelog/handlers"
 )
 
 // BurnReader lists confirmed burns toward Kaspa (the withdrawals_to_kaspa
@@ -42,7 +41,7 @@ type Handover struct {
 	Senders  *SenderNonces
 	PageSize int // default 256
 	Logger   *slog.Logger
-	Metrics  handlers.Metrics
+	Metrics  HandoverMetrics
 
 	progress map[string]*handed
 	waiting  map[string]uint64 // the burn id each stream's numbering waits for, once said
@@ -98,7 +97,7 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 		log = slog.Default()
 	}
 	if m == nil {
-		m = handlers.NopMetrics{}
+		m = NopMetrics{}
 	}
 	n := 0
 	for after := p.floor; ; {
@@ -120,7 +119,7 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 				// The indexer records no such burn; one on the log was
 				// written by something else. Never handed, said once.
 				p.add(b.OnChainID)
-				m.Count("signing_source_invalid_total", map[string]string{"stream": stream}, 1)
+				m.SourceInvalid(stream)
 				log.Error("confirmed burn makes no signing event, not handed over", "stream", stream, "nonce", b.OnChainID,
 					"event_source", b.Ref.Key(), "error", err)
 				continue
@@ -130,7 +129,7 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 			}
 			p.add(b.OnChainID)
 			n++
-			m.Count("signing_source_handed_total", map[string]string{"stream": stream}, 1)
+			m.SourceHanded(stream)
 			// Debug: the signer logs the request when it is new to it; a
 			// restart hands everything over again.
 			log.Debug("burn toward Kaspa handed to the signer", "stream", stream, "nonce", ev.Nonce, "event_id", ev.ID().Hex(),

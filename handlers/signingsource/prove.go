@@ -202,9 +202,7 @@ func sameEvent(makes func() (twophase.SigningEvent, error), ev twophase.SigningE
 // provenDeep checks that the burn's block is canonical and depth deep, as
 // the confirmer decides ([domain.Confirm]).
 func provenDeep(ctx context.Context, chain ProofChain, burn domain.WithdrawalToKaspaDetected, depth uint64) error {
-	if depth == 0 {
-		depth = domain.DefaultConfirmationDepth
-	}
+	depth = domain.ConfirmationDepth(depth)
 	tip, err := chain.Tip(ctx)
 	if err != nil {
 		return err

@@ -82,21 +82,26 @@ func (r *recorder) nonces() []uint64 {
 	return out
 }
 
-// counts records counters.
+// counts records the source's own counters as series/reason.
 type counts struct {
+	NopMetrics
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (c *counts) Count(name string, labels map[string]string, n int) {
+func (c *counts) count(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
 		c.n = map[string]int{}
 	}
-	c.n[name+"/"+labels["reason"]] += n
+	c.n[key]++
 }
-func (c *counts) Gauge(string, map[string]string, float64) {}
+func (c *counts) SourceHanded(string)  { c.count("signing_source_handed_total/") }
+func (c *counts) SourceInvalid(string) { c.count("signing_source_invalid_total/") }
+func (c *counts) RequestRefused(_, reason string) {
+	c.count("signing_requests_refused_total/" + reason)
+}
 
 func (c *counts) get(key string) int {
 	c.mu.Lock()

@@ -80,7 +80,7 @@ type Config struct {
 	Interval  time.Duration // pause between idle rounds, default 200ms
 	PageSize  int           // confirmed burns read per query, default 256
 	Logger    *slog.Logger
-	Metrics   handlers.Metrics
+	Metrics   Metrics
 }
 
 // ErrConfig: a Config that cannot run.
@@ -114,7 +114,7 @@ func (c *Config) setDefaults() {
 		c.Logger = slog.Default()
 	}
 	if c.Metrics == nil {
-		c.Metrics = handlers.NopMetrics{}
+		c.Metrics = NopMetrics{}
 	}
 }
 

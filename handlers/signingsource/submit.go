@@ -87,7 +87,7 @@ func (s *Source) SubmitSigningEvent(ctx context.Context, req SigningEventRequest
 
 // refuse records and counts a refused request and returns why.
 func (s *Source) refuse(ctx context.Context, ev twophase.SigningEvent, why error) error {
-	s.cfg.Metrics.Count("signing_requests_refused_total", map[string]string{"via": ViaRPC, "reason": ReasonLabel(why)}, 1)
+	s.cfg.Metrics.RequestRefused(ViaRPC, ReasonLabel(why))
 	s.cfg.Logger.Warn("signing event request refused", "via", ViaRPC, "stream", ev.Stream, "nonce", ev.Nonce,
 		"tx_hash", ev.Source.TxHash.Hex(), "error", why.Error())
 	rec := domain.SigningRequestRefused{Via: ViaRPC, Event: ev, Reason: why.Error()}
