@@ -272,14 +272,7 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 			if err != nil {
 				return fmt.Errorf("table %s: %w", w.t.Name, err)
 			}
-			ddl := w.t.DDL(projections.SQLite)
-			entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: w.t.Name, Table: w.t.Name,
-				Root: w.root, SQL: schemaSQL(ddl[0]), Def: w.def})
-			for i, ix := range w.t.Indexes {
-				name := w.t.IndexName(ix)
-				entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: w.t.Name,
-					Root: roots[name], SQL: schemaSQL(ddl[1+i])})
-			}
+			entries = append(entries, schemaEntries(w.t, w.def, w.root, roots)...)
 		}
 		return nil
 	}
@@ -288,7 +281,8 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 	if b.hashRows {
 		digests = map[string]projections.TableDigest{}
 	}
-	for _, t := range b.order {
+	var last []sqlitefile.SchemaEntry // the last table's, after the others'
+	for i, t := range b.order {
 		st := b.stages[t.Name]
 		if err := st.flush(); err != nil {
 			a.Abort()
@@ -328,15 +322,27 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 			a.Abort()
 			return nil, nil, nil, err
 		}
-		// The table's indexes are sorted and built on another goroutine
-		// while the next table's rows are written (one core was idle
-		// here), and appended at the first table boundary after that.
-		root, ix, err := tw.FinishDeferred()
-		if err != nil {
-			a.Abort()
-			return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
+		if i == len(b.order)-1 {
+			// No table follows to overlap with: the indexes are built
+			// straight into the file, where holding their pages in memory
+			// until the build ends set the load's peak.
+			roots, err := tw.Finish()
+			if err != nil {
+				a.Abort()
+				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
+			}
+			last = schemaEntries(t, &def, roots.Table, roots.Indexes)
+		} else {
+			// The table's indexes are sorted and built on another goroutine
+			// while the next table's rows are written (one core was idle
+			// here), and appended at the first table boundary after that.
+			root, ix, err := tw.FinishDeferred()
+			if err != nil {
+				a.Abort()
+				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
+			}
+			written = append(written, writtenTable{t: t, def: &def, root: root, ix: ix})
 		}
-		written = append(written, writtenTable{t: t, def: &def, root: root, ix: ix})
 		counts[t.Name] = n
 		if rh != nil {
 			digests[t.Name] = rh.th.Digest()
@@ -355,10 +361,24 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 		a.Abort()
 		return nil, nil, nil, err
 	}
+	entries = append(entries, last...)
 	if err := a.Commit(); err != nil {
 		return nil, nil, nil, err
 	}
 	return entries, counts, digests, nil
+}
+
+// schemaEntries are the sqlite_schema entries of a written table t and
+// its indexes (roots by index name).
+func schemaEntries(t projections.Table, def *sqlitefile.TableDef, root uint32, roots map[string]uint32) []sqlitefile.SchemaEntry {
+	ddl := t.DDL(projections.SQLite)
+	entries := []sqlitefile.SchemaEntry{{Type: "table", Name: t.Name, Table: t.Name, Root: root, SQL: schemaSQL(ddl[0]), Def: def}}
+	for i, ix := range t.Indexes {
+		name := t.IndexName(ix)
+		entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: t.Name,
+			Root: roots[name], SQL: schemaSQL(ddl[1+i])})
+	}
+	return entries
 }
 
 // rowHasher feeds a table's records, as they are written, to its digest.
