@@ -281,57 +281,31 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 	if b.hashRows {
 		digests = map[string]projections.TableDigest{}
 	}
-	var last []sqlitefile.SchemaEntry // the last table's, after the others'
 	for i, t := range b.order {
 		st := b.stages[t.Name]
-		if err := st.flush(); err != nil {
-			a.Abort()
-			return nil, nil, nil, err
-		}
-		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
-		for _, ix := range t.Indexes {
-			d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
-			for _, c := range ix.Columns {
-				d.Columns = append(d.Columns, slices.Index(st.cols, c))
+		lastTable := i == len(b.order)-1
+		if lastTable {
+			// No table follows for an index build to overlap with: the
+			// earlier tables' indexes go first, and this one's are built
+			// straight into the file. Holding index pages in memory while
+			// the largest table's entries were sorted set the load's peak.
+			if err := attach(true); err != nil {
+				a.Abort()
+				return nil, nil, nil, err
 			}
-			def.Indexes = append(def.Indexes, d)
 		}
-		tw, err := a.Table(def)
+		tw, def, n, err := b.writeRows(a, t, st, digests)
 		if err != nil {
 			a.Abort()
 			return nil, nil, nil, err
 		}
-		var rh *rowHasher
-		if digests != nil {
-			rh = &rowHasher{th: projections.NewTableHasher(t), t: t, key: st.key}
-		}
-		n := 0
-		err = st.readInOrder(func(id int64, rec []byte) error {
-			if err := tw.AddRecord(id, rec); err != nil {
-				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
-			}
-			if rh != nil {
-				if err := rh.add(id, rec); err != nil {
-					return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
-				}
-			}
-			n++
-			return nil
-		})
-		if err != nil {
-			a.Abort()
-			return nil, nil, nil, err
-		}
-		if i == len(b.order)-1 {
-			// No table follows to overlap with: the indexes are built
-			// straight into the file, where holding their pages in memory
-			// until the build ends set the load's peak.
+		if lastTable {
 			roots, err := tw.Finish()
 			if err != nil {
 				a.Abort()
 				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 			}
-			last = schemaEntries(t, &def, roots.Table, roots.Indexes)
+			entries = append(entries, schemaEntries(t, def, roots.Table, roots.Indexes)...)
 		} else {
 			// The table's indexes are sorted and built on another goroutine
 			// while the next table's rows are written (one core was idle
@@ -341,12 +315,9 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 				a.Abort()
 				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 			}
-			written = append(written, writtenTable{t: t, def: &def, root: root, ix: ix})
+			written = append(written, writtenTable{t: t, def: def, root: root, ix: ix})
 		}
 		counts[t.Name] = n
-		if rh != nil {
-			digests[t.Name] = rh.th.Digest()
-		}
 		// The spill's key map is not needed any more; drop it before the
 		// next table's index entries are sorted.
 		st.at = stageIndex{}
@@ -361,11 +332,56 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 		a.Abort()
 		return nil, nil, nil, err
 	}
-	entries = append(entries, last...)
 	if err := a.Commit(); err != nil {
 		return nil, nil, nil, err
 	}
 	return entries, counts, digests, nil
+}
+
+// writeRows writes the rows of staged table t in key order, their index
+// entries kept for its writer's Finish; with digests, it takes the
+// table's digest as it goes.
+func (b *bulkStore) writeRows(a *sqlitefile.Appender, t projections.Table, st *tableStage,
+	digests map[string]projections.TableDigest) (*sqlitefile.TableWriter, *sqlitefile.TableDef, int, error) {
+	if err := st.flush(); err != nil {
+		return nil, nil, 0, err
+	}
+	def := &sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
+	for _, ix := range t.Indexes {
+		d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
+		for _, c := range ix.Columns {
+			d.Columns = append(d.Columns, slices.Index(st.cols, c))
+		}
+		def.Indexes = append(def.Indexes, d)
+	}
+	tw, err := a.Table(*def)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var rh *rowHasher
+	if digests != nil {
+		rh = &rowHasher{th: projections.NewTableHasher(t), t: t, key: st.key}
+	}
+	n := 0
+	err = st.readInOrder(func(id int64, rec []byte) error {
+		if err := tw.AddRecord(id, rec); err != nil {
+			return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+		}
+		if rh != nil {
+			if err := rh.add(id, rec); err != nil {
+				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+			}
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if rh != nil {
+		digests[t.Name] = rh.th.Digest()
+	}
+	return tw, def, n, nil
 }
 
 // schemaEntries are the sqlite_schema entries of a written table t and
