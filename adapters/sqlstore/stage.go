@@ -258,6 +258,22 @@ func (s *tableStage) read(id int64) ([]any, bool, error) {
 type stageIndex struct {
 	runs  map[int64]*keyRun // key>>denseShift → its keys in increasing order
 	other map[int64]int64
+	// the run used last, and its key: a batch stages many rows of one
+	// partition in a row
+	hot   *keyRun
+	hotHi int64
+}
+
+// run returns the run of keys with high bits hi, nil if there is none.
+func (x *stageIndex) run(hi int64) *keyRun {
+	if x.hot != nil && x.hotHi == hi {
+		return x.hot
+	}
+	r := x.runs[hi]
+	if r != nil {
+		x.hot, x.hotHi = r, hi
+	}
+	return r
 }
 
 // keyRun holds the low bits of one run's keys, increasing, and the offset
@@ -353,7 +369,7 @@ func (x *stageIndex) len() int {
 
 func (x *stageIndex) get(id int64) (int64, bool) {
 	if id >= 0 {
-		if r := x.runs[id>>denseShift]; r != nil {
+		if r := x.run(id >> denseShift); r != nil {
 			if lo := uint32(id); lo == r.last && r.len() > 0 {
 				return r.lastOff, true
 			} else if i := r.find(lo); i >= 0 {
@@ -367,11 +383,11 @@ func (x *stageIndex) get(id int64) (int64, bool) {
 
 func (x *stageIndex) set(id, off int64) {
 	if id >= 0 {
-		if x.runs == nil {
-			x.runs = map[int64]*keyRun{}
-		}
-		r := x.runs[id>>denseShift]
+		r := x.run(id >> denseShift)
 		if r == nil {
+			if x.runs == nil {
+				x.runs = map[int64]*keyRun{}
+			}
 			r = &keyRun{}
 			x.runs[id>>denseShift] = r
 		}
@@ -435,6 +451,7 @@ func (x *stageIndex) walkAndFree(each func(id, off int64) error, free bool) erro
 		}
 		if free {
 			delete(x.runs, hi)
+			x.hot = nil
 		}
 	}
 	return emitOthers(0, true)
