@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -16,8 +18,8 @@ import (
 // The key set is AuditKeysOf's, the one the warehouse's keys table is
 // filled from, so the two audits find the same events.
 //
-// A row holds a 64-bit hash of its key ([SourceHash]), not the key: the
-// keys are long (ids of 60 to 100 bytes, hashes of 66) and a relay's
+// A row holds a 64-bit hash of its key ([AuditKeyHash]), not the key:
+// the keys are long (ids of 60 to 100 bytes, hashes of 66) and a relay's
 // events have five or so each, which made the table most of the store
 // and its text index a fifth of a rebuild. A lookup reads the record at
 // each position found, where the key itself is: two keys with one hash
@@ -32,7 +34,9 @@ import (
 type AuditKeys struct{}
 
 func (AuditKeys) Name() string { return "audit_keys" }
-func (AuditKeys) Version() int { return 1 }
+
+// Version 2: keys hashed with [AuditKeyHash] (version 1: [SourceHash]).
+func (AuditKeys) Version() int { return 2 }
 
 // Topics are every topic the relay's and a signer's projections read.
 func (AuditKeys) Topics() []string {
@@ -84,7 +88,7 @@ func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
 			if err != nil {
 				return err
 			}
-			keyed = append(keyed, auditRow{id: id, hash: SourceHash(k.Key), kind: k.Kind})
+			keyed = append(keyed, auditRow{id: id, hash: AuditKeyHash(k.Key), kind: k.Kind})
 		}
 	}
 	a := colArgs(stageOf(tx, p.table()) != nil)
@@ -96,6 +100,11 @@ func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
 	ins := Bulk{Table: p.table(), Columns: auditKeyCols, OnConflict: []string{"id"}}
 	return ins.Exec(ctx, tx, rows)
 }
+
+// AuditKeyHash is the hash audit_keys files a (normalized) key under:
+// its 64-bit xxHash. A rebuild hashes four or five keys an event, where
+// FNV-1a, a multiply a byte, was a twentieth of the relay log's rebuild.
+func AuditKeyHash(key string) int64 { return int64(xxhash.Sum64String(key)) }
 
 // auditRow is one audit_keys row.
 type auditRow struct {
@@ -164,7 +173,7 @@ func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, er
 		}
 		key = NormalizeAuditKey(key)
 		return queryEach(ctx, tx, `SELECT id, kind FROM `+t+` WHERE key_hash = ? ORDER BY id`,
-			[]any{SourceHash(key)}, func(rows RowScanner) error {
+			[]any{AuditKeyHash(key)}, func(rows RowScanner) error {
 				var id int64
 				var h AuditHit
 				if err := rows.Scan(&id, &h.Kind); err != nil {

@@ -67,8 +67,8 @@ func auditKeys(t *testing.T, newStore func(t *testing.T) (projections.Store, fun
 			rows++
 		}
 	}
-	if n := count(t, st, "audit_keys_v1"); n != rows {
-		t.Fatalf("audit_keys_v1 has %d rows, want %d", n, rows)
+	if n := count(t, st, "audit_keys_v2"); n != rows {
+		t.Fatalf("audit_keys_v2 has %d rows, want %d", n, rows)
 	}
 	for key, hits := range want {
 		if got := auditHits(t, rd, key); !slices.Equal(got, sortedHits(hits)) {
@@ -98,10 +98,10 @@ func auditKeys(t *testing.T, newStore func(t *testing.T) (projections.Store, fun
 	if err := run.Rewind(ctx, 0, "audit_keys"); err != nil {
 		t.Fatal(err)
 	}
-	if s := catchUp(t, run); s.Applied["audit_keys@v1"] != int64(len(evs)) {
+	if s := catchUp(t, run); s.Applied["audit_keys@v2"] != int64(len(evs)) {
 		t.Fatalf("rewind folded %v, want %d events again", s.Applied, len(evs))
 	}
-	if n := count(t, st, "audit_keys_v1"); n != rows || digests(t, run)["audit_keys"] != before {
+	if n := count(t, st, "audit_keys_v2"); n != rows || digests(t, run)["audit_keys"] != before {
 		t.Fatalf("after a rewind: %d rows (want %d), digest changed: %v", n, rows, digests(t, run)["audit_keys"] != before)
 	}
 	if err := run.Rebuild(ctx, "audit_keys"); err != nil {
