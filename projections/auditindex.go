@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -16,8 +18,8 @@ import (
 // The key set is AuditKeysOf's, the one the warehouse's keys table is
 // filled from, so the two audits find the same events.
 //
-// A row holds a 64-bit hash of its key ([SourceHash]), not the key: the
-// keys are long (ids of 60 to 100 bytes, hashes of 66) and a relay's
+// A row holds a 64-bit hash of its key ([AuditKeyHash]), not the key:
+// the keys are long (ids of 60 to 100 bytes, hashes of 66) and a relay's
 // events have five or so each, which made the table most of the store
 // and its text index a fifth of a rebuild. A lookup reads the record at
 // each position found, where the key itself is: two keys with one hash
@@ -32,7 +34,9 @@ import (
 type AuditKeys struct{}
 
 func (AuditKeys) Name() string { return "audit_keys" }
-func (AuditKeys) Version() int { return 1 }
+
+// Version 2: keys hashed with [AuditKeyHash] (version 1: [SourceHash]).
+func (AuditKeys) Version() int { return 2 }
 
 // Topics are every topic the relay's and a signer's projections read.
 func (AuditKeys) Topics() []string {
@@ -60,42 +64,75 @@ func (p AuditKeys) Tables() []Table {
 var auditKeyCols = AuditKeys{}.Tables()[0].ColumnNames()
 
 func (p AuditKeys) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	return p.write(ctx, tx, []*Event{ev})
+	var w auditKeyWriter
+	return w.write(ctx, tx, p.table(), []*Event{ev})
 }
 
-// NewSession folds whole batches: one multi-row insert for all their
-// keys. It reads nothing, so a load from zero needs no index.
-func (p AuditKeys) NewSession(bool) Session { return auditKeySession{p} }
+// NewSession folds whole batches, a multi-row insert for the keys of
+// each few hundred events. It reads nothing, so a load from zero needs
+// no index.
+func (p AuditKeys) NewSession(bool) Session { return &auditKeySession{table: p.table()} }
 
-type auditKeySession struct{ p AuditKeys }
-
-func (s auditKeySession) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
-	return s.p.write(ctx, tx, evs)
+type auditKeySession struct {
+	table string
+	w     auditKeyWriter
 }
 
-func (auditKeySession) Flush(context.Context, Tx) error { return nil }
+func (s *auditKeySession) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
+	return s.w.write(ctx, tx, s.table, evs)
+}
 
-// write inserts the keys of evs; rows there already (a replay) stay.
-func (p AuditKeys) write(ctx context.Context, tx Tx, evs []*Event) error {
-	var keyed []auditRow
-	for _, ev := range evs {
-		for i, k := range AuditKeysOf(&ev.Envelope, ev.Body) {
-			id, err := auditRowID(ev.Position, i)
-			if err != nil {
-				return err
+func (*auditKeySession) Flush(context.Context, Tx) error { return nil }
+
+// auditKeyWriter inserts the keys of batches of events, a few hundred
+// events at a time, through rows and arguments it reuses: a batch can
+// be tens of thousands of events with four or five keys each, and rows
+// built for all of them at once were most of what the projection kept
+// live during a rebuild.
+type auditKeyWriter struct {
+	keyed []auditRow
+	args  []any
+}
+
+// auditWriteEvents is how many events' keys go in one insert.
+const auditWriteEvents = 512
+
+// write inserts the keys of evs into table; rows there already (a
+// replay) stay.
+func (w *auditKeyWriter) write(ctx context.Context, tx Tx, table string, evs []*Event) error {
+	a := colArgs(stageOf(tx, table) != nil)
+	ins := Bulk{Table: table, Columns: auditKeyCols, OnConflict: []string{"id"}}
+	for len(evs) > 0 {
+		chunk := evs[:min(len(evs), auditWriteEvents)]
+		evs = evs[len(chunk):]
+		w.keyed = w.keyed[:0]
+		for _, ev := range chunk {
+			for i, k := range AuditKeysOf(&ev.Envelope, ev.Body) {
+				id, err := auditRowID(ev.Position, i)
+				if err != nil {
+					return err
+				}
+				w.keyed = append(w.keyed, auditRow{id: id, hash: AuditKeyHash(k.Key), kind: k.Kind})
 			}
-			keyed = append(keyed, auditRow{id: id, hash: SourceHash(k.Key), kind: k.Kind})
+		}
+		w.args = w.args[:0]
+		for i := range w.keyed {
+			r := &w.keyed[i]
+			w.args = append(w.args, a.i64(&r.id), a.i64(&r.hash), a.str(&r.kind))
+		}
+		err := ins.Exec(ctx, tx, w.args)
+		clear(w.args) // the values bound stay with the batch
+		if err != nil {
+			return err
 		}
 	}
-	a := colArgs(stageOf(tx, p.table()) != nil)
-	rows := make([]any, 0, len(keyed)*len(auditKeyCols))
-	for i := range keyed {
-		r := &keyed[i]
-		rows = append(rows, a.i64(&r.id), a.i64(&r.hash), a.str(&r.kind))
-	}
-	ins := Bulk{Table: p.table(), Columns: auditKeyCols, OnConflict: []string{"id"}}
-	return ins.Exec(ctx, tx, rows)
+	return nil
 }
+
+// AuditKeyHash is the hash audit_keys files a (normalized) key under:
+// its 64-bit xxHash. A rebuild hashes four or five keys an event, where
+// FNV-1a, a multiply a byte, was a twentieth of the relay log's rebuild.
+func AuditKeyHash(key string) int64 { return int64(xxhash.Sum64String(key)) }
 
 // auditRow is one audit_keys row.
 type auditRow struct {
@@ -164,7 +201,7 @@ func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, er
 		}
 		key = NormalizeAuditKey(key)
 		return queryEach(ctx, tx, `SELECT id, kind FROM `+t+` WHERE key_hash = ? ORDER BY id`,
-			[]any{SourceHash(key)}, func(rows RowScanner) error {
+			[]any{AuditKeyHash(key)}, func(rows RowScanner) error {
 				var id int64
 				var h AuditHit
 				if err := rows.Scan(&id, &h.Kind); err != nil {

@@ -67,8 +67,8 @@ func auditKeys(t *testing.T, newStore func(t *testing.T) (projections.Store, fun
 			rows++
 		}
 	}
-	if n := count(t, st, "audit_keys_v1"); n != rows {
-		t.Fatalf("audit_keys_v1 has %d rows, want %d", n, rows)
+	if n := count(t, st, "audit_keys_v2"); n != rows {
+		t.Fatalf("audit_keys_v2 has %d rows, want %d", n, rows)
 	}
 	for key, hits := range want {
 		if got := auditHits(t, rd, key); !slices.Equal(got, sortedHits(hits)) {
@@ -98,10 +98,10 @@ func auditKeys(t *testing.T, newStore func(t *testing.T) (projections.Store, fun
 	if err := run.Rewind(ctx, 0, "audit_keys"); err != nil {
 		t.Fatal(err)
 	}
-	if s := catchUp(t, run); s.Applied["audit_keys@v1"] != int64(len(evs)) {
+	if s := catchUp(t, run); s.Applied["audit_keys@v2"] != int64(len(evs)) {
 		t.Fatalf("rewind folded %v, want %d events again", s.Applied, len(evs))
 	}
-	if n := count(t, st, "audit_keys_v1"); n != rows || digests(t, run)["audit_keys"] != before {
+	if n := count(t, st, "audit_keys_v2"); n != rows || digests(t, run)["audit_keys"] != before {
 		t.Fatalf("after a rewind: %d rows (want %d), digest changed: %v", n, rows, digests(t, run)["audit_keys"] != before)
 	}
 	if err := run.Rebuild(ctx, "audit_keys"); err != nil {
@@ -148,4 +148,39 @@ func envelopes(t *testing.T, lg topics.Log, pos []topics.Position) []topics.Enve
 		out = append(out, env)
 	}
 	return out
+}
+
+// TestAuditKeysManyEvents: a batch of more events than one insert takes
+// (the session writes a few hundred events' keys at a time) files every
+// key of every event, each event's keys under its own position.
+func TestAuditKeysManyEvents(t *testing.T) {
+	lg := embeddedLog(t)
+	st, _ := sqliteStore(t)
+	run := newRunner(t, lg, st, []projections.Projection{projections.AuditKeys{}})
+	var evs []domain.Event
+	for i := range 1300 {
+		evs = append(evs, detected(ref(byte(i)), uint64(i)))
+	}
+	pos := appendEv(t, lg, t0, evs...)
+	if s := catchUp(t, run); s.Records != int64(len(evs)) {
+		t.Fatalf("caught up %+v, want %d records", s, len(evs))
+	}
+	rows := 0
+	rd := projections.BridgeReader{Store: st}
+	for i, env := range envelopes(t, lg, pos) {
+		body, err := projections.DecodeBody(&env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := projections.AuditKeysOf(&env, body)
+		rows += len(keys)
+		if i%97 == 0 { // a sample: each hit list holds this event's position
+			if hits := auditHits(t, rd, keys[len(keys)-1].Key); !slices.ContainsFunc(hits, func(h projections.AuditHit) bool { return h.Position == pos[i] }) {
+				t.Fatalf("event %d's key %s: %v, without %v", i, keys[len(keys)-1].Key, hits, pos[i])
+			}
+		}
+	}
+	if n := count(t, st, "audit_keys_v2"); n != rows {
+		t.Fatalf("audit_keys_v2 has %d rows, want %d", n, rows)
+	}
 }

@@ -41,7 +41,7 @@ func BatchKey(sequenceID string, batchID uint64) string {
 // know) the transactions, batch, leaf and signing event it concerns. Keys
 // are normalized ([NormalizeAuditKey]); a key is listed once per kind.
 func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
-	var ks auditKeys
+	ks := auditKeys{list: make([]AuditKey, 0, 8)} // room for every key of most events
 	ks.add(env.AggregateID, KeyAggregate)
 	if env.CorrelationID != env.AggregateID {
 		ks.add(env.CorrelationID, KeyCorrelation)

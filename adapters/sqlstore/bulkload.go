@@ -272,14 +272,7 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 			if err != nil {
 				return fmt.Errorf("table %s: %w", w.t.Name, err)
 			}
-			ddl := w.t.DDL(projections.SQLite)
-			entries = append(entries, sqlitefile.SchemaEntry{Type: "table", Name: w.t.Name, Table: w.t.Name,
-				Root: w.root, SQL: schemaSQL(ddl[0]), Def: w.def})
-			for i, ix := range w.t.Indexes {
-				name := w.t.IndexName(ix)
-				entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: w.t.Name,
-					Root: roots[name], SQL: schemaSQL(ddl[1+i])})
-			}
+			entries = append(entries, schemaEntries(w.t, w.def, w.root, roots)...)
 		}
 		return nil
 	}
@@ -288,59 +281,43 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 	if b.hashRows {
 		digests = map[string]projections.TableDigest{}
 	}
-	for _, t := range b.order {
+	for i, t := range b.order {
 		st := b.stages[t.Name]
-		if err := st.flush(); err != nil {
-			a.Abort()
-			return nil, nil, nil, err
-		}
-		def := sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
-		for _, ix := range t.Indexes {
-			d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
-			for _, c := range ix.Columns {
-				d.Columns = append(d.Columns, slices.Index(st.cols, c))
+		lastTable := i == len(b.order)-1
+		if lastTable {
+			// No table follows for an index build to overlap with: the
+			// earlier tables' indexes go first, and this one's are built
+			// straight into the file. Holding index pages in memory while
+			// the largest table's entries were sorted set the load's peak.
+			if err := attach(true); err != nil {
+				a.Abort()
+				return nil, nil, nil, err
 			}
-			def.Indexes = append(def.Indexes, d)
 		}
-		tw, err := a.Table(def)
+		tw, def, n, err := b.writeRows(a, t, st, digests)
 		if err != nil {
 			a.Abort()
 			return nil, nil, nil, err
 		}
-		var rh *rowHasher
-		if digests != nil {
-			rh = &rowHasher{th: projections.NewTableHasher(t), t: t, key: st.key}
-		}
-		n := 0
-		err = st.readInOrder(func(id int64, rec []byte) error {
-			if err := tw.AddRecord(id, rec); err != nil {
-				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+		if lastTable {
+			roots, err := tw.Finish()
+			if err != nil {
+				a.Abort()
+				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 			}
-			if rh != nil {
-				if err := rh.add(id, rec); err != nil {
-					return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
-				}
+			entries = append(entries, schemaEntries(t, def, roots.Table, roots.Indexes)...)
+		} else {
+			// The table's indexes are sorted and built on another goroutine
+			// while the next table's rows are written (one core was idle
+			// here), and appended at the first table boundary after that.
+			root, ix, err := tw.FinishDeferred()
+			if err != nil {
+				a.Abort()
+				return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
 			}
-			n++
-			return nil
-		})
-		if err != nil {
-			a.Abort()
-			return nil, nil, nil, err
+			written = append(written, writtenTable{t: t, def: def, root: root, ix: ix})
 		}
-		// The table's indexes are sorted and built on another goroutine
-		// while the next table's rows are written (one core was idle
-		// here), and appended at the first table boundary after that.
-		root, ix, err := tw.FinishDeferred()
-		if err != nil {
-			a.Abort()
-			return nil, nil, nil, fmt.Errorf("table %s: %w", t.Name, err)
-		}
-		written = append(written, writtenTable{t: t, def: &def, root: root, ix: ix})
 		counts[t.Name] = n
-		if rh != nil {
-			digests[t.Name] = rh.th.Digest()
-		}
 		// The spill's key map is not needed any more; drop it before the
 		// next table's index entries are sorted.
 		st.at = stageIndex{}
@@ -359,6 +336,65 @@ func (b *bulkStore) write() ([]sqlitefile.SchemaEntry, map[string]int, map[strin
 		return nil, nil, nil, err
 	}
 	return entries, counts, digests, nil
+}
+
+// writeRows writes the rows of staged table t in key order, their index
+// entries kept for its writer's Finish; with digests, it takes the
+// table's digest as it goes.
+func (b *bulkStore) writeRows(a *sqlitefile.Appender, t projections.Table, st *tableStage,
+	digests map[string]projections.TableDigest) (*sqlitefile.TableWriter, *sqlitefile.TableDef, int, error) {
+	if err := st.flush(); err != nil {
+		return nil, nil, 0, err
+	}
+	def := &sqlitefile.TableDef{Name: t.Name, Cols: len(st.cols), RowidCol: st.key, Rows: st.at.len()}
+	for _, ix := range t.Indexes {
+		d := sqlitefile.IndexDef{Name: t.IndexName(ix), Unique: ix.Unique}
+		for _, c := range ix.Columns {
+			d.Columns = append(d.Columns, slices.Index(st.cols, c))
+		}
+		def.Indexes = append(def.Indexes, d)
+	}
+	tw, err := a.Table(*def)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var rh *rowHasher
+	if digests != nil {
+		rh = &rowHasher{th: projections.NewTableHasher(t), t: t, key: st.key}
+	}
+	n := 0
+	err = st.readInOrder(func(id int64, rec []byte) error {
+		if err := tw.AddRecord(id, rec); err != nil {
+			return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+		}
+		if rh != nil {
+			if err := rh.add(id, rec); err != nil {
+				return fmt.Errorf("table %s row %d: %w", t.Name, id, err)
+			}
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if rh != nil {
+		digests[t.Name] = rh.th.Digest()
+	}
+	return tw, def, n, nil
+}
+
+// schemaEntries are the sqlite_schema entries of a written table t and
+// its indexes (roots by index name).
+func schemaEntries(t projections.Table, def *sqlitefile.TableDef, root uint32, roots map[string]uint32) []sqlitefile.SchemaEntry {
+	ddl := t.DDL(projections.SQLite)
+	entries := []sqlitefile.SchemaEntry{{Type: "table", Name: t.Name, Table: t.Name, Root: root, SQL: schemaSQL(ddl[0]), Def: def}}
+	for i, ix := range t.Indexes {
+		name := t.IndexName(ix)
+		entries = append(entries, sqlitefile.SchemaEntry{Type: "index", Name: name, Table: t.Name,
+			Root: roots[name], SQL: schemaSQL(ddl[1+i])})
+	}
+	return entries
 }
 
 // rowHasher feeds a table's records, as they are written, to its digest.

@@ -13,14 +13,14 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 )
 
-// TestStageIndexOrder: keys packed like PositionID (dense slices) and
-// others (a map: negative, or past the dense range) come back from walk
-// in ascending order with their latest offsets, and are counted once.
+// TestStageIndexOrder: keys packed like PositionID (runs) and others (a
+// map: negative, or out of order) come back from walk in ascending order
+// with their latest offsets, and are counted once.
 func TestStageIndexOrder(t *testing.T) {
 	var x stageIndex
 	want := map[int64]int64{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	keys := []int64{-5, -1, 0, 1, denseMax - 1, denseMax, 1<<denseShift - 1, 3<<denseShift | 7, 3<<denseShift | denseMax + 9}
+	keys := []int64{-5, -1, 0, 1, 1<<31 - 1, 1 << 31, 1<<denseShift - 1, 3<<denseShift | 7, 3<<denseShift | 1<<31 + 9}
 	// Mostly increasing per partition, as a catch-up brings them, with
 	// repeats (upserts) and some out of order.
 	next := map[int64]int64{}
@@ -69,6 +69,72 @@ func TestStageIndexOrder(t *testing.T) {
 	}
 	if _, ok := x.get(2<<denseShift | 2999999); ok {
 		t.Fatal("absent key found")
+	}
+}
+
+// TestStageIndexPacksAddedKeys: keys only ever added, in order, as
+// audit_keys stages them (several a position, offsets past 2^21 in a
+// partition), stay packed in runs at a few bytes a key, none in the map;
+// a key staged again unpacks its run and takes its new offset; walk
+// gives every key back in order either way.
+func TestStageIndexPacksAddedKeys(t *testing.T) {
+	var x stageIndex
+	const perOffset, offsets = 4, 1 << 16
+	var want []int64
+	var off int64
+	for p := int64(0); p < 3; p++ {
+		for o := int64(1<<21 - offsets/2); o < 1<<21+offsets/2; o++ {
+			for k := int64(0); k < perOffset; k++ {
+				id := 5<<59 | p<<47 | o<<11 | k // an audit_keys id
+				x.set(id, off)
+				want = append(want, id)
+				off += 20 + p // rows of about 20 bytes
+			}
+		}
+	}
+	slices.Sort(want)
+	if len(x.other) != 0 {
+		t.Fatalf("%d keys in the map, want none", len(x.other))
+	}
+	packed := 0
+	for _, r := range x.runs {
+		if r.unpacked {
+			t.Fatal("a run of added keys was unpacked")
+		}
+		packed += len(r.packed)
+	}
+	if per := float64(packed) / float64(len(want)); per > 5 {
+		t.Fatalf("%.1f bytes a key packed, want at most 5", per)
+	}
+	again := want[len(want)/3]
+	x.set(again, off)
+	if got, ok := x.get(again); !ok || got != off {
+		t.Fatalf("key staged again: offset %d %v, want %d", got, ok, off)
+	}
+	if got, ok := x.get(again + 1); !ok || got == off {
+		t.Fatalf("its neighbour: offset %d %v", got, ok)
+	}
+	if _, ok := x.get(again + 5); ok {
+		t.Fatal("absent key found")
+	}
+	unpacked := 0
+	for _, r := range x.runs {
+		if r.unpacked {
+			unpacked++
+		}
+	}
+	if unpacked != 1 {
+		t.Fatalf("%d runs unpacked, want 1", unpacked)
+	}
+	var got []int64
+	if err := x.drain(func(id, _ int64) error { got = append(got, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("walk gave %d keys, want %d in order", len(got), len(want))
+	}
+	if len(x.runs) != 0 {
+		t.Fatalf("%d runs left after drain", len(x.runs))
 	}
 }
 

@@ -145,45 +145,71 @@ func (ib *indexBuf) sort() {
 	}
 }
 
-// sortByK orders ents by k and keeps the order of entries with equal k:
-// a least-significant-digit radix sort, 16 bits a pass, that skips the
-// passes whose digit every key shares. A comparison sort of a million
-// entries took most of an index build.
-func sortByK(ents []ientry) {
-	const digits, bits = 4, 16
-	if len(ents) < 1<<12 {
-		slices.SortStableFunc(ents, func(x, y ientry) int { return cmp.Compare(x.k, y.k) })
+// sortByK orders ents by k and keeps the order of entries with equal k,
+// which is the order of v (see ientry): an in-place most-significant-digit
+// radix sort, a byte a level, then v within runs of equal k. In place,
+// because an index of several million entries is one of a bulk load's
+// largest allocations, and a second buffer of its size set the load's
+// peak; a comparison sort of a million entries took most of an index
+// build.
+func sortByK(ents []ientry) { radixSortKV(ents, 56) }
+
+// radixSortKV sorts ents, whose keys share the bits above shift+8, by
+// (k, v).
+func radixSortKV(ents []ientry, shift uint) {
+	if len(ents) < 64 {
+		slices.SortFunc(ents, compareKV)
 		return
 	}
-	counts := make([][1 << bits]int, digits)
+	var count [256]int
 	for _, e := range ents {
-		for d := range digits {
-			counts[d][uint16(e.k>>(bits*d))]++
+		count[byte(e.k>>shift)]++
+	}
+	if count[byte(ents[0].k>>shift)] == len(ents) { // every key has this digit
+		if shift == 0 {
+			slices.SortFunc(ents, compareKV)
+			return
+		}
+		radixSortKV(ents, shift-8)
+		return
+	}
+	// American flag sort: each entry swapped into its digit's bucket.
+	var next, end [256]int
+	sum := 0
+	for d, n := range count {
+		next[d] = sum
+		sum += n
+		end[d] = sum
+	}
+	for d := range 256 {
+		for next[d] < end[d] {
+			e := &ents[next[d]]
+			if to := byte(e.k >> shift); int(to) != d {
+				*e, ents[next[to]] = ents[next[to]], *e
+				next[to]++
+				continue
+			}
+			next[d]++
 		}
 	}
-	tmp := make([]ientry, len(ents))
-	src, dst := ents, tmp
-	for d := range digits {
-		c := &counts[d]
-		shift := bits * d
-		if c[uint16(src[0].k>>shift)] == len(src) {
-			continue // every key has this digit
+	from := 0
+	for d := range 256 {
+		if b := ents[from:end[d]]; len(b) > 1 {
+			if shift == 0 {
+				slices.SortFunc(b, compareKV)
+			} else {
+				radixSortKV(b, shift-8)
+			}
 		}
-		sum := 0
-		for i, n := range c {
-			c[i] = sum
-			sum += n
-		}
-		for _, e := range src {
-			b := uint16(e.k >> shift)
-			dst[c[b]] = e
-			c[b]++
-		}
-		src, dst = dst, src
+		from = end[d]
 	}
-	if &src[0] != &ents[0] {
-		copy(ents, src)
+}
+
+func compareKV(x, y ientry) int {
+	if c := cmp.Compare(x.k, y.k); c != 0 {
+		return c
 	}
+	return cmp.Compare(x.v, y.v)
 }
 
 // checkUnique reports the first two sorted entries with equal keys and no NULL.
