@@ -53,7 +53,7 @@ func TestRecycleOnlyBatchScoped(t *testing.T) {
 		st, _ := sqliteStore(t)
 		k := keepsEvents{keys: &keys, evs: new([]*projections.Event)}
 		r := newRunner(t, lg, st, []projections.Projection{p(k)},
-			projections.WithBatchSize(16), projections.WithReadChunk(16))
+			fastRebuild, projections.WithBatchSize(16), projections.WithReadChunk(16))
 		if s := catchUp(t, r); s.Records != int64(len(want)) {
 			t.Fatalf("read %d records, want %d", s.Records, len(want))
 		}

@@ -116,7 +116,7 @@ func benchRebuildInto(b *testing.B, n int, relay bool, open func(*testing.B) pro
 		if os.Getenv("BENCH_LOG") != "" { // BENCH_LOG=1 shows the runner's log (phase timings)
 			logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 		}
-		ropts := []projections.Option{projections.WithLogger(logger)}
+		ropts := []projections.Option{fastRebuild, projections.WithLogger(logger)}
 		// BENCH_BATCH=n / BENCH_COMMIT=n try another batch size / commit interval.
 		if v, _ := strconv.Atoi(os.Getenv("BENCH_BATCH")); v > 0 {
 			ropts = append(ropts, projections.WithBatchSize(v))

@@ -53,7 +53,7 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log, pageSize i
 	// Small reads, batches and commits, and sessions that flush every few
 	// rows: deposits span batches and commits, and rows flushed earlier
 	// are read back from the stage by id.
-	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+	small := []projections.Option{fastRebuild, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
 	defer projections.SetMaxHeldRows(7)()
 
 	ref, _ := sqliteStore(t)
@@ -169,7 +169,7 @@ func testBulkLoad(t *testing.T, newLog func(t *testing.T) topics.Log, pageSize i
 		t.Fatal(err)
 	}
 	defer again.Close()
-	run := newRunner(t, lg, again, builtins())
+	run := newRunner(t, lg, again, builtins(), fastRebuild)
 	if s := catchUp(t, run); s.Records != 0 {
 		t.Fatalf("the reopened store folded %d records again", s.Records)
 	}
@@ -217,7 +217,7 @@ func TestBulkLoadFlushFailure(t *testing.T) {
 }
 
 // bulkFailureOpts make the failure tests' loads commit and flush often.
-var bulkFailureOpts = []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300)}
+var bulkFailureOpts = []projections.Option{fastRebuild, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(300)}
 
 // bulkFailureLog is the small log the failure tests load.
 func bulkFailureLog(t *testing.T) topics.Log {
@@ -377,7 +377,7 @@ func TestBulkLoadCrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := newRunner(t, lg, st, builtins())
+			r := newRunner(t, lg, st, builtins(), fastRebuild)
 			catchUp(t, r)
 			for name, d := range digests(t, r) {
 				if want[name] != d {
@@ -423,7 +423,7 @@ func bulkCrashChild(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := projections.NewRunner(ctx, lg, st, builtins(), projections.WithLogger(quiet()),
+	r, err := projections.NewRunner(ctx, lg, st, builtins(), fastRebuild, projections.WithLogger(quiet()),
 		projections.WithBatchSize(200), projections.WithCommitEvery(2000))
 	if err != nil {
 		t.Fatal(err)
@@ -507,7 +507,7 @@ func TestBulkLoadThenFoldOnSameRunner(t *testing.T) {
 		}
 	}
 	gen(2000)
-	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+	small := []projections.Option{fastRebuild, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
 	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "bulk.db"), sqlstore.WithBulkLoad())
 	if err != nil {
 		t.Fatal(err)

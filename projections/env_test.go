@@ -27,6 +27,11 @@ type env struct {
 	newStore func(t *testing.T) (projections.Store, func() projections.Store) // the store, and a reopen
 }
 
+// fastRebuild gives a runner the fast rebuild explicitly: tests of it
+// (and the benchmarks) run it even when the package is built with
+// nofastrebuild, under which runners fold in place by default.
+var fastRebuild = projections.WithRebuilder(projections.NewFastRebuild)
+
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func embeddedLog(t *testing.T) topics.Log {

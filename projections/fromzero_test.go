@@ -102,7 +102,7 @@ func testFromZeroLoad(t *testing.T, e env) {
 	}
 	// Small reads, batches and commits: a deposit's events span batches
 	// and transactions.
-	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
+	small := []projections.Option{fastRebuild, projections.WithReadChunk(30), projections.WithBatchSize(100), projections.WithCommitEvery(500)}
 
 	// Reference: the first tenth loaded from zero, the rest folded with
 	// every index in place.
@@ -200,7 +200,7 @@ func TestNothingToLoadKeepsIndexes(t *testing.T) {
 	lg := embeddedLog(t)
 	st, _ := sqliteStore(t)
 	lines := &logLines{}
-	run := newRunner(t, lg, st, append(builtins(), projections.ChainCursors{}), projections.WithLogger(slog.New(lines)))
+	run := newRunner(t, lg, st, append(builtins(), projections.ChainCursors{}), fastRebuild, projections.WithLogger(slog.New(lines)))
 	for i := uint64(0); i < 3; i++ {
 		appendEv(t, lg, t0, domain.ChainScanned{ChainID: 338, From: 10 * i, To: 10*i + 9, ToHash: domain.Hash32{byte(i)}, Tip: 100})
 		catchUp(t, run)
@@ -254,7 +254,7 @@ func TestDedupCacheBound(t *testing.T) {
 	engine, _ := sqliteStore(t)
 	for name, st := range map[string]projections.Store{"engine": engine, "bulk": bulk} {
 		lines := &logLines{}
-		r := newRunner(t, lg, st, builtins(), projections.WithDedupCacheKeys(1000), projections.WithLogger(slog.New(lines)))
+		r := newRunner(t, lg, st, builtins(), fastRebuild, projections.WithDedupCacheKeys(1000), projections.WithLogger(slog.New(lines)))
 		if s := catchUp(t, r); s.Records != 3000 {
 			t.Fatalf("%s: folded %d records, want 3000", name, s.Records)
 		}

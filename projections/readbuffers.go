@@ -92,6 +92,7 @@ func (p *slabPool) put(bufs [][]byte, events [][]Event) {
 // readArena hands out one batch's read buffers and events from the
 // pool's slabs.
 type readArena struct {
+	into   intoReader
 	pool   *slabPool
 	bytes  carved[byte]
 	events carved[Event]
@@ -121,6 +122,11 @@ func carve[T any](a *readArena, c *carved[T], kind *slabs[T], n int) []T {
 	b := c.room[:n:n]
 	c.room = c.room[n:]
 	return b
+}
+
+// read reads records of k into the arena.
+func (a *readArena) read(ctx context.Context, k tp, from int64, max int) ([]topics.Record, error) {
+	return a.into.ReadInto(ctx, k.topic, k.part, from, max, a.alloc)
 }
 
 // alloc returns n bytes of the arena, for the log to read into.

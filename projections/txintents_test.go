@@ -50,7 +50,7 @@ func TestTxIntentsFold(t *testing.T) {
 	appendEv(t, lg, t0.Add(time.Hour), lone, open)
 
 	ps := func(p projections.Projection) []projections.Projection { return []projections.Projection{p} }
-	small := []projections.Option{projections.WithReadChunk(30), projections.WithBatchSize(50), projections.WithCommitEvery(300)}
+	small := []projections.Option{fastRebuild, projections.WithReadChunk(30), projections.WithBatchSize(50), projections.WithCommitEvery(300)}
 	defer projections.SetMaxHeldRows(5)()
 
 	ref, _ := sqliteStore(t)
