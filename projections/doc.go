@@ -1,0 +1,68 @@
+// Package projections keeps bridgelog's state tables as pure folds over the
+// log. A [Projection] has a name and a version, declares its tables
+// portably (SQLite and PostgreSQL), and folds one event at a time inside a
+// store transaction; the [Runner] writes each projection's checkpoint in
+// the same transaction as its rows, so a crash never applies an event twice
+// or skips one.
+//
+// Idempotency: the built-in processed_events projection judges every event
+// by its source key, first in log order wins. Other projections only ever
+// see [First] events; [Duplicate]s are no-ops and [Conflict]s are recorded
+// in event_conflicts and never applied. An index of the log itself rather
+// than of what it means (audit_keys) sees every verdict: see [EveryVerdict].
+//
+// # Adding a projection
+//
+// Batches in bridgeflows.go is a complete one; in short:
+//
+//	type Batches struct{}
+//	func (Batches) Name() string      { return "batches" }
+//	func (Batches) Version() int      { return 1 }
+//	func (Batches) Topics() []string  { return []string{topics.TopicBatches} }
+//	func (b Batches) Tables() []Table { return []Table{{Name: Versioned("batches", b.Version()), ...}} }
+//	func (Batches) KeepsNothingPastBatch() {} // see BatchScoped
+//	func (b Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
+//		switch e := ev.Body.(type) {
+//		case *domain.BatchCreated:
+//			_, err := tx.Exec(ctx, `INSERT INTO batches_v1 (...) VALUES (?, ?) ON CONFLICT DO NOTHING`, ...)
+//			return err
+//		}
+//		return nil // events a projection does not fold are ignored
+//	}
+//
+// Then add it to the set the commands fold ([RelayProjections] or
+// [SignerProjections]); NewRunner creates its tables and the next
+// catch-up folds the log into them from offset 0. Changing what Apply or
+// Tables mean is a new Version: the runner builds it beside the live one
+// and switches readers to it once it is level (versions.go).
+//
+// Rules for Apply: be a pure function of the event and the projection's own
+// rows (no clocks: times come from ev.Envelope.OccurredAt/RecordedAt; no
+// randomness; no other projection's tables, whose progress differs), and
+// make status changes order-independent across partitions (use
+// [domain.Advances]), because a replay interleaves partitions differently
+// from the live run. Then a rebuild equals the live tables, digest for
+// digest ([DigestOf]). Keep nothing of an event past its batch, and say so
+// by implementing [BatchScoped]: without it rebuilds are slower, never
+// wrong. Write many rows with [Bulk]. A projection with many rows per
+// event may fold whole batches instead ([SessionFolder]); it must give
+// the rows Apply would.
+//
+// # The runner
+//
+// A [Runner] drives every projection over one store: runner.go holds its
+// options, set-up and live mode ([Runner.Follow]); catchup.go a catch-up
+// (judge, fold, checkpoints, commit, one transaction per run of batches);
+// readlog.go the reading and decoding of the log beside it; versions.go
+// which versions run and when a new one goes live; admin.go rebuilds,
+// rewinds, digests and checkpoints.
+//
+// Catch-ups from empty tables (a rebuild, a first build) go through the
+// runner's [Rebuilder]. The fast one ([NewFastRebuild], fastrebuild.go,
+// the default) defers indexes and has a store that implements
+// [BulkLoader] load the tables outside SQL; a projection needs nothing of
+// it beyond the optional [BatchScoped] and [SessionFolder]. Built with the
+// tag nofastrebuild, or given [WithRebuilder](nil), a runner folds every
+// batch in place, through SQL with the tables' indexes: the same tables,
+// slower.
+package projections
