@@ -25,6 +25,16 @@ import (
 //     reads into buffers it is given, batches share a pool of them (see
 //     readbuffers.go).
 
+// GCPercent is the collector target (as GOGC) the bridgelog binary's
+// rebuilding commands (replay, verify, project, demo) run with unless GOGC
+// is set, and the rebuild benchmarks with it: the heap may grow by 70% of
+// what is live between collections, not Go's 100%. A rebuild's memory is
+// mostly live (key cache, slabs, stages) and, on the VMs measured, memory
+// taken anew costs more than collecting: a rebuild of a million events
+// peaks about 35 MB lower and is no slower (BENCHMARKS.md). The Runner
+// does not set it: it is the process's.
+const GCPercent = 70
+
 // NewFastRebuild makes a runner's fast [Rebuilder] (see [WithRebuilder]).
 func NewFastRebuild() Rebuilder {
 	return &fastRebuild{indexless: map[*state]bool{}, staged: map[*state]bool{}}

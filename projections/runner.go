@@ -12,16 +12,6 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
-// GCPercent is the collector target (as GOGC) the bridgelog binary's
-// rebuilding commands (replay, verify, project, demo) run with unless GOGC
-// is set, and the rebuild benchmarks with it: the heap may grow by 70% of
-// what is live between collections, not Go's 100%. A rebuild's memory is
-// mostly live (key cache, slabs, stages) and, on the VMs measured, memory
-// taken anew costs more than collecting: a rebuild of a million events
-// peaks about 35 MB lower and is no slower (BENCHMARKS.md). The Runner
-// does not set it: it is the process's.
-const GCPercent = 70
-
 // Option configures a [Runner].
 type Option func(*config)
 
@@ -80,9 +70,9 @@ const DefaultDedupCacheKeys = 4 << 20
 
 // WithDedupCacheKeys bounds the dedup judge's key cache (default
 // [DefaultDedupCacheKeys]). A catch-up from zero with more records than
-// the bound cannot load processed_events from zero (without its index,
-// in bulk where the store can): it folds the table through the store's
-// engine and its source_hash index instead, several times slower. A
+// the bound cannot rebuild processed_events fast (see [NewFastRebuild]):
+// it folds the table through the store's engine instead, several times
+// slower. A
 // higher bound costs memory: a rebuild from zero peaks at about 240 bytes
 // an event in all (BENCHMARKS.md), and a runner that started on an empty
 // store keeps up to the bound of keys for as long as it runs.
