@@ -72,10 +72,9 @@ const DefaultDedupCacheKeys = 4 << 20
 // [DefaultDedupCacheKeys]). A catch-up from zero with more records than
 // the bound cannot rebuild processed_events fast (see [NewFastRebuild]):
 // it folds the table through the store's engine instead, several times
-// slower. A
-// higher bound costs memory: a rebuild from zero peaks at about 240 bytes
-// an event in all (BENCHMARKS.md), and a runner that started on an empty
-// store keeps up to the bound of keys for as long as it runs.
+// slower. A higher bound costs memory: a rebuild from zero peaks at about
+// 240 bytes an event in all (BENCHMARKS.md), and a runner that started on
+// an empty store keeps up to the bound of keys for as long as it runs.
 func WithDedupCacheKeys(n int) Option { return func(cfg *config) { cfg.cacheMax = n } }
 
 // WithCatalog sets the catalog envelopes are checked against (default
