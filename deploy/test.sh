@@ -55,3 +55,6 @@ go test -race -count=1 -run 'TestPageWriterDirect$' ./adapters/sqlstore/sqlitefi
 # (the timeout against a quorum's arrival, a fast-forward against a local
 # commit), the bus and the in-memory log they run on.
 go test -race -count=1 ./handlers/signing/ ./adapters/simnet/ ./adapters/memlog/
+# Without the fast rebuild (a build tag leaves it out) the projections
+# still rebuild to the same tables: the slow path stays correct.
+go test -count=1 -tags nofastrebuild ./projections/
