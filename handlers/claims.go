@@ -9,6 +9,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
+	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -20,11 +21,13 @@ type ClaimCalls interface {
 // ClaimExecutor is one member of the claim swarm: a consumer-group member
 // of the claims topic, partitioned by leaf, so one worker owns a leaf at a
 // time (seed 002's swarm, without SKIP LOCKED). Each worker has its own
-// wallet (its own TxDriver). It folds the claims of its partitions from
-// the log itself, so after a restart or a rebalance it knows every intent
-// it or a previous owner left open and reconciles it before sending.
+// wallet (its own TxDriver). It reads the claims of its partitions from a
+// view folded from the log up to the record at hand, so after a restart
+// or a rebalance it knows every intent it or a previous owner left open
+// and reconciles it before sending.
 type ClaimExecutor struct {
-	Log      topics.Log    // read to fold the claims of this member's partitions
+	Log      topics.Log    // the claims the default View folds
+	View     ClaimView     // default: a projections.ClaimFold of Log
 	Consumer ClaimConsumer // delivers the records of this member's partitions
 	Group    string        // consumer group, default "bridgelog-claims"
 	Calls    ClaimCalls
@@ -32,31 +35,15 @@ type ClaimExecutor struct {
 	Metrics  ClaimMetrics
 	Logger   *slog.Logger
 
-	folds map[int32]*claimFold
-	dec   *topics.Decoder
+	dec *topics.Decoder
 }
 
-type claimFold struct {
-	next   int64
-	claims map[string]*claimState
-}
-
-type claimState struct {
-	req     *domain.ClaimRequested
-	open    []domain.TxIntent
-	outcome *domain.TxOutcome // final outcome, if any
-}
-
-// final reports whether a claim needs no more sends.
-func (c *claimState) final() bool {
-	if c.outcome == nil {
-		return false
-	}
-	switch c.outcome.Status {
-	case domain.TxReplaced, domain.TxDryRun:
-		return false
-	}
-	return true
+// ClaimView gives a claim as folded from its claims partition up to the
+// partition's end (nil when the partition has no record of it). The
+// executor records what it drove on the state it is given.
+// projections.ClaimFold is one.
+type ClaimView interface {
+	Claim(ctx context.Context, partition int32, id string) (*projections.ClaimState, error)
 }
 
 // ErrProofInvalid: a claim's proof does not verify against its root
@@ -133,7 +120,9 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 	if x.dec == nil {
 		x.dec = topics.NewDecoder(topics.Limits{})
-		x.folds = map[int32]*claimFold{}
+		if x.View == nil {
+			x.View = &projections.ClaimFold{Log: x.Log}
+		}
 	}
 	var env topics.Envelope
 	if err := x.dec.Decode(rec.Value, &env); err != nil {
@@ -142,27 +131,26 @@ func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 		metricsOr(x.Metrics).ClaimRecordUndecodable()
 		return nil
 	}
-	fold, err := x.catchUp(ctx, rec.Partition)
+	st, err := x.View.Claim(ctx, rec.Partition, env.AggregateID)
 	if err != nil {
 		return err
 	}
-	st := fold.claims[env.AggregateID]
-	if st == nil || st.req == nil {
+	if st == nil || st.Request == nil {
 		return nil
 	}
-	if st.final() {
+	if st.Final() {
 		// Re-append the withdrawal's verdict: a crash may have come
 		// between the outcome and it; a duplicate changes nothing.
 		if env.Type == domain.TypeClaimOutcome {
-			return x.settle(ctx, st.req, *st.outcome, false)
+			return x.settle(ctx, st.Request, *st.Outcome, false)
 		}
 		return nil
 	}
 	return x.drive(ctx, st)
 }
 
-func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
-	req := *st.req
+func (x *ClaimExecutor) drive(ctx context.Context, st *projections.ClaimState) error {
+	req := *st.Request
 	l, m := loggerOr(x.Logger), metricsOr(x.Metrics)
 	cause := Cause{CorrelationID: req.LeafInfo.Withdrawal.WithdrawalID()}
 	if !merkle.VerifyClaim(req) {
@@ -176,19 +164,19 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *claimState) error {
 		if _, err := x.Driver.Appender.Append(ctx, cause, out); err != nil {
 			return err
 		}
-		st.outcome = &out
+		st.Outcome = &out
 		return x.settle(ctx, &req, out, true)
 	}
 	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
-		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.open))
+		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.Open))
 	out, err := x.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Call: x.Calls.Claim(req),
-		Open: st.open, Cause: cause})
+		Open: st.Open, Cause: cause})
 	if err != nil {
 		return err
 	}
-	st.open = nil
-	st.outcome = &out
-	if !st.final() {
+	st.Open = nil
+	st.Outcome = &out
+	if !st.Final() {
 		return nil
 	}
 	return x.settle(ctx, &req, out, true)
@@ -215,60 +203,4 @@ func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, 
 	}
 	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
 	return err
-}
-
-// catchUp folds a claims partition up to its end.
-func (x *ClaimExecutor) catchUp(ctx context.Context, p int32) (*claimFold, error) {
-	f := x.folds[p]
-	if f == nil {
-		f = &claimFold{claims: map[string]*claimState{}}
-		x.folds[p] = f
-	}
-	for {
-		recs, err := x.Log.Read(ctx, topics.TopicClaims, p, f.next, 1000)
-		if err != nil {
-			return nil, fmt.Errorf("claims fold partition %d at %d: %w", p, f.next, err)
-		}
-		if len(recs) == 0 {
-			return f, nil
-		}
-		for _, r := range recs {
-			f.next = r.Offset + 1
-			var env topics.Envelope
-			if err := x.dec.Decode(r.Value, &env); err != nil {
-				continue
-			}
-			st := f.claims[env.AggregateID]
-			if st == nil {
-				st = &claimState{}
-				f.claims[env.AggregateID] = st
-			}
-			switch env.Type {
-			case domain.TypeClaimRequested:
-				var req domain.ClaimRequested
-				if err := topics.DecodePayload(env.Payload, &req); err == nil && st.req == nil {
-					st.req = &req
-				}
-			case domain.TypeClaimIntent:
-				var in domain.TxIntent
-				if err := topics.DecodePayload(env.Payload, &in); err == nil {
-					st.open = append(st.open, in)
-				}
-			case domain.TypeClaimOutcome:
-				var out domain.TxOutcome
-				if err := topics.DecodePayload(env.Payload, &out); err != nil {
-					continue
-				}
-				for i, in := range st.open {
-					if in.TxHash == out.TxHash {
-						st.open = append(st.open[:i], st.open[i+1:]...)
-						break
-					}
-				}
-				if o := out; o.Status != domain.TxReplaced {
-					st.outcome = &o
-				}
-			}
-		}
-	}
 }

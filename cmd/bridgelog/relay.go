@@ -241,8 +241,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return err
 	}
 	if opt.claimsOnly {
-		// A claim worker folds the claims topic itself: it needs no
-		// projections, and must not run a second runner on a shared store.
+		// A claim worker's executors fold the claims topic in memory
+		// (projections.ClaimFold): it needs no store, and must not run a
+		// second runner on a shared one.
 		return nil
 	}
 	// The relayer wallet mints too; on another chain it has its own
