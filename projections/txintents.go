@@ -146,7 +146,7 @@ func newTxIntentFold(table string, fromZero bool) *txIntentFold {
 	// A row's key columns never change: leaving them out of the update
 	// spares SQLite rewriting its (subject, tx_hash) index entry.
 	upsert := Bulk{Table: table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
-	return &txIntentFold{heldRows: newHeldRows[txKey, *txRow](table, upsert, txKey.hash64, fromZero)}
+	return &txIntentFold{heldRows: newHeldRows[txKey, *txRow](table, upsert, (*txRow).args, txKey.hash64, fromZero)}
 }
 
 func (f *txIntentFold) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
