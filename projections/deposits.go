@@ -21,14 +21,12 @@ func (Deposits) KeepsNothingPastBatch() {} // held rows copy what they keep
 
 func (d Deposits) Tables() []Table { return []Table{depositTable.Table} }
 
-type dRow = *depositRow
-
 var depositTable = lifecycleTable(Versioned("deposits", Deposits{}.Version()), "depositor",
-	[]rowColumn[dRow]{
-		textCol("minted_at", func(r dRow) *sql.NullString { return &r.mintedAt }),
-		textCol("mint_tx_hash", func(r dRow) *sql.NullString { return &r.mintTxHash }),
-		intCol("gas_used", func(r dRow) *sql.NullInt64 { return &r.gasUsed }),
-		intCol("mint_block_number", func(r dRow) *sql.NullInt64 { return &r.mintBlock }),
+	[]rowColumn[depositRow]{
+		textCol("minted_at", func(r *depositRow) *sql.NullString { return &r.mintedAt }),
+		textCol("mint_tx_hash", func(r *depositRow) *sql.NullString { return &r.mintTxHash }),
+		intCol("gas_used", func(r *depositRow) *sql.NullInt64 { return &r.gasUsed }),
+		intCol("mint_block_number", func(r *depositRow) *sql.NullInt64 { return &r.mintBlock }),
 	})
 
 type depositRow struct {

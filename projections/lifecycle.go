@@ -158,14 +158,15 @@ type lifecycleFold[R any, P interface {
 }] struct {
 	heldRows[domain.LogRef, P] // keyed by the chain log; from zero, read back by id instead of through the tx_hash index
 	subject                    func(*Event) (domain.LogRef, bool)
-	rows                       *rowTable[P]
+	rows                       *rowTable[R]
 }
 
 func newLifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
-}](t *rowTable[P], subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
-	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](t.Name, lifecycleUpsert(t.Name, t.ColumnNames()), t.args, refHash, fromZero),
+}](t *rowTable[R], subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
+	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](t.Name, lifecycleUpsert(t.Name, t.ColumnNames()),
+		func(r P, dst []any, a colArgs) []any { return t.args((*R)(r), dst, a) }, refHash, fromZero),
 		subject: subject, rows: t}
 }
 
@@ -222,7 +223,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 	}
 	each := func(sr RowScanner) error {
 		r := P(new(R))
-		if err := f.rows.scan(sr, r); err != nil {
+		if err := f.rows.scan(sr, (*R)(r)); err != nil {
 			return fmt.Errorf("%s: %w", f.table, err)
 		}
 		b := r.base()
@@ -249,8 +250,8 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 func applyLifecycle[R any, P interface {
 	*R
 	lifecycleRow
-}](ctx context.Context, tx Tx, t *rowTable[P], evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
-	f := newLifecycleFold[R](t, subject, false)
+}](ctx context.Context, tx Tx, t *rowTable[R], evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
+	f := newLifecycleFold[R, P](t, subject, false)
 	if err := f.ApplyBatch(ctx, tx, evs); err != nil {
 		return err
 	}
@@ -262,31 +263,34 @@ func applyLifecycle[R any, P interface {
 // column), the table's own, the observation's failure and reorg, then
 // columns the table added later (after, at the end so that the layout of
 // the columns before stays as it was).
-func lifecycleTable[P lifecycleRow](name, party string, own []rowColumn[P], after ...rowColumn[P]) rowTable[P] {
-	cols := []rowColumn[P]{
-		i64Col("id", func(r P) *int64 { return &r.base().id.id }),
-		i32Col("first_partition", func(r P) *int32 { return &r.base().id.part }),
-		i64Col("first_offset", func(r P) *int64 { return &r.base().id.off }),
-		i64Col("chain_id", func(r P) *int64 { return &r.base().chainID }),
-		strCol("tx_hash", func(r P) *string { return &r.base().txHex }),
-		i64Col("log_index", func(r P) *int64 { return &r.base().logIndex }),
-		strCol("status", func(r P) *string { return &r.obs().status }),
-		textCol("contract", func(r P) *sql.NullString { return &r.obs().contract }),
-		textCol(party, func(r P) *sql.NullString { return &r.obs().party }),
-		textCol("amount", func(r P) *sql.NullString { return &r.obs().amount }), // decimal base units
-		textCol("recipient", func(r P) *sql.NullString { return &r.obs().recipient }),
-		intCol("block_number", func(r P) *sql.NullInt64 { return &r.obs().blockNumber }),
-		textCol("block_hash", func(r P) *sql.NullString { return &r.obs().blockHash }),
-		intCol("onchain_id", func(r P) *sql.NullInt64 { return &r.obs().onchainID }),
-		textCol("detected_at", func(r P) *sql.NullString { return &r.obs().detectedAt }),
-		textCol("confirmed_at", func(r P) *sql.NullString { return &r.obs().confirmedAt }),
-		intCol("confirmed_block", func(r P) *sql.NullInt64 { return &r.obs().confirmedBlock }),
+func lifecycleTable[T any, P interface {
+	*T
+	lifecycleRow
+}](name, party string, own []rowColumn[T], after ...rowColumn[T]) rowTable[T] {
+	cols := []rowColumn[T]{
+		i64Col("id", func(r *T) *int64 { return &P(r).base().id.id }),
+		i32Col("first_partition", func(r *T) *int32 { return &P(r).base().id.part }),
+		i64Col("first_offset", func(r *T) *int64 { return &P(r).base().id.off }),
+		i64Col("chain_id", func(r *T) *int64 { return &P(r).base().chainID }),
+		strCol("tx_hash", func(r *T) *string { return &P(r).base().txHex }),
+		i64Col("log_index", func(r *T) *int64 { return &P(r).base().logIndex }),
+		strCol("status", func(r *T) *string { return &P(r).obs().status }),
+		textCol("contract", func(r *T) *sql.NullString { return &P(r).obs().contract }),
+		textCol(party, func(r *T) *sql.NullString { return &P(r).obs().party }),
+		textCol("amount", func(r *T) *sql.NullString { return &P(r).obs().amount }), // decimal base units
+		textCol("recipient", func(r *T) *sql.NullString { return &P(r).obs().recipient }),
+		intCol("block_number", func(r *T) *sql.NullInt64 { return &P(r).obs().blockNumber }),
+		textCol("block_hash", func(r *T) *sql.NullString { return &P(r).obs().blockHash }),
+		intCol("onchain_id", func(r *T) *sql.NullInt64 { return &P(r).obs().onchainID }),
+		textCol("detected_at", func(r *T) *sql.NullString { return &P(r).obs().detectedAt }),
+		textCol("confirmed_at", func(r *T) *sql.NullString { return &P(r).obs().confirmedAt }),
+		intCol("confirmed_block", func(r *T) *sql.NullInt64 { return &P(r).obs().confirmedBlock }),
 	}
 	cols = append(cols, own...)
 	cols = append(cols,
-		textCol("failed_at", func(r P) *sql.NullString { return &r.obs().failedAt }),
-		textCol("error_reason", func(r P) *sql.NullString { return &r.obs().errorReason }),
-		textCol("reorged_block_hash", func(r P) *sql.NullString { return &r.obs().reorgedBlockHash }),
+		textCol("failed_at", func(r *T) *sql.NullString { return &P(r).obs().failedAt }),
+		textCol("error_reason", func(r *T) *sql.NullString { return &P(r).obs().errorReason }),
+		textCol("reorged_block_hash", func(r *T) *sql.NullString { return &P(r).obs().reorgedBlockHash }),
 	)
 	return declareTable(name, []string{"id"}, lifecycleIndexes(), append(cols, after...)...)
 }

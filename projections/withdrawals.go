@@ -27,24 +27,22 @@ func (Withdrawals) KeepsNothingPastBatch() {} // held rows copy what they keep
 
 func (w Withdrawals) Tables() []Table { return []Table{withdrawalTable.Table} }
 
-type wRow = *withdrawalRow
-
 // withdrawalTable declares the table: the lifecycle columns with the
 // withdrawal's own, and then the batch the withdrawal is a leaf of (seed
 // 000's batch_id and cached merkle_proof, a JSON array of 0x-hashes).
 var withdrawalTable = lifecycleTable(Versioned("withdrawals", Withdrawals{}.Version()), "withdrawer",
-	[]rowColumn[wRow]{
-		textCol("batched_at", func(r wRow) *sql.NullString { return &r.batchedAt }),
-		textCol("executed_at", func(r wRow) *sql.NullString { return &r.executedAt }),
-		textCol("claim_tx_hash", func(r wRow) *sql.NullString { return &r.claimTxHash }),
-		intCol("gas_used", func(r wRow) *sql.NullInt64 { return &r.gasUsed }),
-		intCol("already_done", func(r wRow) *sql.NullInt64 { return &r.alreadyDone }),
+	[]rowColumn[withdrawalRow]{
+		textCol("batched_at", func(r *withdrawalRow) *sql.NullString { return &r.batchedAt }),
+		textCol("executed_at", func(r *withdrawalRow) *sql.NullString { return &r.executedAt }),
+		textCol("claim_tx_hash", func(r *withdrawalRow) *sql.NullString { return &r.claimTxHash }),
+		intCol("gas_used", func(r *withdrawalRow) *sql.NullInt64 { return &r.gasUsed }),
+		intCol("already_done", func(r *withdrawalRow) *sql.NullInt64 { return &r.alreadyDone }),
 	},
-	textCol("batch_sequence", func(r wRow) *sql.NullString { return &r.batchSeq }),
-	intCol("batch_id", func(r wRow) *sql.NullInt64 { return &r.batchID }),
-	intCol("leaf_index", func(r wRow) *sql.NullInt64 { return &r.leafIndex }),
-	textCol("leaf_hash", func(r wRow) *sql.NullString { return &r.leafHash }),
-	textCol("merkle_proof", func(r wRow) *sql.NullString { return &r.merkleProof }),
+	textCol("batch_sequence", func(r *withdrawalRow) *sql.NullString { return &r.batchSeq }),
+	intCol("batch_id", func(r *withdrawalRow) *sql.NullInt64 { return &r.batchID }),
+	intCol("leaf_index", func(r *withdrawalRow) *sql.NullInt64 { return &r.leafIndex }),
+	textCol("leaf_hash", func(r *withdrawalRow) *sql.NullString { return &r.leafHash }),
+	textCol("merkle_proof", func(r *withdrawalRow) *sql.NullString { return &r.merkleProof }),
 )
 
 type withdrawalRow struct {
