@@ -15,13 +15,17 @@ import (
 // FAILED with its reason. batch_id and merkle_proof come with the batch
 // flow (a later version); batched_at is kept NULL until then.
 //
+// Version 2 adds reorged_at, when the block the withdrawal was seen in
+// was reorged out (beside reorged_block_hash); version 1 had the same rows
+// without it.
+//
 // Extending it: add the column to withdrawalTable (a new column goes
 // last) and the field to withdrawalRow, set it in fold, then bump Version
 // so the new table is rebuilt beside the old one.
 type Withdrawals struct{}
 
 func (Withdrawals) Name() string           { return "withdrawals" }
-func (Withdrawals) Version() int           { return 1 }
+func (Withdrawals) Version() int           { return 2 }
 func (Withdrawals) Topics() []string       { return []string{topics.TopicBridge} }
 func (Withdrawals) KeepsNothingPastBatch() {} // held rows copy what they keep
 
@@ -43,6 +47,7 @@ var withdrawalTable = lifecycleTable(Versioned("withdrawals", Withdrawals{}.Vers
 	intCol("leaf_index", func(r *withdrawalRow) *sql.NullInt64 { return &r.leafIndex }),
 	textCol("leaf_hash", func(r *withdrawalRow) *sql.NullString { return &r.leafHash }),
 	textCol("merkle_proof", func(r *withdrawalRow) *sql.NullString { return &r.merkleProof }),
+	textCol("reorged_at", func(r *withdrawalRow) *sql.NullString { return &r.reorgedAt }),
 )
 
 type withdrawalRow struct {
@@ -53,6 +58,7 @@ type withdrawalRow struct {
 	batchSeq                           sql.NullString
 	batchID, leafIndex                 sql.NullInt64
 	leafHash, merkleProof              sql.NullString
+	reorgedAt                          sql.NullString
 }
 
 // withdrawalRef returns the withdrawal an event is about, if it is one.
@@ -119,6 +125,7 @@ func (r *withdrawalRow) fold(ev *Event) error {
 		r.failed(ev, e.Reason)
 	case *domain.ObservationReorged:
 		r.reorged(e.BlockHash)
+		r.reorgedAt = eventTime(ev)
 	default:
 		return fmt.Errorf("withdrawals: unexpected %T", ev.Body)
 	}
