@@ -233,7 +233,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 		}
 		b.ref = ref
 		if refs[ref] && f.held[ref] == nil {
-			r.base().loaded = true
+			b.loaded = true
 			f.hold(ref, r)
 		}
 		return nil
@@ -302,9 +302,8 @@ func lifecycleTable[T any, P interface {
 // returns, sparing the boxing of each value.
 type colArgs bool
 
-func (a colArgs) text(v *sql.NullString) any { return colArg(a, &v.String, v.Valid) }
-func (a colArgs) str(v *string) any          { return colArg(a, v, true) }
-func (a colArgs) i64(v *int64) any           { return colArg(a, v, true) }
+func (a colArgs) str(v *string) any { return colArg(a, v, true) }
+func (a colArgs) i64(v *int64) any  { return colArg(a, v, true) }
 
 // colArg is the value at v as a takes it, or nil when not valid.
 func colArg[T any](a colArgs, v *T, valid bool) any {
