@@ -48,20 +48,20 @@ func (AuditKeys) KeepsNothingPastBatch() {} // every value goes to the store in 
 // warehouse, so an audit shows them too.
 func (AuditKeys) FoldsEveryVerdict() {}
 
-func (p AuditKeys) table() string { return Versioned(p.Name(), p.Version()) }
+func (p AuditKeys) table() string { return auditKeyTable.Name }
 
-func (p AuditKeys) Tables() []Table {
-	return []Table{{
-		Name: p.table(),
-		// The position is in the id (see auditRowID): a topic name in
-		// each of the several rows of every event cost a rebuild much.
-		Columns:    []Column{{Name: "id", Type: Integer}, {Name: "key_hash", Type: Integer}, {Name: "kind", Type: Text}},
-		PrimaryKey: []string{"id"},
-		Indexes:    []Index{{Columns: []string{"key_hash"}}},
-	}}
-}
+func (p AuditKeys) Tables() []Table { return []Table{auditKeyTable.Table} }
 
-var auditKeyCols = AuditKeys{}.Tables()[0].ColumnNames()
+var auditKeyTable = declareTable(Versioned(AuditKeys{}.Name(), AuditKeys{}.Version()), []string{"id"},
+	[]Index{{Columns: []string{"key_hash"}}},
+	// The position is in the id (see auditRowID): a topic name in each
+	// of the several rows of every event cost a rebuild much.
+	i64Col("id", func(r *auditRow) *int64 { return &r.id }),
+	i64Col("key_hash", func(r *auditRow) *int64 { return &r.hash }),
+	strCol("kind", func(r *auditRow) *string { return &r.kind }),
+)
+
+var auditKeyCols = auditKeyTable.ColumnNames()
 
 func (p AuditKeys) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	var w auditKeyWriter
@@ -117,8 +117,7 @@ func (w *auditKeyWriter) write(ctx context.Context, tx Tx, table string, evs []*
 		}
 		w.args = w.args[:0]
 		for i := range w.keyed {
-			r := &w.keyed[i]
-			w.args = append(w.args, a.i64(&r.id), a.i64(&r.hash), a.str(&r.kind))
+			w.args = auditKeyTable.args(&w.keyed[i], w.args, a)
 		}
 		err := ins.Exec(ctx, tx, w.args)
 		clear(w.args) // the values bound stay with the batch

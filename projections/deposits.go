@@ -19,41 +19,21 @@ func (Deposits) Version() int           { return 1 }
 func (Deposits) Topics() []string       { return []string{topics.TopicBridge} }
 func (Deposits) KeepsNothingPastBatch() {} // held rows copy what they keep
 
-func (d Deposits) table() string { return Versioned("deposits", d.Version()) }
+func (d Deposits) Tables() []Table { return []Table{depositTable.Table} }
 
-// depositCols are the table's column names, in the order rows are built in.
-var depositCols = Deposits{}.Tables()[0].ColumnNames()
-
-func (d Deposits) Tables() []Table {
-	cols := lifecycleColumns("depositor",
-		Column{Name: "minted_at", Type: Text, Nullable: true},
-		Column{Name: "mint_tx_hash", Type: Text, Nullable: true},
-		Column{Name: "gas_used", Type: Integer, Nullable: true},
-		Column{Name: "mint_block_number", Type: Integer, Nullable: true},
-	)
-	return []Table{{
-		Name:       d.table(),
-		Columns:    cols,
-		PrimaryKey: []string{"id"},
-		Indexes:    lifecycleIndexes(),
-	}}
-}
+var depositTable = lifecycleTable(Versioned("deposits", Deposits{}.Version()), "depositor",
+	[]rowColumn[depositRow]{
+		textCol("minted_at", func(r *depositRow) *sql.NullString { return &r.mintedAt }),
+		textCol("mint_tx_hash", func(r *depositRow) *sql.NullString { return &r.mintTxHash }),
+		intCol("gas_used", func(r *depositRow) *sql.NullInt64 { return &r.gasUsed }),
+		intCol("mint_block_number", func(r *depositRow) *sql.NullInt64 { return &r.mintBlock }),
+	})
 
 type depositRow struct {
 	lifecycleBase
 	observation
 	mintedAt, mintTxHash sql.NullString
 	gasUsed, mintBlock   sql.NullInt64
-}
-
-func (r *depositRow) args(dst []any, a colArgs) []any {
-	return lifecycleArgs(dst, a, &r.lifecycleBase, &r.observation, a.text(&r.mintedAt), a.text(&r.mintTxHash), a.int(&r.gasUsed), a.int(&r.mintBlock))
-}
-
-func (r *depositRow) base() *lifecycleBase { return &r.lifecycleBase }
-
-func (r *depositRow) scan(sr RowScanner) (domain.LogRef, error) {
-	return scanLifecycle(sr, &r.lifecycleBase, &r.observation, []any{&r.mintedAt, &r.mintTxHash, &r.gasUsed, &r.mintBlock})
 }
 
 // depositRef returns the deposit an event is about, if it is one.
@@ -74,11 +54,11 @@ func depositRef(ev *Event) (domain.LogRef, bool) {
 }
 
 func (d Deposits) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	return applyLifecycle[depositRow](ctx, tx, d.table(), depositCols, []*Event{ev}, depositRef)
+	return applyLifecycle[depositRow](ctx, tx, &depositTable, []*Event{ev}, depositRef)
 }
 
 func (d Deposits) NewSession(fromZero bool) Session {
-	return newLifecycleFold[depositRow](d.table(), depositCols, depositRef, fromZero)
+	return newLifecycleFold[depositRow](&depositTable, depositRef, fromZero)
 }
 
 // fold applies one event to the row. Every event sets only its own

@@ -48,6 +48,14 @@
 // event may fold whole batches instead ([SessionFolder]); it must give
 // the rows Apply would.
 //
+// A projection that folds its rows in a Go struct (withdrawals.go)
+// declares each such table once, with declareTable (rowtable.go): every
+// column binds its name and type to the row's field that holds it, and
+// the DDL, the order rows are written, staged, read back and digested in
+// all come from that list. Adding a column is then a line in the
+// declaration, a field in the row, its case in the fold, and a new
+// Version.
+//
 // # The runner
 //
 // A [Runner] drives every projection over one store: runner.go holds its

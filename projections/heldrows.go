@@ -11,6 +11,7 @@ import "context"
 type heldRows[K comparable, P heldRow] struct {
 	table    string
 	upsert   Bulk // on the id, setting the other columns
+	encode   func(r P, dst []any, a colArgs) []any
 	keyHash  func(K) int64
 	fromZero bool
 	stored   rowIndex
@@ -18,16 +19,17 @@ type heldRows[K comparable, P heldRow] struct {
 	order    []P
 }
 
-// heldRow is a row a session holds.
+// heldRow is a row a session holds; encode appends its values in the
+// table's column order.
 type heldRow interface {
-	args(dst []any, a colArgs) []any
 	// storedAs is the row's id, and whether it was read from the table
 	// (rather than created by this session).
 	storedAs() (id int64, loaded bool)
 }
 
-func newHeldRows[K comparable, P heldRow](table string, upsert Bulk, keyHash func(K) int64, fromZero bool) heldRows[K, P] {
-	return heldRows[K, P]{table: table, upsert: upsert, keyHash: keyHash, fromZero: fromZero, held: map[K]P{}}
+func newHeldRows[K comparable, P heldRow](table string, upsert Bulk, encode func(P, []any, colArgs) []any, keyHash func(K) int64,
+	fromZero bool) heldRows[K, P] {
+	return heldRows[K, P]{table: table, upsert: upsert, encode: encode, keyHash: keyHash, fromZero: fromZero, held: map[K]P{}}
 }
 
 func (h *heldRows[K, P]) hold(k K, r P) {
@@ -47,7 +49,7 @@ func (h *heldRows[K, P]) Flush(ctx context.Context, tx Tx) error {
 	args := make([]any, 0, len(h.order)*len(h.upsert.Columns))
 	staged := colArgs(stageOf(tx, h.table) != nil)
 	for _, r := range h.order {
-		args = r.args(args, staged)
+		args = h.encode(r, args, staged)
 	}
 	if err := h.upsert.Exec(ctx, tx, args); err != nil {
 		return err

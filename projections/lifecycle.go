@@ -34,19 +34,9 @@ func newRowID(ev *Event) (rowID, error) {
 	return rowID{id: id, part: ev.Position.Partition, off: ev.Position.Offset}, err
 }
 
-// lifecycleKeyCols are the leading columns of both tables.
-var lifecycleKeyCols = Table{Columns: lifecycleKeyColumns()}.ColumnNames()
-
-func lifecycleKeyColumns() []Column {
-	return []Column{
-		{Name: "id", Type: Integer},
-		{Name: "first_partition", Type: Integer},
-		{Name: "first_offset", Type: Integer},
-		{Name: "chain_id", Type: Integer},
-		{Name: "tx_hash", Type: Text},
-		{Name: "log_index", Type: Integer},
-	}
-}
+// lifecycleKeyCols are the leading columns of both tables: see
+// [lifecycleTable].
+var lifecycleKeyCols = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
 
 // lifecycleIndexes: the seed's uniqueness of a chain log (tx_hash first, as
 // lookups go by it) and its status index.
@@ -122,17 +112,13 @@ type lifecycleBase struct {
 	id     rowID
 	ref    domain.LogRef
 	loaded bool
-	// ref's columns, filled by refCols when the row is written
+	// ref's columns (a row's log does not change)
 	chainID, logIndex int64
 	txHex             string
 }
 
-// refCols fills the columns of b's chain log (once: a row's log does not
-// change).
-func (b *lifecycleBase) refCols() {
-	if b.txHex == "" {
-		b.chainID, b.logIndex, b.txHex = int64(b.ref.ChainID), int64(b.ref.LogIndex), b.ref.TxHash.Hex()
-	}
+func newLifecycleBase(id rowID, ref domain.LogRef) lifecycleBase {
+	return lifecycleBase{id: id, ref: ref, chainID: int64(ref.ChainID), logIndex: int64(ref.LogIndex), txHex: ref.TxHash.Hex()}
 }
 
 // refHash is a 64-bit FNV-1a of a chain log's identity.
@@ -154,9 +140,12 @@ func (b *lifecycleBase) storedAs() (int64, bool) { return b.id.id, b.loaded }
 type lifecycleRow interface {
 	heldRow
 	base() *lifecycleBase
-	scan(RowScanner) (domain.LogRef, error)
+	obs() *observation
 	fold(*Event) error
 }
+
+func (b *lifecycleBase) base() *lifecycleBase { return b }
+func (o *observation) obs() *observation      { return o }
 
 // lifecycleFold folds events into a lifecycle table: it loads the rows a
 // batch touches, folds each event into its row (creating it, keyed by the
@@ -169,14 +158,16 @@ type lifecycleFold[R any, P interface {
 }] struct {
 	heldRows[domain.LogRef, P] // keyed by the chain log; from zero, read back by id instead of through the tx_hash index
 	subject                    func(*Event) (domain.LogRef, bool)
+	rows                       *rowTable[R]
 }
 
 func newLifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
-}](table string, cols []string, subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
-	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](table, lifecycleUpsert(table, cols), refHash, fromZero),
-		subject: subject}
+}](t *rowTable[R], subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
+	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](t.Name, lifecycleUpsert(t.Name, t.ColumnNames()),
+		func(r P, dst []any, a colArgs) []any { return t.args((*R)(r), dst, a) }, refHash, fromZero),
+		subject: subject, rows: t}
 }
 
 func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {
@@ -195,7 +186,7 @@ func (f *lifecycleFold[R, P]) ApplyBatch(ctx context.Context, tx Tx, evs []*Even
 				return err
 			}
 			r = P(new(R))
-			*r.base() = lifecycleBase{id: id, ref: ref}
+			*r.base() = newLifecycleBase(id, ref)
 			f.hold(ref, r)
 		}
 		if err := r.fold(ev); err != nil {
@@ -232,12 +223,17 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 	}
 	each := func(sr RowScanner) error {
 		r := P(new(R))
-		ref, err := r.scan(sr)
+		if err := f.rows.scan(sr, (*R)(r)); err != nil {
+			return fmt.Errorf("%s: %w", f.table, err)
+		}
+		b := r.base()
+		ref, err := refOf(b.chainID, b.txHex, b.logIndex)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.table, err)
 		}
+		b.ref = ref
 		if refs[ref] && f.held[ref] == nil {
-			r.base().loaded = true
+			b.loaded = true
 			f.hold(ref, r)
 		}
 		return nil
@@ -254,48 +250,49 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 func applyLifecycle[R any, P interface {
 	*R
 	lifecycleRow
-}](ctx context.Context, tx Tx, table string, cols []string, evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
-	f := newLifecycleFold[R, P](table, cols, subject, false)
+}](ctx context.Context, tx Tx, t *rowTable[R], evs []*Event, subject func(*Event) (domain.LogRef, bool)) error {
+	f := newLifecycleFold[R, P](t, subject, false)
 	if err := f.ApplyBatch(ctx, tx, evs); err != nil {
 		return err
 	}
 	return f.Flush(ctx, tx)
 }
 
-// lifecycleColumns lays out a deposit or withdrawal table: the key
+// lifecycleTable declares a deposit or withdrawal table: the key
 // columns, the observation's (party names the depositor or withdrawer
-// column), the table's own, then the observation's failure and reorg.
-func lifecycleColumns(party string, own ...Column) []Column {
-	cols := append(lifecycleKeyColumns(),
-		Column{Name: "status", Type: Text},
-		Column{Name: "contract", Type: Text, Nullable: true},
-		Column{Name: party, Type: Text, Nullable: true},
-		Column{Name: "amount", Type: Text, Nullable: true}, // decimal base units
-		Column{Name: "recipient", Type: Text, Nullable: true},
-		Column{Name: "block_number", Type: Integer, Nullable: true},
-		Column{Name: "block_hash", Type: Text, Nullable: true},
-		Column{Name: "onchain_id", Type: Integer, Nullable: true},
-		Column{Name: "detected_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_at", Type: Text, Nullable: true},
-		Column{Name: "confirmed_block", Type: Integer, Nullable: true},
-	)
+// column), the table's own, the observation's failure and reorg, then
+// columns the table added later (after, at the end so that the layout of
+// the columns before stays as it was).
+func lifecycleTable[T any, P interface {
+	*T
+	lifecycleRow
+}](name, party string, own []rowColumn[T], after ...rowColumn[T]) rowTable[T] {
+	cols := []rowColumn[T]{
+		i64Col("id", func(r *T) *int64 { return &P(r).base().id.id }),
+		i32Col("first_partition", func(r *T) *int32 { return &P(r).base().id.part }),
+		i64Col("first_offset", func(r *T) *int64 { return &P(r).base().id.off }),
+		i64Col("chain_id", func(r *T) *int64 { return &P(r).base().chainID }),
+		strCol("tx_hash", func(r *T) *string { return &P(r).base().txHex }),
+		i64Col("log_index", func(r *T) *int64 { return &P(r).base().logIndex }),
+		strCol("status", func(r *T) *string { return &P(r).obs().status }),
+		textCol("contract", func(r *T) *sql.NullString { return &P(r).obs().contract }),
+		textCol(party, func(r *T) *sql.NullString { return &P(r).obs().party }),
+		textCol("amount", func(r *T) *sql.NullString { return &P(r).obs().amount }), // decimal base units
+		textCol("recipient", func(r *T) *sql.NullString { return &P(r).obs().recipient }),
+		intCol("block_number", func(r *T) *sql.NullInt64 { return &P(r).obs().blockNumber }),
+		textCol("block_hash", func(r *T) *sql.NullString { return &P(r).obs().blockHash }),
+		intCol("onchain_id", func(r *T) *sql.NullInt64 { return &P(r).obs().onchainID }),
+		textCol("detected_at", func(r *T) *sql.NullString { return &P(r).obs().detectedAt }),
+		textCol("confirmed_at", func(r *T) *sql.NullString { return &P(r).obs().confirmedAt }),
+		intCol("confirmed_block", func(r *T) *sql.NullInt64 { return &P(r).obs().confirmedBlock }),
+	}
 	cols = append(cols, own...)
-	return append(cols,
-		Column{Name: "failed_at", Type: Text, Nullable: true},
-		Column{Name: "error_reason", Type: Text, Nullable: true},
-		Column{Name: "reorged_block_hash", Type: Text, Nullable: true},
+	cols = append(cols,
+		textCol("failed_at", func(r *T) *sql.NullString { return &P(r).obs().failedAt }),
+		textCol("error_reason", func(r *T) *sql.NullString { return &P(r).obs().errorReason }),
+		textCol("reorged_block_hash", func(r *T) *sql.NullString { return &P(r).obs().reorgedBlockHash }),
 	)
-}
-
-// lifecycleArgs is a row's values in [lifecycleColumns] order, own being
-// the table's own columns' values.
-func lifecycleArgs(dst []any, a colArgs, b *lifecycleBase, o *observation, own ...any) []any {
-	b.refCols()
-	dst = append(dst, a.i64(&b.id.id), b.id.part, a.i64(&b.id.off), a.i64(&b.chainID), a.str(&b.txHex), a.i64(&b.logIndex),
-		a.str(&o.status), a.text(&o.contract), a.text(&o.party), a.text(&o.amount), a.text(&o.recipient), a.int(&o.blockNumber),
-		a.text(&o.blockHash), a.int(&o.onchainID), a.text(&o.detectedAt), a.text(&o.confirmedAt), a.int(&o.confirmedBlock))
-	dst = append(dst, own...)
-	return append(dst, a.text(&o.failedAt), a.text(&o.errorReason), a.text(&o.reorgedBlockHash))
+	return declareTable(name, []string{"id"}, lifecycleIndexes(), append(cols, after...)...)
 }
 
 // colArgs passes a row's columns as its table takes them. SQL binds the
@@ -305,10 +302,8 @@ func lifecycleArgs(dst []any, a colArgs, b *lifecycleBase, o *observation, own .
 // returns, sparing the boxing of each value.
 type colArgs bool
 
-func (a colArgs) text(v *sql.NullString) any { return colArg(a, &v.String, v.Valid) }
-func (a colArgs) int(v *sql.NullInt64) any   { return colArg(a, &v.Int64, v.Valid) }
-func (a colArgs) str(v *string) any          { return colArg(a, v, true) }
-func (a colArgs) i64(v *int64) any           { return colArg(a, v, true) }
+func (a colArgs) str(v *string) any { return colArg(a, v, true) }
+func (a colArgs) i64(v *int64) any  { return colArg(a, v, true) }
 
 // colArg is the value at v as a takes it, or nil when not valid.
 func colArg[T any](a colArgs, v *T, valid bool) any {
@@ -319,25 +314,6 @@ func colArg[T any](a colArgs, v *T, valid bool) any {
 		return v
 	}
 	return *v
-}
-
-// scanLifecycle scans a row laid out by [lifecycleColumns] and returns
-// its chain log: own are the destinations of the table's own columns,
-// after those of columns the table adds at the end.
-func scanLifecycle(sr RowScanner, b *lifecycleBase, o *observation, own []any, after ...any) (domain.LogRef, error) {
-	var chainID, logIndex int64
-	var txHash string
-	dests := append([]any{&b.id.id, &b.id.part, &b.id.off, &chainID, &txHash, &logIndex,
-		&o.status, &o.contract, &o.party, &o.amount, &o.recipient, &o.blockNumber, &o.blockHash, &o.onchainID,
-		&o.detectedAt, &o.confirmedAt, &o.confirmedBlock}, own...)
-	dests = append(dests, &o.failedAt, &o.errorReason, &o.reorgedBlockHash)
-	dests = append(dests, after...)
-	if err := sr.Scan(dests...); err != nil {
-		return domain.LogRef{}, err
-	}
-	ref, err := refOf(chainID, txHash, logIndex)
-	b.ref = ref
-	return ref, err
 }
 
 // observation is what deposit and withdrawal rows share: the chain log

@@ -137,7 +137,7 @@ func testReplayEqualsLive(t *testing.T, e env) {
 			t.Errorf("%s: live digest %s, replayed %s", name, d, replayed[name])
 		}
 	}
-	if count(t, st2, "deposits_v1") == 0 || count(t, st2, "withdrawals_v1") == 0 || count(t, st2, "event_conflicts_v1") == 0 {
+	if count(t, st2, "deposits_v1") == 0 || count(t, st2, projections.Withdrawals{}.Tables()[0].Name) == 0 || count(t, st2, "event_conflicts_v1") == 0 {
 		t.Fatal("replay produced empty tables")
 	}
 

@@ -38,25 +38,30 @@ func (TxIntents) Topics() []string {
 }
 func (TxIntents) KeepsNothingPastBatch() {} // held rows copy the strings they keep
 
-func (p TxIntents) table() string { return Versioned("tx_intents", p.Version()) }
+func (p TxIntents) table() string { return txIntentTable.Name }
 
-func (p TxIntents) Tables() []Table {
-	return []Table{{
-		Name: p.table(),
-		Columns: []Column{
-			{Name: "id", Type: Integer}, // PositionID of the event that created the row
-			{Name: "subject", Type: Text}, {Name: "tx_hash", Type: Text}, {Name: "purpose", Type: Text},
-			{Name: "chain_id", Type: Integer}, {Name: "sender", Type: Text}, {Name: "nonce", Type: Integer},
-			{Name: "attempt", Type: Integer}, {Name: "intent_json", Type: Text}, {Name: "status", Type: Text},
-			{Name: "reason", Type: Text}, {Name: "gas_used", Type: Integer}, {Name: "block_number", Type: Integer},
-			{Name: "sent_at", Type: Text, Nullable: true}, {Name: "settled_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"id"},
-		Indexes:    []Index{{Columns: []string{"subject", "tx_hash"}, Unique: true}, {Columns: []string{"status"}}},
-	}}
-}
+func (p TxIntents) Tables() []Table { return []Table{txIntentTable.Table} }
 
-var txIntentCols = TxIntents{}.Tables()[0].ColumnNames()
+var txIntentTable = declareTable(Versioned("tx_intents", TxIntents{}.Version()), []string{"id"},
+	[]Index{{Columns: []string{"subject", "tx_hash"}, Unique: true}, {Columns: []string{"status"}}},
+	i64Col("id", func(r *txRow) *int64 { return &r.id }), // PositionID of the event that created the row
+	strCol("subject", func(r *txRow) *string { return &r.subject }),
+	strCol("tx_hash", func(r *txRow) *string { return &r.txHash }),
+	strCol("purpose", func(r *txRow) *string { return &r.purpose }),
+	i64Col("chain_id", func(r *txRow) *int64 { return &r.chainID }),
+	strCol("sender", func(r *txRow) *string { return &r.sender }),
+	i64Col("nonce", func(r *txRow) *int64 { return &r.nonce }),
+	i64Col("attempt", func(r *txRow) *int64 { return &r.tries }),
+	strCol("intent_json", func(r *txRow) *string { return &r.intentJSON }),
+	strCol("status", func(r *txRow) *string { return &r.status }),
+	strCol("reason", func(r *txRow) *string { return &r.reason }),
+	i64Col("gas_used", func(r *txRow) *int64 { return &r.gasUsed }),
+	i64Col("block_number", func(r *txRow) *int64 { return &r.blockNumber }),
+	textCol("sent_at", func(r *txRow) *sql.NullString { return &r.sentAt }),
+	textCol("settled_at", func(r *txRow) *sql.NullString { return &r.settledAt }),
+)
+
+var txIntentCols = txIntentTable.ColumnNames()
 
 // TxOpen is the status of an intent without an outcome.
 const TxOpen = "OPEN"
@@ -102,16 +107,8 @@ type txRow struct {
 	sentAt, settledAt     sql.NullString
 }
 
-func (r *txRow) args(dst []any, a colArgs) []any {
-	return append(dst, a.i64(&r.id), a.str(&r.subject), a.str(&r.txHash), a.str(&r.purpose), a.i64(&r.chainID),
-		a.str(&r.sender), a.i64(&r.nonce), a.i64(&r.tries), a.str(&r.intentJSON), a.str(&r.status), a.str(&r.reason),
-		a.i64(&r.gasUsed), a.i64(&r.blockNumber), a.text(&r.sentAt), a.text(&r.settledAt))
-}
-
 func (r *txRow) scan(sr RowScanner) (txKey, error) {
-	err := sr.Scan(&r.id, &r.subject, &r.txHash, &r.purpose, &r.chainID, &r.sender, &r.nonce, &r.tries, &r.intentJSON,
-		&r.status, &r.reason, &r.gasUsed, &r.blockNumber, &r.sentAt, &r.settledAt)
-	if err != nil {
+	if err := txIntentTable.scan(sr, r); err != nil {
 		return txKey{}, err
 	}
 	h, err := domain.ParseHash32(r.txHash)
@@ -146,7 +143,7 @@ func newTxIntentFold(table string, fromZero bool) *txIntentFold {
 	// A row's key columns never change: leaving them out of the update
 	// spares SQLite rewriting its (subject, tx_hash) index entry.
 	upsert := Bulk{Table: table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
-	return &txIntentFold{heldRows: newHeldRows[txKey, *txRow](table, upsert, txKey.hash64, fromZero)}
+	return &txIntentFold{heldRows: newHeldRows[txKey, *txRow](table, upsert, txIntentTable.args, txKey.hash64, fromZero)}
 }
 
 func (f *txIntentFold) ApplyBatch(ctx context.Context, tx Tx, evs []*Event) error {

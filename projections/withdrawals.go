@@ -15,47 +15,40 @@ import (
 // FAILED with its reason. batch_id and merkle_proof come with the batch
 // flow (a later version); batched_at is kept NULL until then.
 //
-// Extending it: add the column to Tables, the field to withdrawalRow (and
-// to args and scan, in table order), a case to fold
-// (and to withdrawalRef), then bump Version so the new table is rebuilt
-// beside the old one.
+// Version 2 adds reorged_at, when the block the withdrawal was seen in
+// was reorged out (beside reorged_block_hash); version 1 had the same rows
+// without it.
+//
+// Extending it: add the column to withdrawalTable (a new column goes
+// last) and the field to withdrawalRow, set it in fold, then bump Version
+// so the new table is rebuilt beside the old one.
 type Withdrawals struct{}
 
 func (Withdrawals) Name() string           { return "withdrawals" }
-func (Withdrawals) Version() int           { return 1 }
+func (Withdrawals) Version() int           { return 2 }
 func (Withdrawals) Topics() []string       { return []string{topics.TopicBridge} }
 func (Withdrawals) KeepsNothingPastBatch() {} // held rows copy what they keep
 
-func (w Withdrawals) table() string { return Versioned("withdrawals", w.Version()) }
+func (w Withdrawals) Tables() []Table { return []Table{withdrawalTable.Table} }
 
-// withdrawalCols are the table's column names, in the order rows are built in.
-var withdrawalCols = Withdrawals{}.Tables()[0].ColumnNames()
-
-func (w Withdrawals) Tables() []Table {
-	cols := lifecycleColumns("withdrawer",
-		Column{Name: "batched_at", Type: Text, Nullable: true},
-		Column{Name: "executed_at", Type: Text, Nullable: true},
-		Column{Name: "claim_tx_hash", Type: Text, Nullable: true},
-		Column{Name: "gas_used", Type: Integer, Nullable: true},
-		Column{Name: "already_done", Type: Integer, Nullable: true},
-	)
-	// The batch the withdrawal is a leaf of (seed 000's batch_id and
-	// cached merkle_proof, a JSON array of 0x-hashes), after the failure
-	// and reorg columns.
-	cols = append(cols,
-		Column{Name: "batch_sequence", Type: Text, Nullable: true},
-		Column{Name: "batch_id", Type: Integer, Nullable: true},
-		Column{Name: "leaf_index", Type: Integer, Nullable: true},
-		Column{Name: "leaf_hash", Type: Text, Nullable: true},
-		Column{Name: "merkle_proof", Type: Text, Nullable: true},
-	)
-	return []Table{{
-		Name:       w.table(),
-		Columns:    cols,
-		PrimaryKey: []string{"id"},
-		Indexes:    lifecycleIndexes(),
-	}}
-}
+// withdrawalTable declares the table: the lifecycle columns with the
+// withdrawal's own, and then the batch the withdrawal is a leaf of (seed
+// 000's batch_id and cached merkle_proof, a JSON array of 0x-hashes).
+var withdrawalTable = lifecycleTable(Versioned("withdrawals", Withdrawals{}.Version()), "withdrawer",
+	[]rowColumn[withdrawalRow]{
+		textCol("batched_at", func(r *withdrawalRow) *sql.NullString { return &r.batchedAt }),
+		textCol("executed_at", func(r *withdrawalRow) *sql.NullString { return &r.executedAt }),
+		textCol("claim_tx_hash", func(r *withdrawalRow) *sql.NullString { return &r.claimTxHash }),
+		intCol("gas_used", func(r *withdrawalRow) *sql.NullInt64 { return &r.gasUsed }),
+		intCol("already_done", func(r *withdrawalRow) *sql.NullInt64 { return &r.alreadyDone }),
+	},
+	textCol("batch_sequence", func(r *withdrawalRow) *sql.NullString { return &r.batchSeq }),
+	intCol("batch_id", func(r *withdrawalRow) *sql.NullInt64 { return &r.batchID }),
+	intCol("leaf_index", func(r *withdrawalRow) *sql.NullInt64 { return &r.leafIndex }),
+	textCol("leaf_hash", func(r *withdrawalRow) *sql.NullString { return &r.leafHash }),
+	textCol("merkle_proof", func(r *withdrawalRow) *sql.NullString { return &r.merkleProof }),
+	textCol("reorged_at", func(r *withdrawalRow) *sql.NullString { return &r.reorgedAt }),
+)
 
 type withdrawalRow struct {
 	lifecycleBase
@@ -65,20 +58,7 @@ type withdrawalRow struct {
 	batchSeq                           sql.NullString
 	batchID, leafIndex                 sql.NullInt64
 	leafHash, merkleProof              sql.NullString
-}
-
-func (r *withdrawalRow) args(dst []any, a colArgs) []any {
-	dst = lifecycleArgs(dst, a, &r.lifecycleBase, &r.observation,
-		a.text(&r.batchedAt), a.text(&r.executedAt), a.text(&r.claimTxHash), a.int(&r.gasUsed), a.int(&r.alreadyDone))
-	return append(dst, a.text(&r.batchSeq), a.int(&r.batchID), a.int(&r.leafIndex), a.text(&r.leafHash), a.text(&r.merkleProof))
-}
-
-func (r *withdrawalRow) base() *lifecycleBase { return &r.lifecycleBase }
-
-func (r *withdrawalRow) scan(sr RowScanner) (domain.LogRef, error) {
-	return scanLifecycle(sr, &r.lifecycleBase, &r.observation,
-		[]any{&r.batchedAt, &r.executedAt, &r.claimTxHash, &r.gasUsed, &r.alreadyDone},
-		&r.batchSeq, &r.batchID, &r.leafIndex, &r.leafHash, &r.merkleProof)
+	reorgedAt                          sql.NullString
 }
 
 // withdrawalRef returns the withdrawal an event is about, if it is one.
@@ -101,11 +81,11 @@ func withdrawalRef(ev *Event) (domain.LogRef, bool) {
 }
 
 func (w Withdrawals) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	return applyLifecycle[withdrawalRow](ctx, tx, w.table(), withdrawalCols, []*Event{ev}, withdrawalRef)
+	return applyLifecycle[withdrawalRow](ctx, tx, &withdrawalTable, []*Event{ev}, withdrawalRef)
 }
 
 func (w Withdrawals) NewSession(fromZero bool) Session {
-	return newLifecycleFold[withdrawalRow](w.table(), withdrawalCols, withdrawalRef, fromZero)
+	return newLifecycleFold[withdrawalRow](&withdrawalTable, withdrawalRef, fromZero)
 }
 
 // fold applies one event; see [depositRow.fold] for why order does not matter.
@@ -145,6 +125,7 @@ func (r *withdrawalRow) fold(ev *Event) error {
 		r.failed(ev, e.Reason)
 	case *domain.ObservationReorged:
 		r.reorged(e.BlockHash)
+		r.reorgedAt = eventTime(ev)
 	default:
 		return fmt.Errorf("withdrawals: unexpected %T", ev.Body)
 	}

@@ -670,7 +670,7 @@ func assertCachedProofs(t *testing.T, tb *testBridge, want int) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.Query(ctx, `SELECT w.leaf_hash, w.merkle_proof, b.merkle_root FROM withdrawals_v1 w
+	rows, err := tx.Query(ctx, `SELECT w.leaf_hash, w.merkle_proof, b.merkle_root FROM `+projections.Withdrawals{}.Tables()[0].Name+` w
 		JOIN batches_v1 b ON b.sequence_id = w.batch_sequence AND b.id = w.batch_id WHERE w.status = 'EXECUTED'`)
 	if err != nil {
 		t.Fatal(err)

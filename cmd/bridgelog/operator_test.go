@@ -92,6 +92,18 @@ func inStore(t *testing.T, data string, fn func(ctx context.Context, tx projecti
 	}
 }
 
+// withdrawalsLabel is how reports name the withdrawals projection.
+func withdrawalsLabel() string {
+	return fmt.Sprintf("withdrawals@v%d", projections.Withdrawals{}.Version())
+}
+
+// setFirstWithdrawalAmount is a statement that changes the amount of the
+// withdrawals table's first row, as a damaged store would have it.
+func setFirstWithdrawalAmount(amount string) string {
+	t := projections.Withdrawals{}.Tables()[0].Name
+	return "UPDATE " + t + " SET amount = '" + amount + "' WHERE rowid = (SELECT min(rowid) FROM " + t + ")"
+}
+
 // tamper runs a statement against the live SQLite store, as a bug or a
 // hand edit would.
 func tamper(t *testing.T, data, stmt string) {
@@ -130,7 +142,7 @@ func TestOperatorCommands(t *testing.T) {
 	if !strings.Contains(out, "folded 3000 records") {
 		t.Fatalf("project: %s", out)
 	}
-	wantOK := []string{"ok        processed_events@v1", "ok        deposits@v1", "ok        withdrawals@v1"}
+	wantOK := []string{"ok        processed_events@v1", "ok        deposits@v1", "ok        " + withdrawalsLabel()}
 	verifyOK := func(when string) {
 		t.Helper()
 		out, _ := o.run(0, "verify")
@@ -219,7 +231,7 @@ func TestOperatorCommands(t *testing.T) {
 		o.run(0, "replay", "--from-offset", "100", "--projection", "deposits", "--projection", "withdrawals")
 		verifyOK("after replay --from-offset")
 
-		tamper(t, o.data, `UPDATE withdrawals_v1 SET amount = '2' WHERE rowid = (SELECT min(rowid) FROM withdrawals_v1)`)
+		tamper(t, o.data, setFirstWithdrawalAmount("2"))
 		o.run(3, "verify")
 		out, _ = o.run(0, "replay", "--in-place")
 		if !strings.Contains(out, "folded 3000 records") {

@@ -24,7 +24,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
 	o.run(0, "project")
-	labels := []string{"processed_events@v1", "audit_keys@v2", "deposits@v1", "withdrawals@v1", "withdrawals_to_kaspa@v1", "tx_intents@v2",
+	labels := []string{"processed_events@v1", "audit_keys@v2", "deposits@v1", withdrawalsLabel(), "withdrawals_to_kaspa@v1", "tx_intents@v2",
 		"chain_cursors@v2", "relay_bindings@v1", "batches@v1", "event_phase@v1", "event_proposals@v1", "signed_templates@v1",
 		"lock_certificates@v1"}
 
@@ -76,13 +76,13 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 		t.Fatalf("replay --log-level debug does not show the store's replacement:\n%s", errOut)
 	}
 
-	tamper(t, o.data, `UPDATE withdrawals_v1 SET amount = '1' WHERE rowid = (SELECT min(rowid) FROM withdrawals_v1)`)
+	tamper(t, o.data, setFirstWithdrawalAmount("1"))
 	out, errOut = o.run(3, "verify")
-	want := "bridgelog: verify: digest mismatch in withdrawals@v1 (12 of 13 projections equal to a rebuild)"
+	want := "bridgelog: verify: digest mismatch in " + withdrawalsLabel() + " (12 of 13 projections equal to a rebuild)"
 	if e := lines(errOut); len(e) != 1 || e[0] != want {
 		t.Fatalf("verify of a changed row: standard error\n%s\nwant the one line %q", errOut, want)
 	}
-	if !strings.Contains(out, "MISMATCH  withdrawals@v1") || strings.Count(okLines(out), "ok ") != 12 || strings.Contains(out, "verify: ") {
+	if !strings.Contains(out, "MISMATCH  "+withdrawalsLabel()) || strings.Count(okLines(out), "ok ") != 12 || strings.Contains(out, "verify: ") {
 		t.Fatalf("verify of a changed row: standard output\n%s", out)
 	}
 }
