@@ -2,6 +2,8 @@ package projections
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
@@ -15,26 +17,39 @@ func (RelayBindings) Name() string           { return "relay_bindings" }
 func (RelayBindings) Version() int           { return 1 }
 func (RelayBindings) Topics() []string       { return []string{topics.TopicChain} }
 func (RelayBindings) KeepsNothingPastBatch() {} // every value goes to the store in Apply
-func (p RelayBindings) Tables() []Table {
-	return []Table{{
-		Name: Versioned("relay_bindings", p.Version()),
-		Columns: []Column{
-			{Name: "chain_id", Type: Integer}, {Name: "distributor", Type: Text},
-			{Name: "exec_chain_id", Type: Integer}, {Name: "token", Type: Text},
-			{Name: "bound_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"chain_id", "distributor", "exec_chain_id", "token"},
-	}}
+func (p RelayBindings) Tables() []Table      { return []Table{bindingTable.Table} }
+
+// bindingRow is one row of relay_bindings.
+type bindingRow struct {
+	chainID, execChainID int64
+	distributor, token   string
+	boundAt              sql.NullString
 }
+
+var bindingTable = declareTable(Versioned("relay_bindings", RelayBindings{}.Version()),
+	[]string{"chain_id", "distributor", "exec_chain_id", "token"}, nil,
+	i64Col("chain_id", func(r *bindingRow) *int64 { return &r.chainID }),
+	strCol("distributor", func(r *bindingRow) *string { return &r.distributor }),
+	i64Col("exec_chain_id", func(r *bindingRow) *int64 { return &r.execChainID }),
+	strCol("token", func(r *bindingRow) *string { return &r.token }),
+	textCol("bound_at", func(r *bindingRow) *sql.NullString { return &r.boundAt }),
+)
+
+// insertBinding keeps the first binding of each chain and contract set.
+var insertBinding = `INSERT INTO ` + bindingTable.Name + ` (` + strings.Join(bindingTable.ColumnNames(), ", ") + `)
+	VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(bindingTable.Columns)), ", ") + `)
+	ON CONFLICT (` + strings.Join(bindingTable.PrimaryKey, ", ") + `) DO NOTHING`
 
 func (p RelayBindings) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	e, ok := ev.Body.(*domain.RelayBound)
 	if !ok {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO relay_bindings_v1 (chain_id, distributor, exec_chain_id, token, bound_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (chain_id, distributor, exec_chain_id, token) DO NOTHING`,
-		int64(e.ChainID), e.Distributor.Hex(), int64(e.ExecChainID), e.Token.Hex(), FormatTime(ev.Envelope.RecordedAt))
+	r := bindingRow{chainID: int64(e.ChainID), distributor: e.Distributor.Hex(), execChainID: int64(e.ExecChainID), token: e.Token.Hex()}
+	if at := ev.Envelope.RecordedAt; !at.IsZero() {
+		r.boundAt = sql.NullString{String: formatTime(at), Valid: true}
+	}
+	_, err := tx.Exec(ctx, insertBinding, bindingTable.args(&r, nil, false)...)
 	return err
 }
 
@@ -46,22 +61,21 @@ func (r BridgeReader) Bindings(ctx context.Context) ([]domain.RelayBound, error)
 		if err != nil || t == "" {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT chain_id, distributor, exec_chain_id, token FROM `+t+` ORDER BY bound_at, chain_id`)
+		rows, err := tx.Query(ctx, `SELECT `+strings.Join(bindingTable.ColumnNames(), ", ")+` FROM `+t+` ORDER BY bound_at, chain_id`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var chain, exec int64
-			var distributor, token string
-			if err := rows.Scan(&chain, &distributor, &exec, &token); err != nil {
+			var r bindingRow
+			if err := bindingTable.scan(rows, &r); err != nil {
 				return err
 			}
-			b := domain.RelayBound{ChainID: uint64(chain), ExecChainID: uint64(exec)}
-			if b.Distributor, err = domain.ParseAddress(distributor); err != nil {
+			b := domain.RelayBound{ChainID: uint64(r.chainID), ExecChainID: uint64(r.execChainID)}
+			if b.Distributor, err = domain.ParseAddress(r.distributor); err != nil {
 				return err
 			}
-			if b.Token, err = domain.ParseAddress(token); err != nil {
+			if b.Token, err = domain.ParseAddress(r.token); err != nil {
 				return err
 			}
 			out = append(out, b)
