@@ -145,8 +145,15 @@ func show[T any](w io.Writer, header string, rows []T, err error, row func(T) []
 	return printRows(w, header, rows, row)
 }
 
+// printRows prints rows as the analytics commands' --json asks.
 func printRows[T any](w io.Writer, header string, rows []T, row func(T) []any) error {
-	if analyticsFlags.json {
+	return writeRows(w, analyticsFlags.json, header, rows, row)
+}
+
+// writeRows prints rows as JSON lines, or as a table: header, then each
+// row's cells.
+func writeRows[T any](w io.Writer, asJSON bool, header string, rows []T, row func(T) []any) error {
+	if asJSON {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
 			if err := enc.Encode(r); err != nil {

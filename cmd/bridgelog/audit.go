@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -120,26 +118,14 @@ project does). A key that matches nothing is said so, with exit status 1.`,
 
 // printAudit prints an audit's matches: a table for people, or JSON lines.
 func printAudit(w io.Writer, matches []analytics.AuditMatch, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		for _, m := range matches {
-			if err := enc.Encode(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RECORDED\tPOSITION\tTYPE\tKINDS\tAGGREGATE\tPAYLOAD")
-	for _, m := range matches {
+	return writeRows(w, asJSON, "RECORDED\tPOSITION\tTYPE\tKINDS\tAGGREGATE\tPAYLOAD", matches, func(m analytics.AuditMatch) []any {
 		payload := m.Payload
 		if m.DecodeError != "" {
 			payload = "ERROR " + m.DecodeError
 		}
-		fmt.Fprintf(tw, "%s\t%s/%d@%d\t%s\t%s\t%s\t%s\n", time.UnixMilli(m.RecordedMs).UTC().Format("2006-01-02T15:04:05.000Z"),
-			m.Topic, m.Partition, m.Offset, m.Type, strings.Join(m.Kinds, ","), m.AggregateID, payload)
-	}
-	return tw.Flush()
+		return []any{time.UnixMilli(m.RecordedMs).UTC().Format("2006-01-02T15:04:05.000Z"),
+			fmt.Sprintf("%s/%d@%d", m.Topic, m.Partition, m.Offset), m.Type, strings.Join(m.Kinds, ","), m.AggregateID, payload}
+	})
 }
 
 func init() {
