@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // auditRows are what the sink writes for the audit: each record's copy
@@ -13,6 +12,11 @@ type auditRows struct {
 	events *block[Row]
 	keys   *block[keyRow]
 }
+
+// auditEventColumns are AuditEventsTable's columns: those of the events
+// table an audit shows, in the table's order.
+var auditEventColumns = []string{"topic", "log_partition", "log_offset", "recorded_at", "recorded_ms", "type",
+	"source_key", "event_id", "aggregate_id", "correlation_id", "payload", "decode_error"}
 
 // keyRow is one row of KeysTable: a key of the record at a position.
 type keyRow struct {
@@ -23,20 +27,7 @@ type keyRow struct {
 
 func newAuditRows() auditRows {
 	return auditRows{
-		events: newBlock(
-			column("topic", func(r *Row) string { return r.Topic }),
-			column("log_partition", func(r *Row) uint32 { return r.Partition }),
-			column("log_offset", func(r *Row) uint64 { return r.Offset }),
-			column("recorded_at", func(r *Row) time.Time { return dateTime(r.RecordedAt) }),
-			column("recorded_ms", func(r *Row) int64 { return r.RecordedMs }),
-			column("type", func(r *Row) string { return r.Type }),
-			column("source_key", func(r *Row) string { return r.SourceKey }),
-			column("event_id", func(r *Row) string { return r.EventID }),
-			column("aggregate_id", func(r *Row) string { return r.AggregateID }),
-			column("correlation_id", func(r *Row) string { return r.CorrelationID }),
-			column("payload", func(r *Row) string { return r.Payload }),
-			column("decode_error", func(r *Row) string { return r.DecodeError }),
-		),
+		events: eventBlock().only(auditEventColumns...),
 		keys: newBlock(
 			column("key", func(k *keyRow) string { return k.key }),
 			column("kind", func(k *keyRow) string { return k.kind }),

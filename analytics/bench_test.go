@@ -198,8 +198,7 @@ func rawInsertOnce(b *testing.B, ctx context.Context, srv *chtest.Server, rows [
 
 func rawInsert(b *testing.B, ctx context.Context, conn driver.Conn, rows []analytics.Row, batchSize int) {
 	events := "INSERT INTO " + analytics.EventsTable + " (" + strings.Join(analytics.EventColumns, ", ") + ")"
-	copies := "INSERT INTO " + analytics.AuditEventsTable + " (topic, log_partition, log_offset, recorded_at, recorded_ms, type," +
-		" source_key, event_id, aggregate_id, correlation_id, payload, decode_error)"
+	copies := "INSERT INTO " + analytics.AuditEventsTable + " (" + strings.Join(analytics.AuditEventColumns, ", ") + ")"
 	keys := "INSERT INTO " + analytics.KeysTable + " (key, kind, topic, log_partition, log_offset)"
 	for len(rows) > 0 {
 		n := min(batchSize, len(rows))

@@ -1,6 +1,9 @@
 package analytics
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // A block is a batch of one table's rows held column by column, each
 // column a typed slice: the form ClickHouse's native protocol carries, so
@@ -47,6 +50,21 @@ func (b *block[R]) add(r *R) {
 		c.add(r)
 	}
 	b.rows++
+}
+
+// only is a block of the columns of b named names, in that order: for a
+// table whose columns are some of another's. A name b does not have is
+// a bug, found at start-up.
+func (b *block[R]) only(names ...string) *block[R] {
+	cols := make([]blockColumn[R], 0, len(names))
+	for _, n := range names {
+		i := slices.IndexFunc(b.cols, func(c blockColumn[R]) bool { return c.name() == n })
+		if i < 0 {
+			panic("analytics: no column " + n + " to take")
+		}
+		cols = append(cols, b.cols[i])
+	}
+	return newBlock(cols...)
 }
 
 // names are the columns' names, in order.

@@ -114,9 +114,8 @@ func (f warehouseFinder) positions(ctx context.Context, key string) (map[partiti
 // binding thousands of arguments costs the client more than the query.
 func (f warehouseFinder) events(ctx context.Context, positions []partitionOffset) ([]AuditRow, error) {
 	var q strings.Builder
-	q.WriteString(`SELECT topic, log_partition, log_offset, recorded_at, recorded_ms, type, source_key, event_id,
-		aggregate_id, correlation_id, payload, decode_error
-		FROM ` + AuditEventsTable + ` WHERE (topic, log_partition, log_offset) IN (`)
+	q.WriteString(`SELECT ` + strings.Join(auditEventColumns, ", ") + ` FROM ` + AuditEventsTable +
+		` WHERE (topic, log_partition, log_offset) IN (`)
 	for i, p := range positions {
 		if i > 0 {
 			q.WriteString(", ")
@@ -128,7 +127,7 @@ func (f warehouseFinder) events(ctx context.Context, positions []partitionOffset
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(r *AuditRow) []any {
+	return scanAll(rows, func(r *AuditRow) []any { // in auditEventColumns' order
 		return []any{&r.Topic, &r.Partition, &r.Offset, &r.RecordedAt, &r.RecordedMs, &r.Type, &r.SourceKey, &r.EventID,
 			&r.AggregateID, &r.Correlation, &r.Payload, &r.DecodeError}
 	})
