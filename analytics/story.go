@@ -237,10 +237,8 @@ func (g *gatherer) rootOf(m AuditMatch) (root, bool, error) {
 	case *domain.TxOutcome:
 		return g.txRoot(b.Purpose, b.Subject)
 	}
-	if id, ok := strings.CutPrefix(m.AggregateID, "signing:"); ok {
-		if h, err := twophase.ParseHash(id); err == nil {
-			return g.signingRoot(h)
-		}
+	if id, ok := twophase.EventOfAggregate(m.AggregateID); ok {
+		return g.signingRoot(id)
 	}
 	return root{kind: SubjectOther, id: m.AggregateID, rows: []AuditRow{m.AuditRow}}, true, nil
 }

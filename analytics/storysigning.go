@@ -37,7 +37,7 @@ func (g *gatherer) kaspaSubject(sub StorySubject, r root) (StorySubject, error) 
 			if !ok || src.TxHash != twophase.Hash(r.ref.TxHash) || src.LogIndex != r.ref.LogIndex {
 				continue
 			}
-			if id, err := twophase.ParseHash(strings.TrimPrefix(row.AggregateID, "signing:")); err == nil && !containsHash(ids, id) {
+			if id, ok := twophase.EventOfAggregate(row.AggregateID); ok && !containsHash(ids, id) {
 				ids = append(ids, id)
 			}
 		}

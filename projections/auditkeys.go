@@ -48,8 +48,8 @@ func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
 	}
 	ks.add(env.SourceKey, KeySource)
 	ks.add(env.ID, KeyEventID)
-	if id, ok := strings.CutPrefix(env.AggregateID, "signing:"); ok {
-		ks.add(id, KeySigningEvent)
+	if id, ok := twophase.EventOfAggregate(env.AggregateID); ok {
+		ks.add(id.Hex(), KeySigningEvent)
 	}
 	switch b := body.(type) {
 	case *domain.DepositDetected:

@@ -2,6 +2,7 @@ package twophase
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,17 @@ type Fact interface {
 // EventAggregate is the aggregate id (and partition key) of everything a
 // signer records about one signing event.
 func EventAggregate(id Hash) string { return aggregatePrefix + id.Hex() }
+
+// EventOfAggregate is the signing event an aggregate id names, if it is
+// one ([EventAggregate]'s inverse).
+func EventOfAggregate(aggregate string) (Hash, bool) {
+	s, ok := strings.CutPrefix(aggregate, aggregatePrefix)
+	if !ok {
+		return Hash{}, false
+	}
+	id, err := ParseHash(s)
+	return id, err == nil
+}
 
 func eventKey(id Hash, rest string, a ...any) string {
 	return EventAggregate(id) + "/" + fmt.Sprintf(rest, a...)
