@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
@@ -35,10 +36,15 @@ type relayConfig struct {
 	Token         domain.Address `json:"token"`
 	StartBlock    uint64         `json:"startBlock"`
 	Confirmations uint64         `json:"confirmations"`
-	// Keys are hex secp256k1 keys. Plain keys in a file are for dev
-	// chains only; a production deployment signs through a keystore or
-	// an external signer.
-	RelayerKey string   `json:"relayerKey"`
+	// DevChain marks a chain whose keys are worthless (devnet's): only
+	// then are plain hex keys accepted.
+	DevChain bool `json:"devChain,omitempty"`
+	// Wallets say where each wallet's key is: a keystore account or an
+	// external signer (plain keys on dev chains only).
+	Wallets *relayWallets `json:"wallets,omitempty"`
+	// Keys are hex secp256k1 keys, the older form of Wallets: accepted on
+	// dev chains only.
+	RelayerKey string   `json:"relayerKey,omitempty"`
 	ClaimKeys  []string `json:"claimKeys"`
 	// MintKeys are more wallets (with the token's relayer role) to mint
 	// with in parallel besides relayerKey: each wallet sends one
@@ -52,6 +58,15 @@ type relayConfig struct {
 	// minted and withdrawals burned there); the top-level chain is then
 	// the lock side only.
 	Execution *executionChain `json:"execution,omitempty"`
+}
+
+// relayWallets are the relay's wallets: the relayer (anchors roots and
+// mints), the claim swarm's (one executor each; none: the relayer's) and
+// more minting wallets.
+type relayWallets struct {
+	Relayer evmwallet.Spec   `json:"relayer"`
+	Claim   []evmwallet.Spec `json:"claim,omitempty"`
+	Mint    []evmwallet.Spec `json:"mint,omitempty"`
 }
 
 // executionChain is the execution side of a two-chain bridge.
