@@ -47,7 +47,9 @@ var devnetCmd = &cobra.Command{
 	Short: "Run every bridge flow end to end on a local chain and print a summary",
 	Long: `devnet starts a local EVM chain (go-ethereum's simulated chain, served over
 HTTP so a relayer can also run as a separate process), deploys the bridge
-contracts, writes DATA/devnet.json (a relay config), generates deposits and
+contracts, writes the relay's wallets into an encrypted keystore
+(DATA/keystore, unlocked by the random passphrase in DATA/keystore.passphrase)
+and DATA/devnet.json (a relay config naming them), generates deposits and
 withdrawals, runs the relayer with its claim swarm until every deposit is
 minted and every withdrawal claimed, checks the chain, prints a summary and
 exits 0 when everything completed. The log and projections stay in --data for
@@ -56,7 +58,8 @@ replay, verify and log inspect.
 With --kaspa-payouts N (default 10) it pays Kaspa too: it starts a kaspad
 simnet node (--utxoindex) and a miner as child processes (built from the
 kaspad version go.mod pins on first use, cached in ~/.cache/bridgelog), or
-uses the node --kaspad names (funded from --kaspa-faucet-key), writes a 2-of-3
+uses the node --kaspad names (funded from --kaspa-faucet-key; a node devnet
+starts mines to a fresh key kept in DATA/kaspa/faucet.key), writes a 2-of-3
 signing group to DATA/signers, funds its multisig address, starts the three
 signer processes (bridgelog signer --config DATA/signers/sN.json) and sends N
 burns toward fresh Kaspa addresses among the withdrawals. It exits 0 only when
@@ -138,8 +141,12 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	}
 	defer chain.Close()
 	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
-	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: domain.DefaultConfirmationDepth,
-		RelayerKey: keyHex(devRelayer), BatchMaxWait: "1s", StuckAfter: "20s", PollInterval: "100ms"}
+	wallets, err := writeDevnetWallets(dataDir, fl.executors)
+	if err != nil {
+		return err
+	}
+	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: domain.DefaultConfirmationDepth, DevChain: true,
+		Wallets: wallets, RelayerKey: keyHex(devRelayer), BatchMaxWait: "1s", StuckAfter: "20s", PollInterval: "100ms"}
 	for i := 0; i < fl.executors; i++ {
 		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
 		cfg.ClaimKeys = append(cfg.ClaimKeys, keyHex(devClaim0+i))
@@ -377,7 +384,8 @@ func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 	}
 	if markErr == nil {
 		for _, p := range []string{logDir, filepath.Join(dir, "projections.db"), filepath.Join(dir, "projections.db-wal"),
-			filepath.Join(dir, "projections.db-shm"), filepath.Join(dir, "kaspa"), filepath.Join(dir, "signers"), marker} {
+			filepath.Join(dir, "projections.db-shm"), filepath.Join(dir, "kaspa"), filepath.Join(dir, "signers"), filepath.Join(dir, devnetKeystoreDir),
+			filepath.Join(dir, devnetPassphrase), marker} {
 			if err := os.RemoveAll(p); err != nil {
 				return false, fmt.Errorf("devnet: clear previous run: %w", err)
 			}

@@ -103,7 +103,7 @@ func runDevnetTraffic(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer closeFn()
-	keys, err := devchain.FundedUsers(ctx, u.Backend, devClaim0+len(cfg.ClaimKeys), maxDevUsers)
+	keys, err := devchain.FundedUsers(ctx, u.Backend, devClaim0+devnetClaimWallets(cfg), maxDevUsers)
 	if err != nil {
 		return err
 	}

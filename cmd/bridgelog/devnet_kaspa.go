@@ -113,6 +113,12 @@ func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) e
 		return err
 	}
 	if k.opt.kaspad == "" {
+		// The key devnet made for the miner's coins, kept as a key file
+		// like --kaspa-faucet-key's, never printed.
+		faucet := filepath.Join(k.dir, devnetFaucetKey)
+		if err := os.WriteFile(faucet, []byte(hex.EncodeToString(k.faucet.Secret())+"\n"), 0o600); err != nil {
+			return err
+		}
 		bins, err := kaspadproc.Build(ctx, w)
 		if err != nil {
 			return err
@@ -144,6 +150,10 @@ func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) e
 	k.up.Store(true)
 	return nil
 }
+
+// devnetFaucetKey is the file in DATA/kaspa holding the key of the
+// faucet devnet made (32-byte secret, hex; mode 600).
+const devnetFaucetKey = "faucet.key"
 
 // weiPerSompi is the token's WEI_PER_SOMPI: a burn of amount wei pays
 // amount / 1e10 sompi.

@@ -289,7 +289,7 @@ func startDevChain(t *testing.T, bin, data string) *devChain {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeUsers)
-	keys, err := devchain.FundedUsers(ctx, users.Backend, devClaim0+len(cfg.ClaimKeys), 3)
+	keys, err := devchain.FundedUsers(ctx, users.Backend, devClaim0+devnetClaimWallets(cfg), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

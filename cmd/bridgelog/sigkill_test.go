@@ -42,7 +42,7 @@ func TestRelaySurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeUsers()
-	keys, err := devchain.FundedUsers(ctx, users.Backend, devClaim0+len(cfg.ClaimKeys), 3)
+	keys, err := devchain.FundedUsers(ctx, users.Backend, devClaim0+devnetClaimWallets(cfg), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
