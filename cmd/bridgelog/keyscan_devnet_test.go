@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
+	"github.com/bridgelog/bridgelog/analytics/chtest"
+	"github.com/bridgelog/bridgelog/domain"
+)
+
+// devnetSecrets collects every secret a devnet in data used, from its
+// keystore (decrypted with its passphrase), its signing group's key
+// files and the dev accounts it funds, and fails unless it found as many
+// as the devnet's configs name: a scan that collected nothing cannot
+// pass.
+func devnetSecrets(t *testing.T, data string, executors, users int) *keyScan {
+	t.Helper()
+	k := &keyScan{t: t}
+	cfg, err := loadRelayConfig(filepath.Join(data, "devnet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Wallets == nil || !cfg.DevChain {
+		t.Fatalf("devnet.json names no keystore wallets or is not marked a dev chain: %+v", cfg)
+	}
+	pass, err := os.ReadFile(filepath.Join(data, devnetPassphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	passphrase := strings.TrimSpace(string(pass))
+	k.add("the keystore's passphrase", []byte(passphrase))
+	wallets := []walletRole{{"relayer", cfg.Wallets.Relayer}}
+	for i, w := range cfg.Wallets.Claim {
+		wallets = append(wallets, walletRole{fmt.Sprintf("claim %d", i), w})
+	}
+	for i, w := range cfg.Wallets.Mint {
+		wallets = append(wallets, walletRole{fmt.Sprintf("mint %d", i), w})
+	}
+	files, err := filepath.Glob(filepath.Join(data, devnetKeystoreDir, "UTC--*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[domain.Address][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := keystore.DecryptKey(b, passphrase)
+		if err != nil {
+			t.Fatalf("decrypt %s with devnet's passphrase: %v", f, err)
+		}
+		held[domain.Address(key.Address)] = crypto.FromECDSA(key.PrivateKey)
+	}
+	for _, w := range wallets {
+		key, ok := held[w.spec.Address]
+		if !ok {
+			t.Fatalf("the %s wallet %s is not in devnet's keystore (%d files)", w.role, w.spec.Address.Hex(), len(files))
+		}
+		k.add("the "+w.role+" wallet's EVM key (keystore)", key)
+	}
+	if want := 1 + executors; len(held) != want {
+		t.Fatalf("devnet's keystore holds %d keys, want the relayer's and %d claim wallets'", len(held), executors)
+	}
+	// The dev accounts: the deployer, the relay's, the users'.
+	k.add("the deployer's EVM key (dev account 0)", crypto.FromECDSA(devchain.DevKey(devAdmin)))
+	for i := devRelayer; i < devClaim0+executors+users; i++ {
+		k.add(fmt.Sprintf("dev account %d's EVM key", i), crypto.FromECDSA(devchain.DevKey(i)))
+	}
+	k.addSignerGroup(filepath.Join(data, "signers"))
+	if b, err := os.ReadFile(filepath.Join(data, "kaspa", devnetFaucetKey)); err == nil {
+		k.add("the Kaspa faucet's key", hexSecret(t, "faucet key", b))
+	}
+	return k
+}
+
+// walletRole is a wallet of the relay config and its role.
+type walletRole struct {
+	role string
+	spec evmwallet.Spec
+}
+
+// addSignerGroup adds every member's identity seed and payout secret and
+// the admin credential of the group in dir, when devnet wrote one.
+func (k *keyScan) addSignerGroup(dir string) {
+	k.t.Helper()
+	configs, err := filepath.Glob(filepath.Join(dir, "s*.json"))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	if len(configs) == 0 {
+		return
+	}
+	cred, err := os.ReadFile(filepath.Join(dir, "admin.credential"))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	k.add("the signers' admin credential", bytes.TrimSpace(cred))
+	for _, c := range configs {
+		var cfg signerConfig
+		b, err := os.ReadFile(c)
+		if err != nil {
+			k.t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			k.t.Fatalf("%s: %v", c, err)
+		}
+		for what, file := range map[string]string{"identity seed": cfg.IdentityKeyFile, "Kaspa payout key": cfg.PayoutKeyFile} {
+			b, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				k.t.Fatal(err)
+			}
+			k.add(fmt.Sprintf("signer %s's %s", cfg.Self, what), hexSecret(k.t, file, b))
+		}
+	}
+}
+
+// hexSecret decodes a key file's hex.
+func hexSecret(t *testing.T, what string, b []byte) []byte {
+	t.Helper()
+	v, err := hex.DecodeString(trim0x(string(bytes.TrimSpace(b))))
+	if err != nil {
+		t.Fatalf("%s is not hex: %v", what, err)
+	}
+	return v
+}
+
+// runOutput is a process's standard output and error, kept in files.
+type runOutput struct{ stdout, stderr string }
+
+func newRunOutput(t *testing.T, dir, name string) (runOutput, *os.File, *os.File) {
+	t.Helper()
+	o := runOutput{stdout: filepath.Join(dir, name+".stdout"), stderr: filepath.Join(dir, name+".stderr")}
+	out, err := os.Create(o.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut, err := os.Create(o.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close(); errOut.Close() })
+	return o, out, errOut
+}
+
+func (k *keyScan) scanOutput(o runOutput) {
+	k.t.Helper()
+	k.scanFile(o.stdout)
+	k.scanFile(o.stderr)
+}
+
+// TestKeyScanDevnet runs devnets with traffic and searches everything
+// they wrote for every key and passphrase they used, in every encoding
+// (see TestKeyScanFindsPlantedSecrets), and finds none: a relay process
+// reading its wallets from devnet's keystore (its stdout and stderr at
+// debug level, its /metrics and console pages, its log record by record,
+// every row of its store, every row of the warehouse it is sunk into,
+// every other file in its data directory), then devnet paying Kaspa with
+// its three signer processes (devnet's output, the signers' output, logs,
+// stores, /metrics and console pages, and both logs sunk).
+func TestKeyScanDevnet(t *testing.T) {
+	srv := chtest.Start(t)
+	bin := testBinary(t)
+	t.Run("relay", func(t *testing.T) { keyScanRelay(t, srv, bin) })
+	t.Run("kaspa", func(t *testing.T) { keyScanKaspa(t, srv, bin) })
+}
+
+// keyScanRelay scans a `devnet --chain-only` chain with a relay process
+// beside it, driven by `devnet traffic`.
+func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
+	o := operator{t: t, bin: bin, data: t.TempDir()}
+	outDir := t.TempDir()
+	chain, _, chainLog := startChainProcess(t, bin, o.data, "--executors", "2", "--block-interval", "50ms")
+	cfgPath := filepath.Join(o.data, "devnet.json")
+	addr := freeAddr(t)
+	relayOut, stdout, stderr := newRunOutput(t, outDir, "relay")
+	relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", o.data, "--metrics-addr", addr, "--log-level", "debug")
+	relay.Stdout, relay.Stderr = stdout, stderr
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopRelay := func() { relay.Process.Signal(syscall.SIGTERM); relay.Wait() }
+	defer stopRelay()
+
+	var said []string
+	said = append(said, runAndKeep(o, "devnet", "traffic", "--config", cfgPath, "--deposits", "5", "--withdrawals", "4",
+		"--burst-every", "100ms", "--timeout", "2m")...)
+	check := runAndKeep(o, "devnet", "check", "--config", cfgPath, "--deposits", "5", "--withdrawals", "4", "--wait", "2m")
+	if !strings.Contains(check[0], "ok: ") {
+		t.Fatalf("devnet check:\n%s", check[0])
+	}
+	said = append(said, check...)
+	k := devnetSecrets(t, o.data, 2, maxDevUsers)
+	if want := 1 + 1 + 1 + 2 + maxDevUsers; len(k.secrets) != want {
+		t.Fatalf("collected %d secrets, want %d: the passphrase, the deployer's, the relayer's, 2 claim wallets', %d users'",
+			len(k.secrets), want, maxDevUsers)
+	}
+
+	// What the running relay serves.
+	if m := k.scanURL("http://" + addr + "/metrics"); !strings.Contains(m, "bridgelog_") {
+		t.Fatalf("the relay's /metrics shows no bridgelog metric:\n%s", m)
+	}
+	k.scanURL("http://" + addr + "/")
+	aggregate, tx := devnetWithdrawal(t, o)
+	for _, key := range []string{aggregate, tx} {
+		k.scanURL("http://" + addr + "/audit?key=" + key)
+	}
+	stopRelay()
+	_ = chain.Process.Kill()
+
+	for i, s := range said {
+		k.scan(fmt.Sprintf("devnet traffic and check output %d", i), []byte(s))
+	}
+	k.scanOutput(relayOut)
+	k.scanFile(chainLog)
+	if b, _ := os.ReadFile(relayOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
+		t.Fatalf("the relay wrote no debug lines:\n%s", b)
+	}
+	keyScanData(t, k, srv, o, "devnet.json") // it still holds the plain keys beside the wallets
+	t.Logf("searched %d sources (%d bytes) for %d secrets", k.sources, k.scanned, len(k.secrets))
+}
+
+// runAndKeep runs a command of o and returns its stdout and stderr.
+func runAndKeep(o operator, args ...string) []string {
+	o.t.Helper()
+	out, errOut := o.run(0, args...)
+	return []string{out, errOut}
+}
+
+// keyScanData scans a stopped relay's data directory: its log record by
+// record, its store row by row, the warehouse it is sunk into, and every
+// other file in it.
+func keyScanData(t *testing.T, k *keyScan, srv *chtest.Server, o operator, skip ...string) {
+	t.Helper()
+	if n := k.scanLog(filepath.Join(o.data, "log")); n < 20 {
+		t.Fatalf("the log %s holds %d records: not a run with traffic", o.data, n)
+	}
+	if n := k.scanStore(filepath.Join(o.data, "projections.db")); n < 20 {
+		t.Fatalf("the store in %s holds %d rows: not a run with traffic", o.data, n)
+	}
+	dsn := srv.NewDB(t)
+	for i, s := range runAndKeep(o, "analytics", "sink", "--clickhouse", dsn) {
+		k.scan(fmt.Sprintf("analytics sink's output %d", i), []byte(s))
+	}
+	if n := k.scanWarehouse(dsn); n < 20 {
+		t.Fatalf("the warehouse holds %d rows of %s: the sink wrote nothing", n, o.data)
+	}
+	k.keyScanSweep(o.data, skip...)
+}
+
+// keyScanKaspa scans a devnet run that pays Kaspa through its signer
+// processes, reading their /metrics and console pages while they run.
+func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
+	o := operator{t: t, bin: bin, data: t.TempDir()}
+	outDir := t.TempDir()
+	const deposits = 4
+	devnetOut, stdout, stderr := newRunOutput(t, outDir, "devnet")
+	cmd := exec.Command(bin, "devnet", "--data", o.data, "--deposits", fmt.Sprint(deposits), "--withdrawals", "3",
+		"--kaspa-payouts", "2", "--timeout", "4m", "--log-level", "debug")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	pages := scrapeSignersUntil(t, filepath.Join(o.data, "signers"), done)
+	if b, _ := os.ReadFile(devnetOut.stdout); !bytes.Contains(b, []byte("every Kaspa payout confirmed once")) {
+		e, _ := os.ReadFile(devnetOut.stderr)
+		t.Fatalf("devnet did not pay every Kaspa payout:\n%s\n%s", b, e)
+	}
+	k := devnetSecrets(t, o.data, 2, deposits)
+	if want := 1 + 1 + 1 + 2 + deposits + 1 + 2*devnetSigners + 1; len(k.secrets) != want {
+		t.Fatalf("collected %d secrets, want %d: the passphrase, the deployer's, the relayer's, 2 claim wallets', %d users', "+
+			"the admin credential, %d signers' identity seeds and payout keys, the faucet's", len(k.secrets), want, deposits, devnetSigners)
+	}
+	for url, b := range pages {
+		k.scan("GET "+url, b)
+	}
+	k.scanOutput(devnetOut)
+	if b, _ := os.ReadFile(devnetOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
+		t.Fatalf("devnet wrote no debug lines:\n%s", b)
+	}
+	keyScanData(t, k, srv, o, "devnet.json") // it still holds the plain keys beside the wallets
+	for i := 1; i <= devnetSigners; i++ {
+		signer := operator{t: t, bin: bin, data: filepath.Join(o.data, "signers", fmt.Sprintf("s%d", i), "data")}
+		if n := k.scanLog(filepath.Join(signer.data, "log")); n == 0 {
+			t.Fatalf("signer s%d's log is empty", i)
+		}
+		if _, err := os.Stat(filepath.Join(signer.data, "projections.db")); err == nil {
+			k.scanStore(filepath.Join(signer.data, "projections.db"))
+		}
+	}
+	signer := operator{t: t, bin: bin, data: filepath.Join(o.data, "signers", "s1", "data")}
+	dsn := srv.NewDB(t)
+	runAndKeep(signer, "analytics", "sink", "--clickhouse", dsn)
+	if n := k.scanWarehouse(dsn); n == 0 {
+		t.Fatal("signer s1's log sunk no rows")
+	}
+	t.Logf("searched %d sources (%d bytes) for %d secrets", k.sources, k.scanned, len(k.secrets))
+}
+
+// scrapeSignersUntil reads every signer's /metrics and console overview
+// of the group in dir, again and again until done is closed (devnet
+// exited 0; the test fails otherwise), and returns the last page read of
+// each.
+func scrapeSignersUntil(t *testing.T, dir string, done <-chan error) map[string][]byte {
+	t.Helper()
+	pages := map[string][]byte{}
+	client := &http.Client{Timeout: 5 * time.Second}
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("devnet: %v", err)
+			}
+			if want := 2 * devnetSigners; len(pages) != want {
+				t.Fatalf("read %d of the signers' %d pages while they ran: %v", len(pages), want, slices.Collect(maps.Keys(pages)))
+			}
+			return pages
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("devnet did not exit in 5 minutes")
+		}
+		configs, _ := filepath.Glob(filepath.Join(dir, "s*.json"))
+		for _, c := range configs {
+			var cfg signerConfig
+			if b, err := os.ReadFile(c); err != nil || json.Unmarshal(b, &cfg) != nil {
+				continue
+			}
+			for _, page := range []string{"/metrics", "/"} {
+				url := "http://" + cfg.HTTP + page
+				resp, err := client.Get(url)
+				if err != nil {
+					continue
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode == http.StatusOK {
+					pages[url] = b
+				}
+			}
+		}
+	}
+}
