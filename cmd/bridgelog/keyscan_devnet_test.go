@@ -22,8 +22,10 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/analytics/chtest"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // devnetSecrets collects every secret a devnet in data used, from its
@@ -46,6 +48,11 @@ func devnetSecrets(t *testing.T, data string, executors, users int) *keyScan {
 		t.Fatal(err)
 	}
 	passphrase := strings.TrimSpace(string(pass))
+	for _, f := range []string{devnetKeystoreDir, devnetPassphrase} {
+		if err := secrets.CheckOwnerOnly(f, filepath.Join(data, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	k.add("the keystore's passphrase", []byte(passphrase))
 	wallets := []walletRole{{"relayer", cfg.Wallets.Relayer}}
 	for i, w := range cfg.Wallets.Claim {
@@ -60,7 +67,7 @@ func devnetSecrets(t *testing.T, data string, executors, users int) *keyScan {
 	}
 	held := map[domain.Address][]byte{}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := secrets.ReadFile("keystore file", f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,12 +253,17 @@ func runAndKeep(o operator, args ...string) []string {
 }
 
 // keyScanData scans a stopped relay's data directory: its log record by
-// record, its store row by row, the warehouse it is sunk into, and every
-// other file in it.
+// record and as `log inspect` decodes it, its store row by row, the
+// warehouse it is sunk into, and every other file in it.
 func keyScanData(t *testing.T, k *keyScan, srv *chtest.Server, o operator, skip ...string) {
 	t.Helper()
 	if n := k.scanLog(filepath.Join(o.data, "log")); n < 20 {
 		t.Fatalf("the log %s holds %d records: not a run with traffic", o.data, n)
+	}
+	for _, spec := range topics.Topics() {
+		for i, s := range runAndKeep(o, "log", "inspect", "--json", "--topic", spec.Name, "--limit", "1000000") {
+			k.scan(fmt.Sprintf("log inspect --topic %s output %d", spec.Name, i), []byte(s))
+		}
 	}
 	if n := k.scanStore(filepath.Join(o.data, "projections.db")); n < 20 {
 		t.Fatalf("the store in %s holds %d rows: not a run with traffic", o.data, n)
