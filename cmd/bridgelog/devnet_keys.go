@@ -78,7 +78,7 @@ func writeDevnetWallets(dataDir string, executors int) (*relayWallets, error) {
 // its users are the dev accounts after them.
 func devnetClaimWallets(cfg relayConfig) int {
 	if cfg.Wallets != nil {
-		return len(cfg.Wallets.Claim)
+		return max(len(cfg.ClaimKeys), len(cfg.Wallets.Claim))
 	}
 	return len(cfg.ClaimKeys)
 }
