@@ -357,8 +357,8 @@ func printDevnetResult(w io.Writer, ok bool, kaspa int) {
 	}
 }
 
-// ErrNotDevnetData: --data holds a log that no devnet wrote.
-var ErrNotDevnetData = errors.New("data directory holds a log that is not a devnet's")
+// ErrNotDevnetData: --data holds a log or a keystore that no devnet wrote.
+var ErrNotDevnetData = errors.New("data directory holds a log or keystore that is not a devnet's")
 
 // ErrPreviousDevnet: --data holds a previous devnet's run and --fresh was
 // not given.
@@ -368,14 +368,15 @@ var ErrPreviousDevnet = errors.New("data directory holds a previous devnet run")
 // devnet's log and store describe a chain that died with its process:
 // with fresh they are deleted (cleared says so), without it devnet
 // refuses, so that nobody loses a run they meant to inspect. A directory
-// with a log but no devnet.json is someone's real data and is refused,
-// untouched.
+// with a log or a keystore but no devnet.json is someone's real data and
+// is refused, untouched.
 func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 	logDir := filepath.Join(dir, "log")
 	marker := filepath.Join(dir, "devnet.json")
 	_, logErr := os.Stat(logDir)
+	_, keysErr := os.Stat(filepath.Join(dir, devnetKeystoreDir))
 	_, markErr := os.Stat(marker)
-	if logErr == nil && markErr != nil {
+	if (logErr == nil || keysErr == nil) && markErr != nil {
 		return false, fmt.Errorf("%w: %s (choose another --data)", ErrNotDevnetData, dir)
 	}
 	if markErr == nil && !fresh {

@@ -132,13 +132,15 @@ func TestDevnetSummaryInWords(t *testing.T) {
 
 // TestDevnetSecondRun: a second devnet on the same --data refuses, naming
 // --fresh and leaving the previous run whole; with --fresh it deletes the
-// run and says so. A log that no devnet wrote is refused either way.
+// run (its keystore and passphrase too) and says so. A log or a keystore
+// that no devnet wrote is refused either way.
 func TestDevnetSecondRun(t *testing.T) {
 	dir := t.TempDir()
 	if cleared, err := prepareDevnetData(dir, false); err != nil || cleared {
 		t.Fatalf("a new directory: cleared %t, %v", cleared, err)
 	}
-	run := []string{filepath.Join(dir, "log", "seg"), filepath.Join(dir, "projections.db"), filepath.Join(dir, "devnet.json")}
+	run := []string{filepath.Join(dir, "log", "seg"), filepath.Join(dir, "projections.db"), filepath.Join(dir, devnetKeystoreDir, "UTC--k"),
+		filepath.Join(dir, devnetPassphrase), filepath.Join(dir, "devnet.json")}
 	for _, f := range run {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			t.Fatal(err)
@@ -172,5 +174,15 @@ func TestDevnetSecondRun(t *testing.T) {
 	}
 	if _, err := prepareDevnetData(dir, true); !errors.Is(err, ErrNotDevnetData) {
 		t.Fatalf("a log no devnet wrote, with --fresh: %v", err)
+	}
+	keys := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(keys, devnetKeystoreDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepareDevnetData(keys, true); !errors.Is(err, ErrNotDevnetData) {
+		t.Fatalf("a keystore no devnet wrote, with --fresh: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(keys, devnetKeystoreDir)); err != nil {
+		t.Fatalf("the refused run touched the keystore: %v", err)
 	}
 }
