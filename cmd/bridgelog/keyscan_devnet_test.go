@@ -317,8 +317,8 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 		if n := k.scanLog(filepath.Join(signer.data, "log")); n == 0 {
 			t.Fatalf("signer s%d's log is empty", i)
 		}
-		if _, err := os.Stat(filepath.Join(signer.data, "projections.db")); err == nil {
-			k.scanStore(filepath.Join(signer.data, "projections.db"))
+		if n := k.scanStore(filepath.Join(signer.data, "projections.db")); n == 0 {
+			t.Fatalf("signer s%d's store is empty", i)
 		}
 	}
 	signer := operator{t: t, bin: bin, data: filepath.Join(o.data, "signers", "s1", "data")}
@@ -331,9 +331,8 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 }
 
 // scrapeSignersUntil reads every signer's /metrics and console overview
-// of the group in dir, again and again until done is closed (devnet
-// exited 0; the test fails otherwise), and returns the last page read of
-// each.
+// of the group in dir, again and again until devnet exits (done; the
+// test fails unless it exits 0), and returns the last page read of each.
 func scrapeSignersUntil(t *testing.T, dir string, done <-chan error) map[string][]byte {
 	t.Helper()
 	pages := map[string][]byte{}
