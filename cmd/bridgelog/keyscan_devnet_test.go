@@ -221,7 +221,10 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 			len(k.secrets), want, maxDevUsers)
 	}
 
-	// What the running relay serves.
+	// What the running relay serves, and what ps shows of it.
+	for _, f := range []string{"cmdline", "environ"} {
+		k.scanFile(filepath.Join("/proc", fmt.Sprint(relay.Process.Pid), f))
+	}
 	if m := k.scanURL("http://" + addr + "/metrics"); !strings.Contains(m, "bridgelog_") {
 		t.Fatalf("the relay's /metrics shows no bridgelog metric:\n%s", m)
 	}
@@ -294,7 +297,10 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	pages := scrapeSignersUntil(t, filepath.Join(o.data, "signers"), done)
+	pages, processes := scrapeSignersUntil(t, o.data, done)
+	if len(processes) < 1+devnetSigners {
+		t.Fatalf("saw %d processes of the devnet, want it and its signers: %v", len(processes), slices.Collect(maps.Keys(processes)))
+	}
 	if b, _ := os.ReadFile(devnetOut.stdout); !bytes.Contains(b, []byte("every Kaspa payout confirmed once")) {
 		e, _ := os.ReadFile(devnetOut.stderr)
 		t.Fatalf("devnet did not pay every Kaspa payout:\n%s\n%s", b, e)
@@ -306,6 +312,9 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 	}
 	for url, b := range pages {
 		k.scan("GET "+url, b)
+	}
+	for p, b := range processes {
+		k.scan("the command line and environment of "+p, b)
 	}
 	k.scanOutput(devnetOut)
 	if b, _ := os.ReadFile(devnetOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
@@ -331,11 +340,13 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 }
 
 // scrapeSignersUntil reads every signer's /metrics and console overview
-// of the group in dir, again and again until devnet exits (done; the
-// test fails unless it exits 0), and returns the last page read of each.
-func scrapeSignersUntil(t *testing.T, dir string, done <-chan error) map[string][]byte {
+// of the devnet in data, and the command line and environment of every
+// process it runs (what ps shows), again and again until devnet exits
+// (done; the test fails unless it exits 0), and returns the last page
+// read of each and what it saw of each process.
+func scrapeSignersUntil(t *testing.T, data string, done <-chan error) (pages, processes map[string][]byte) {
 	t.Helper()
-	pages := map[string][]byte{}
+	pages, processes = map[string][]byte{}, map[string][]byte{}
 	client := &http.Client{Timeout: 5 * time.Second}
 	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
 		select {
@@ -346,13 +357,21 @@ func scrapeSignersUntil(t *testing.T, dir string, done <-chan error) map[string]
 			if want := 2 * devnetSigners; len(pages) != want {
 				t.Fatalf("read %d of the signers' %d pages while they ran: %v", len(pages), want, slices.Collect(maps.Keys(pages)))
 			}
-			return pages
+			return pages, processes
 		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("devnet did not exit in 5 minutes")
 		}
-		configs, _ := filepath.Glob(filepath.Join(dir, "s*.json"))
+		for _, p := range processesUsing(t, data) {
+			pid, _, _ := strings.Cut(p, ":")
+			cmdline, err1 := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+			environ, err2 := os.ReadFile(filepath.Join("/proc", pid, "environ"))
+			if err1 == nil && err2 == nil {
+				processes[p] = append(cmdline, environ...)
+			}
+		}
+		configs, _ := filepath.Glob(filepath.Join(data, "signers", "s*.json"))
 		for _, c := range configs {
 			var cfg signerConfig
 			if b, err := os.ReadFile(c); err != nil || json.Unmarshal(b, &cfg) != nil {
