@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -277,7 +278,7 @@ func checkAdminCredential(s *signerSetup, path string) error {
 	if path == "" {
 		return fmt.Errorf("%w: --credential FILE is required", ErrAdminCredential)
 	}
-	b, err := readSecretFile("credential file", path)
+	b, err := secrets.ReadFile("credential file", path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAdminCredential, err)
 	}
