@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +130,42 @@ func TestSignerConfigPlainKeysOnDevNetworks(t *testing.T) {
 				t.Fatal("identity key not s1's")
 			}
 		})
+	}
+}
+
+// A dev group's members load their sealed keys with the group's
+// passphrase, and no file of the group holds a key in plain.
+func TestDevSignerGroupSealsKeys(t *testing.T) {
+	g, err := writeDevSignerGroup(devGroupSpec{dir: t.TempDir(), members: 3, quorum: 2, kaspadRPC: []string{"127.0.0.1:16110"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := map[string]string{}
+	for _, m := range g.members {
+		s, err := loadSignerConfig(m.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		public, _ := kaspa.PublicKey(m.payout)
+		if !bytes.Equal(s.protocol.Payout.(*kaspa.Signer).PublicKey(), public) {
+			t.Fatalf("%s's payout key is not the one written", m.id)
+		}
+		plain[m.id+"'s payout secret"] = hex.EncodeToString(m.payout)
+		plain[m.id+"'s identity seed"] = hex.EncodeToString(s.protocol.Identity.Seed())
+	}
+	err = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for what, key := range plain {
+			if bytes.Contains(bytes.ToLower(b), []byte(key)) {
+				t.Errorf("%s holds %s in plain", path, what)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
