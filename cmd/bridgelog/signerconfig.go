@@ -317,7 +317,7 @@ func (g signerGroup) ledger(keyFiles *signerKeys, payoutKeyFile string, self two
 		}
 		keys, payout, err := simPayoutKeys(payoutKeyFile, l.group, l.self)
 		if err != nil {
-			return l, err
+			return l, fmt.Errorf("signer %s: %w", self, err)
 		}
 		l.rules, l.scheme, l.payout = rules, keys, payout
 	case strings.HasPrefix(g.Network, "kaspa-"):
