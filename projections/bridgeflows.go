@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -32,53 +33,75 @@ func (ChainCursors) Name() string           { return "chain_cursors" }
 func (ChainCursors) Version() int           { return 2 }
 func (ChainCursors) Topics() []string       { return []string{topics.TopicChain} }
 func (ChainCursors) KeepsNothingPastBatch() {} // every value goes to the store in Apply
-func (p ChainCursors) Tables() []Table {
-	return []Table{{
-		Name: Versioned("chain_cursors", p.Version()),
-		Columns: []Column{
-			{Name: "chain_id", Type: Integer}, {Name: "scanned_to", Type: Integer}, {Name: "to_hash", Type: Text},
-			{Name: "tip", Type: Integer}, {Name: "reorgs", Type: Integer}, {Name: "rejected_logs", Type: Integer},
-			{Name: "updated_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"chain_id"},
-	}, {
-		// Only the window below each cursor: rows older than a scan's
-		// KeepFrom, and rows above a rewound cursor, are deleted as the
-		// events are folded, so a replay keeps the same rows.
-		Name:       Versioned("chain_blocks", p.Version()),
-		Columns:    []Column{{Name: "chain_id", Type: Integer}, {Name: "block", Type: Integer}, {Name: "hash", Type: Text}},
-		PrimaryKey: []string{"chain_id", "block"},
-	}}
+func (p ChainCursors) Tables() []Table      { return []Table{cursorTable.Table, blockTable.Table} }
+
+// cursorRow is one chain's row of chain_cursors.
+type cursorRow struct {
+	chainID, scannedTo, tip, reorgs, rejectedLogs int64
+	toHash                                        string
+	updatedAt                                     sql.NullString
 }
 
+var cursorTable = declareTable(Versioned("chain_cursors", ChainCursors{}.Version()), []string{"chain_id"}, nil,
+	i64Col("chain_id", func(r *cursorRow) *int64 { return &r.chainID }),
+	i64Col("scanned_to", func(r *cursorRow) *int64 { return &r.scannedTo }),
+	strCol("to_hash", func(r *cursorRow) *string { return &r.toHash }),
+	i64Col("tip", func(r *cursorRow) *int64 { return &r.tip }),
+	i64Col("reorgs", func(r *cursorRow) *int64 { return &r.reorgs }),
+	i64Col("rejected_logs", func(r *cursorRow) *int64 { return &r.rejectedLogs }),
+	textCol("updated_at", func(r *cursorRow) *sql.NullString { return &r.updatedAt }),
+)
+
+// blockRow is a scanned block's hash. Only the window below each cursor
+// is kept: rows older than a scan's KeepFrom, and rows above a rewound
+// cursor, are deleted as the events are folded, so a replay keeps the
+// same rows.
+type blockRow struct {
+	chainID, block int64
+	hash           string
+}
+
+var blockTable = declareTable(Versioned("chain_blocks", ChainCursors{}.Version()), []string{"chain_id", "block"}, nil,
+	i64Col("chain_id", func(r *blockRow) *int64 { return &r.chainID }),
+	i64Col("block", func(r *blockRow) *int64 { return &r.block }),
+	strCol("hash", func(r *blockRow) *string { return &r.hash }),
+)
+
+var (
+	// A scan moves the cursor; a reorg moves it back and counts; a
+	// rejected log only counts. The first fact about a chain makes its row.
+	cursorScanned  = cursorTable.upsertSQL([]string{"scanned_to", "to_hash", "tip", "updated_at"})
+	cursorReorged  = cursorTable.upsertSQL([]string{"scanned_to", "to_hash", "updated_at"}, "reorgs")
+	cursorRejected = cursorTable.upsertSQL(nil, "rejected_logs")
+	cursorRescan   = cursorTable.updateWhereSQL("chain_id = ? AND scanned_to > ?", "scanned_to", "to_hash", "updated_at")
+	blockScanned   = blockTable.upsertSQL([]string{"hash"})
+	blocksOutside  = blockTable.deleteSQL("chain_id = ? AND (block < ? OR block > ?)")
+	blocksAbove    = blockTable.deleteSQL("chain_id = ? AND block > ?")
+)
+
 func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	at := FormatTime(ev.Envelope.RecordedAt)
+	at := nullTime(ev.Envelope.RecordedAt)
 	switch e := ev.Body.(type) {
 	case *domain.ChainScanned:
-		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
-			VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
-			to_hash = excluded.to_hash, tip = excluded.tip, updated_at = excluded.updated_at`,
-			int64(e.ChainID), int64(e.To), e.ToHash.Hex(), int64(e.Tip), at); err != nil {
+		r := cursorRow{chainID: int64(e.ChainID), scannedTo: int64(e.To), toHash: e.ToHash.Hex(), tip: int64(e.Tip), updatedAt: at}
+		if _, err := tx.Exec(ctx, cursorScanned, cursorTable.args(&r, nil, false)...); err != nil {
 			return err
 		}
+		var args []any
 		for _, b := range e.Blocks() {
-			if _, err := tx.Exec(ctx, `INSERT INTO chain_blocks_v2 (chain_id, block, hash) VALUES (?, ?, ?)
-				ON CONFLICT (chain_id, block) DO UPDATE SET hash = excluded.hash`, int64(e.ChainID), int64(b.Number), b.Hash.Hex()); err != nil {
+			args = blockTable.args(&blockRow{chainID: int64(e.ChainID), block: int64(b.Number), hash: b.Hash.Hex()}, args[:0], false)
+			if _, err := tx.Exec(ctx, blockScanned, args...); err != nil {
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `DELETE FROM chain_blocks_v2 WHERE chain_id = ? AND (block < ? OR block > ?)`,
-			int64(e.ChainID), int64(e.KeepFrom()), int64(e.To))
+		_, err := tx.Exec(ctx, blocksOutside, int64(e.ChainID), int64(e.KeepFrom()), int64(e.To))
 		return err
 	case *domain.ChainReorged:
-		hash := ""
+		r := cursorRow{chainID: int64(e.ChainID), scannedTo: int64(e.RewindTo), reorgs: 1, updatedAt: at}
 		if !e.RewindHash.IsZero() {
-			hash = e.RewindHash.Hex()
+			r.toHash = e.RewindHash.Hex()
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
-			VALUES (?, ?, ?, 0, 1, 0, ?) ON CONFLICT (chain_id) DO UPDATE SET scanned_to = excluded.scanned_to,
-			to_hash = excluded.to_hash, reorgs = chain_cursors_v2.reorgs + 1, updated_at = excluded.updated_at`,
-			int64(e.ChainID), int64(e.RewindTo), hash, at); err != nil {
+		if _, err := tx.Exec(ctx, cursorReorged, cursorTable.args(&r, nil, false)...); err != nil {
 			return err
 		}
 		return p.forgetAbove(ctx, tx, e.ChainID, e.RewindTo)
@@ -87,15 +110,13 @@ func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
 		if e.From > 0 {
 			rewind = e.From - 1
 		}
-		if _, err := tx.Exec(ctx, `UPDATE chain_cursors_v2 SET scanned_to = ?, to_hash = '', updated_at = ? WHERE chain_id = ? AND scanned_to > ?`,
-			int64(rewind), at, int64(e.ChainID), int64(rewind)); err != nil {
+		if _, err := tx.Exec(ctx, cursorRescan, int64(rewind), "", at, int64(e.ChainID), int64(rewind)); err != nil {
 			return err
 		}
 		return p.forgetAbove(ctx, tx, e.ChainID, rewind)
 	case *domain.ChainLogRejected:
-		_, err := tx.Exec(ctx, `INSERT INTO chain_cursors_v2 (chain_id, scanned_to, to_hash, tip, reorgs, rejected_logs, updated_at)
-			VALUES (?, 0, '', 0, 0, 1, ?) ON CONFLICT (chain_id) DO UPDATE SET rejected_logs = chain_cursors_v2.rejected_logs + 1`,
-			int64(e.Ref.ChainID), at)
+		r := cursorRow{chainID: int64(e.Ref.ChainID), rejectedLogs: 1, updatedAt: at}
+		_, err := tx.Exec(ctx, cursorRejected, cursorTable.args(&r, nil, false)...)
 		return err
 	}
 	return nil
@@ -104,7 +125,7 @@ func (p ChainCursors) Apply(ctx context.Context, tx Tx, ev *Event) error {
 // forgetAbove drops the kept hashes above a rewound cursor: those blocks
 // are scanned again.
 func (ChainCursors) forgetAbove(ctx context.Context, tx Tx, chainID, block uint64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM chain_blocks_v2 WHERE chain_id = ? AND block > ?`, int64(chainID), int64(block))
+	_, err := tx.Exec(ctx, blocksAbove, int64(chainID), int64(block))
 	return err
 }
 
