@@ -141,62 +141,98 @@ func (Batches) Version() int           { return 1 }
 func (Batches) Topics() []string       { return []string{topics.TopicBatches} }
 func (Batches) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-var batchLeafCols = Batches{}.Tables()[1].ColumnNames()
+func (p Batches) Tables() []Table { return []Table{batchTable.Table, leafTable.Table} }
 
-func (p Batches) Tables() []Table {
-	return []Table{{
-		Name: Versioned("batches", p.Version()),
-		Columns: []Column{
-			{Name: "sequence_id", Type: Text}, {Name: "id", Type: Integer}, {Name: "merkle_root", Type: Text},
-			{Name: "total_amount", Type: Text}, {Name: "leaf_count", Type: Integer}, {Name: "created_at", Type: Text, Nullable: true},
-			{Name: "anchored_at", Type: Text, Nullable: true}, {Name: "status", Type: Text},
-			{Name: "anchor_tx_hash", Type: Text, Nullable: true}, {Name: "anchor_gas_used", Type: Integer, Nullable: true},
-			{Name: "error_reason", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"sequence_id", "id"},
-		Indexes:    []Index{{Columns: []string{"merkle_root"}, Unique: true}, {Columns: []string{"status"}}},
-	}, {
-		Name: Versioned("batch_leaves", p.Version()),
-		Columns: []Column{
-			{Name: "sequence_id", Type: Text}, {Name: "batch_id", Type: Integer}, {Name: "leaf_index", Type: Integer},
-			{Name: "withdrawal_key", Type: Text}, {Name: "w_tx_hash", Type: Text}, {Name: "w_log_index", Type: Integer},
-			{Name: "tx_id", Type: Integer}, {Name: "funder", Type: Text},
-			{Name: "recipient", Type: Text}, {Name: "amount", Type: Text}, {Name: "leaf_hash", Type: Text},
-		},
-		PrimaryKey: []string{"sequence_id", "batch_id", "leaf_index"},
-		Indexes:    []Index{{Columns: []string{"sequence_id", "batch_id", "withdrawal_key"}, Unique: true}, {Columns: []string{"w_tx_hash", "w_log_index"}}},
-	}}
+// Statuses of a batches row.
+const (
+	batchCreated      = "CREATED"
+	batchAnchored     = "ANCHORED"
+	batchAnchorFailed = "ANCHOR_FAILED"
+)
+
+// batchRow is one row of batches.
+type batchRow struct {
+	sequenceID, merkleRoot, totalAmount, status string
+	id, leafCount                               int64
+	createdAt, anchoredAt, anchorTx, errReason  sql.NullString
+	anchorGas                                   sql.NullInt64
 }
 
+var batchTable = declareTable(Versioned("batches", Batches{}.Version()), []string{"sequence_id", "id"},
+	[]Index{{Columns: []string{"merkle_root"}, Unique: true}, {Columns: []string{"status"}}},
+	strCol("sequence_id", func(r *batchRow) *string { return &r.sequenceID }),
+	i64Col("id", func(r *batchRow) *int64 { return &r.id }),
+	strCol("merkle_root", func(r *batchRow) *string { return &r.merkleRoot }),
+	strCol("total_amount", func(r *batchRow) *string { return &r.totalAmount }),
+	i64Col("leaf_count", func(r *batchRow) *int64 { return &r.leafCount }),
+	textCol("created_at", func(r *batchRow) *sql.NullString { return &r.createdAt }),
+	textCol("anchored_at", func(r *batchRow) *sql.NullString { return &r.anchoredAt }),
+	strCol("status", func(r *batchRow) *string { return &r.status }),
+	textCol("anchor_tx_hash", func(r *batchRow) *sql.NullString { return &r.anchorTx }),
+	intCol("anchor_gas_used", func(r *batchRow) *sql.NullInt64 { return &r.anchorGas }),
+	textCol("error_reason", func(r *batchRow) *sql.NullString { return &r.errReason }),
+)
+
+// leafRow is one row of batch_leaves: a batch's leaf and the withdrawal
+// it pays.
+type leafRow struct {
+	sequenceID, withdrawalKey, wTxHash, funder, recipient, amount, leafHash string
+	batchID, leafIndex, wLogIndex, txID                                     int64
+}
+
+var leafTable = declareTable(Versioned("batch_leaves", Batches{}.Version()), []string{"sequence_id", "batch_id", "leaf_index"},
+	[]Index{{Columns: []string{"sequence_id", "batch_id", "withdrawal_key"}, Unique: true}, {Columns: []string{"w_tx_hash", "w_log_index"}}},
+	strCol("sequence_id", func(r *leafRow) *string { return &r.sequenceID }),
+	i64Col("batch_id", func(r *leafRow) *int64 { return &r.batchID }),
+	i64Col("leaf_index", func(r *leafRow) *int64 { return &r.leafIndex }),
+	strCol("withdrawal_key", func(r *leafRow) *string { return &r.withdrawalKey }),
+	strCol("w_tx_hash", func(r *leafRow) *string { return &r.wTxHash }),
+	i64Col("w_log_index", func(r *leafRow) *int64 { return &r.wLogIndex }),
+	i64Col("tx_id", func(r *leafRow) *int64 { return &r.txID }),
+	strCol("funder", func(r *leafRow) *string { return &r.funder }),
+	strCol("recipient", func(r *leafRow) *string { return &r.recipient }),
+	strCol("amount", func(r *leafRow) *string { return &r.amount }),
+	strCol("leaf_hash", func(r *leafRow) *string { return &r.leafHash }),
+)
+
+var (
+	batchInsert   = batchTable.insertNewSQL()
+	batchAnchor   = batchTable.update("status", "anchored_at", "anchor_tx_hash", "anchor_gas_used")
+	batchNoAnchor = batchTable.updateWhereSQL("sequence_id = ? AND id = ? AND status = ?", "status", "error_reason")
+	leafColumns   = leafTable.ColumnNames()
+)
+
 func (p Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	at := FormatTime(ev.Envelope.RecordedAt)
+	at := nullTime(ev.Envelope.RecordedAt)
 	switch e := ev.Body.(type) {
 	case *domain.BatchCreated:
 		seq := e.Settlement.SequenceID()
-		if _, err := tx.Exec(ctx, `INSERT INTO batches_v1 (sequence_id, id, merkle_root, total_amount, leaf_count, created_at, status)
-			VALUES (?, ?, ?, ?, ?, ?, 'CREATED') ON CONFLICT (sequence_id, id) DO NOTHING`,
-			seq, int64(e.BatchID), e.Root.Hex(), e.TotalAmount.String(), len(e.Leaves), at); err != nil {
+		r := batchRow{sequenceID: seq, id: int64(e.BatchID), merkleRoot: e.Root.Hex(), totalAmount: e.TotalAmount.String(),
+			leafCount: int64(len(e.Leaves)), createdAt: at, status: batchCreated}
+		if _, err := tx.Exec(ctx, batchInsert, batchTable.args(&r, nil, false)...); err != nil {
 			return err
 		}
 		// The leaves go in multi-row statements (a batch has 128 by
 		// default): one INSERT per leaf was most of a relay log's rebuild
 		// time in this projection.
-		args := make([]any, 0, len(e.Leaves)*len(batchLeafCols))
+		args := make([]any, 0, len(e.Leaves)*len(leafColumns))
 		for _, l := range e.Leaves {
-			args = append(args, seq, int64(e.BatchID), int64(l.Index), l.Withdrawal.Key(), l.Withdrawal.TxHash.Hex(), int64(l.Withdrawal.LogIndex),
-				int64(l.TxID), l.Funder.Hex(), l.Recipient.Hex(), l.Amount.String(), l.Leaf.Hex())
+			args = leafTable.args(&leafRow{sequenceID: seq, batchID: int64(e.BatchID), leafIndex: int64(l.Index),
+				withdrawalKey: l.Withdrawal.Key(), wTxHash: l.Withdrawal.TxHash.Hex(), wLogIndex: int64(l.Withdrawal.LogIndex),
+				txID: int64(l.TxID), funder: l.Funder.Hex(), recipient: l.Recipient.Hex(), amount: l.Amount.String(), leafHash: l.Leaf.Hex()},
+				args, false)
 		}
-		b := Bulk{Table: "batch_leaves_v1", Columns: batchLeafCols, OnConflict: []string{"sequence_id", "batch_id", "leaf_index"}}
+		b := Bulk{Table: leafTable.Name, Columns: leafColumns, OnConflict: leafTable.PrimaryKey}
 		if err := b.Exec(ctx, tx, args); err != nil {
 			return err
 		}
 	case *domain.BatchAnchored:
-		_, err := tx.Exec(ctx, `UPDATE batches_v1 SET status = 'ANCHORED', anchored_at = ?, anchor_tx_hash = ?, anchor_gas_used = ?
-			WHERE sequence_id = ? AND id = ?`, at, e.TxHash.Hex(), int64(e.GasUsed), e.Settlement.SequenceID(), int64(e.BatchID))
+		r := batchRow{sequenceID: e.Settlement.SequenceID(), id: int64(e.BatchID), status: batchAnchored, anchoredAt: at,
+			anchorTx: nullText(e.TxHash.Hex()), anchorGas: sql.NullInt64{Int64: int64(e.GasUsed), Valid: true}}
+		_, err := tx.Exec(ctx, batchAnchor.sql, batchAnchor.args(&r)...)
 		return err
 	case *domain.BatchAnchorFailed:
-		_, err := tx.Exec(ctx, `UPDATE batches_v1 SET status = 'ANCHOR_FAILED', error_reason = ? WHERE sequence_id = ? AND id = ? AND status = 'CREATED'`,
-			e.Reason, e.Settlement.SequenceID(), int64(e.BatchID))
+		_, err := tx.Exec(ctx, batchNoAnchor, batchAnchorFailed, e.Reason, e.Settlement.SequenceID(), int64(e.BatchID), batchCreated)
 		return err
 	}
 	return nil

@@ -115,7 +115,7 @@ func (r BridgeReader) Sequence(ctx context.Context, s domain.Settlement) (domain
 		if err != nil {
 			return err
 		}
-		st.LastBatchID, st.LastAnchored = uint64(id), status == "ANCHORED"
+		st.LastBatchID, st.LastAnchored = uint64(id), status == batchAnchored
 		return nil
 	})
 	return st, err
@@ -167,8 +167,8 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 		lt := "batch_leaves" + bt[len("batches"):]
 		var id int64
 		var root, total string
-		err = tx.QueryRow(ctx, `SELECT id, merkle_root, total_amount FROM `+bt+` WHERE sequence_id = ? AND status = 'CREATED'
-			ORDER BY id DESC LIMIT 1`, s.SequenceID()).Scan(&id, &root, &total)
+		err = tx.QueryRow(ctx, `SELECT id, merkle_root, total_amount FROM `+bt+` WHERE sequence_id = ? AND status = ?
+			ORDER BY id DESC LIMIT 1`, s.SequenceID(), batchCreated).Scan(&id, &root, &total)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
