@@ -91,13 +91,13 @@ func (t Table) deleteSQL(where string) string {
 	return "DELETE FROM " + t.Name + " WHERE " + t.clause(where)
 }
 
-// list joins cols (every column, in table order, if none) for a SELECT.
+// list joins cols (every column, in table order, if none) for a SELECT;
+// a col may be an expression of t's columns, such as count(*).
 func (t Table) list(cols ...string) string {
 	if len(cols) == 0 {
 		return strings.Join(t.ColumnNames(), ", ")
 	}
-	t.mustHave(cols...)
-	return strings.Join(cols, ", ")
+	return t.clause(strings.Join(cols, ", "))
 }
 
 // sqlWord is a lower-case word of a clause and what follows it: SQL's
