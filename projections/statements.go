@@ -116,6 +116,12 @@ func (t Table) clause(c string) string {
 	return c
 }
 
+// named returns names after checking that each is a column of t.
+func (t Table) named(names ...string) []string {
+	t.mustHave(names...)
+	return names
+}
+
 // mustHave panics unless every name is a column of t.
 func (t Table) mustHave(names ...string) {
 	for _, n := range names {
