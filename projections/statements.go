@@ -83,7 +83,13 @@ func (t Table) updateWhereSQL(where string, set ...string) string {
 // selectSQL reads cols (every column, in table order, if none) of the
 // rows that match where, which may go on with ORDER BY and LIMIT.
 func (t Table) selectSQL(where string, cols ...string) string {
-	return "SELECT " + t.list(cols...) + " FROM " + t.Name + " WHERE " + t.clause(where)
+	return t.selectFrom(t.Name, where, cols...)
+}
+
+// selectFrom is selectSQL on table live, the live version of t that a
+// reader finds when it reads (see [LiveVersion]).
+func (t Table) selectFrom(live, where string, cols ...string) string {
+	return "SELECT " + t.list(cols...) + " FROM " + live + " WHERE " + t.clause(where)
 }
 
 // deleteSQL deletes the rows that match where.
