@@ -316,7 +316,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		return nil, err
 	}
 	sel := `SELECT ` + strings.Join(firstSeenCols, ", ") + ` FROM ` + p.table()
-	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
+	if err := queryIn(ctx, tx, sel, processedTable.named("source_hash")[0], hashes, scan); err != nil {
 		return nil, err
 	}
 	return known, nil
