@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -105,7 +106,8 @@ type walletRole struct {
 	spec evmwallet.Spec
 }
 
-// addSignerGroup adds every member's identity seed and payout secret and
+// addSignerGroup adds every member's identity seed and payout secret
+// (opened with the group's passphrase when sealed), that passphrase and
 // the admin credential of the group in dir, when devnet wrote one.
 func (k *keyScan) addSignerGroup(dir string) {
 	k.t.Helper()
@@ -120,7 +122,7 @@ func (k *keyScan) addSignerGroup(dir string) {
 	if err != nil {
 		k.t.Fatal(err)
 	}
-	k.add("the signers' admin credential", bytes.TrimSpace(cred))
+	k.add("the signers' admin credential", hexSecret(k.t, "admin.credential", cred))
 	for _, c := range configs {
 		var cfg signerConfig
 		b, err := os.ReadFile(c)
@@ -130,12 +132,33 @@ func (k *keyScan) addSignerGroup(dir string) {
 		if err := json.Unmarshal(b, &cfg); err != nil {
 			k.t.Fatalf("%s: %v", c, err)
 		}
+		pass := cfg.Passphrase
+		if pass.File != "" && !filepath.IsAbs(pass.File) {
+			pass.File = filepath.Join(dir, pass.File)
+		}
+		passphrase, err := pass.Read()
+		if err != nil && !errors.Is(err, secrets.ErrNoPassphrase) {
+			k.t.Fatal(err)
+		}
+		if err == nil {
+			k.add(fmt.Sprintf("signer %s's passphrase", cfg.Self), []byte(passphrase))
+		}
 		for what, file := range map[string]string{"identity seed": cfg.IdentityKeyFile, "Kaspa payout key": cfg.PayoutKeyFile} {
 			b, err := os.ReadFile(filepath.Join(dir, file))
 			if err != nil {
 				k.t.Fatal(err)
 			}
-			k.add(fmt.Sprintf("signer %s's %s", cfg.Self, what), hexSecret(k.t, file, b))
+			role := fmt.Sprintf("signer %s's %s", cfg.Self, what)
+			kind, _, sealed := secrets.Sealed(b)
+			if !sealed {
+				k.add(role, hexSecret(k.t, file, b))
+				continue
+			}
+			secret, err := secrets.Open(kind, b, passphrase)
+			if err != nil {
+				k.t.Fatalf("open %s: %v", file, err)
+			}
+			k.add(role+" (sealed)", secret)
 		}
 	}
 }
@@ -306,9 +329,10 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 		t.Fatalf("devnet did not pay every Kaspa payout:\n%s\n%s", b, e)
 	}
 	k := devnetSecrets(t, o.data, 2, deposits)
-	if want := 1 + 1 + 1 + 2 + deposits + 1 + 2*devnetSigners + 1; len(k.secrets) != want {
-		t.Fatalf("collected %d secrets, want %d: the passphrase, the deployer's, the relayer's, 2 claim wallets', %d users', "+
-			"the admin credential, %d signers' identity seeds and payout keys, the faucet's", len(k.secrets), want, deposits, devnetSigners)
+	if want := 1 + 1 + 1 + 2 + deposits + 1 + 1 + 2*devnetSigners + 1; len(k.secrets) != want {
+		t.Fatalf("collected %d secrets, want %d: the keystore's passphrase, the deployer's, the relayer's, 2 claim wallets', %d users', "+
+			"the admin credential, the signers' passphrase, %d signers' identity seeds and payout keys, the faucet's",
+			len(k.secrets), want, deposits, devnetSigners)
 	}
 	for url, b := range pages {
 		k.scan("GET "+url, b)

@@ -389,11 +389,13 @@ func TestKeyScanFindsPlantedSecrets(t *testing.T) {
 }
 
 // keyScanSweep scans every file under data, but the files that hold the
-// secrets (the keystore, the passphrase, the signers' key files and the
-// admin credential, the faucet key) and kaspad's own database.
+// secrets (the keystore and its passphrase, the signers' key files,
+// passphrase and admin credential, the faucet key) and kaspad's own
+// database.
 func (k *keyScan) keyScanSweep(data string, skip ...string) int {
 	k.t.Helper()
-	keyFiles := map[string]bool{"identity.key": true, "payout.key": true, "admin.credential": true, devnetFaucetKey: true}
+	keyFiles := map[string]bool{"identity.key": true, "payout.key": true, "admin.credential": true, "passphrase": true,
+		devnetFaucetKey: true}
 	n := 0
 	err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
