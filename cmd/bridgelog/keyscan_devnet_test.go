@@ -244,6 +244,19 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 			len(k.secrets), want, maxDevUsers)
 	}
 
+	// What an operator lists of devnet's keystore: its wallets' addresses.
+	listed, _ := o.run(0, "keys", "list", "--keystore", filepath.Join(o.data, devnetKeystoreDir))
+	cfg, err := loadRelayConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append([]evmwallet.Spec{cfg.Wallets.Relayer}, cfg.Wallets.Claim...) {
+		if !strings.Contains(strings.ToLower(listed), strings.ToLower(w.Address.Hex())) {
+			t.Fatalf("keys list --keystore does not list %s:\n%s", w.Address.Hex(), listed)
+		}
+	}
+	k.scan("keys list --keystore", []byte(listed))
+
 	// What the running relay serves, and what ps shows of it.
 	for _, f := range []string{"cmdline", "environ"} {
 		k.scanFile(filepath.Join("/proc", fmt.Sprint(relay.Process.Pid), f))
@@ -340,6 +353,12 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 	for p, b := range processes {
 		k.scan("the command line and environment of "+p, b)
 	}
+	keyFiles, err := filepath.Glob(filepath.Join(o.data, "signers", "s*", "*.key"))
+	if err != nil || len(keyFiles) != 2*devnetSigners {
+		t.Fatalf("the signers' key files: %v %v", keyFiles, err)
+	}
+	listed, _ := o.run(0, append([]string{"keys", "list", "--network", "kaspa-simnet"}, keyFiles...)...)
+	k.scan("keys list of the signers' key files", []byte(listed))
 	k.scanOutput(devnetOut)
 	if b, _ := os.ReadFile(devnetOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
 		t.Fatalf("devnet wrote no debug lines:\n%s", b)
