@@ -1,0 +1,178 @@
+package contracts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// Deploying onto a live chain: what `bridgelog contracts deploy` does
+// through a wallet it does not hold the key of. Each step is one call
+// here, so the command can check everything before it sends anything.
+
+var (
+	// ErrDeployerFunds: the deployer cannot pay for the deployments.
+	ErrDeployerFunds = errors.New("deployer has insufficient funds")
+	// ErrBytecode: the code at a deployed address is not what the
+	// committed artifacts create.
+	ErrBytecode = errors.New("deployed bytecode differs from the artifacts")
+	// ErrDeployFailed: a creation transaction reverted, or left the chain
+	// in a reorganisation before it was confirmed.
+	ErrDeployFailed = errors.New("deployment failed")
+)
+
+// LiveChain is what deploying needs of a node (an ethclient.Client).
+type LiveChain interface {
+	bind.ContractBackend
+	BalanceAt(ctx context.Context, account common.Address, block *big.Int) (*big.Int, error)
+	BlockNumber(ctx context.Context) (uint64, error)
+	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+}
+
+// Creation is a contract's creation code with its constructor arguments:
+// the data of the transaction that deploys it.
+type Creation struct {
+	Name string
+	Code []byte
+}
+
+// DistributorCreation creates a BatchDistributor whose admin may grant
+// roles and whose relayer may anchor roots.
+func DistributorCreation(admin, relayer common.Address) Creation {
+	return Creation{Name: "BatchDistributor",
+		Code: append(common.FromHex(BatchDistributorMetaData.Bin), NewBatchDistributor().PackConstructor(admin, relayer)...)}
+}
+
+// TokenCreation creates a BridgeToken whose relayer may mint.
+func TokenCreation(name, symbol string, admin, relayer common.Address) Creation {
+	return Creation{Name: "BridgeToken",
+		Code: append(common.FromHex(BridgeTokenMetaData.Bin), NewBridgeToken().PackConstructor(name, symbol, admin, relayer)...)}
+}
+
+// DeployCost is the most deploying cs from `from` may cost at today's
+// fees: each creation's gas estimate at a fee cap of twice the base fee
+// plus the suggested tip, which is what the bindings offer.
+func DeployCost(ctx context.Context, c LiveChain, from common.Address, cs ...Creation) (*big.Int, error) {
+	feeCap, err := feeCap(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	total := new(big.Int)
+	for _, cr := range cs {
+		gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: from, Data: cr.Code})
+		if err != nil {
+			return nil, fmt.Errorf("estimating the gas of the %s creation: %w", cr.Name, DecodeRevert(err))
+		}
+		total.Add(total, new(big.Int).Mul(new(big.Int).SetUint64(gas), feeCap))
+	}
+	return total, nil
+}
+
+func feeCap(ctx context.Context, c LiveChain) (*big.Int, error) {
+	head, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("latest block header: %w", err)
+	}
+	if head.BaseFee == nil {
+		price, err := c.SuggestGasPrice(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("gas price: %w", err)
+		}
+		return price, nil
+	}
+	tip, err := c.SuggestGasTipCap(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gas tip: %w", err)
+	}
+	return new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2))), nil
+}
+
+// CheckFunds refuses, before anything is sent, a deployer whose balance
+// does not cover DeployCost.
+func CheckFunds(ctx context.Context, c LiveChain, from common.Address, cs ...Creation) error {
+	need, err := DeployCost(ctx, c, from, cs...)
+	if err != nil {
+		return err
+	}
+	have, err := c.BalanceAt(ctx, from, nil)
+	if err != nil {
+		return fmt.Errorf("balance of %s: %w", from, err)
+	}
+	if have.Cmp(need) < 0 {
+		return fmt.Errorf("%w: %s holds %s wei, deploying needs up to %s wei", ErrDeployerFunds, from, have, need)
+	}
+	return nil
+}
+
+// Send sends cr's creation transaction; the contract's address follows
+// from auth's sender and nonce.
+func Send(auth *bind.TransactOpts, c LiveChain, cr Creation) (common.Address, *types.Transaction, error) {
+	addr, tx, err := bind.DeployContract(auth, cr.Code, c, nil)
+	if err != nil {
+		return common.Address{}, nil, fmt.Errorf("sending the %s creation: %w", cr.Name, DecodeRevert(err))
+	}
+	return addr, tx, nil
+}
+
+// WaitConfirmed waits until tx is mined and depth blocks deep (the tip
+// at least depth past its block, as the relay's confirmer counts), and
+// returns its receipt, read again at the end so that its block is still
+// the canonical one. A reverted or reorganised-out creation is
+// ErrDeployFailed. poll is how often it asks.
+func WaitConfirmed(ctx context.Context, c LiveChain, tx common.Hash, depth uint64, poll time.Duration) (*types.Receipt, error) {
+	for {
+		r, err := c.TransactionReceipt(ctx, tx)
+		if err == nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return r, fmt.Errorf("%w: creation transaction %s reverted (block %d)", ErrDeployFailed, tx, r.BlockNumber)
+			}
+			tip, err := c.BlockNumber(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("block number: %w", err)
+			}
+			if tip >= r.BlockNumber.Uint64()+depth {
+				return r, nil
+			}
+		} else if !errors.Is(err, ethereum.NotFound) {
+			return nil, fmt.Errorf("receipt of %s: %w", tx, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for %s to be mined and %d blocks deep: %w", tx, depth, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// VerifyCode checks that the code at addr is what cr creates: the node
+// runs cr's creation code (an eth_call without a recipient, from the
+// deployer, at the latest block), and the runtime code it returns must
+// equal the code stored at addr. That holds for any constructor
+// arguments and immutables, and needs no second copy of the artifacts.
+func VerifyCode(ctx context.Context, c LiveChain, from, addr common.Address, cr Creation) error {
+	got, err := c.CodeAt(ctx, addr, nil)
+	if err != nil {
+		return fmt.Errorf("code at %s: %w", addr, err)
+	}
+	want, err := c.CallContract(ctx, ethereum.CallMsg{From: from, Data: cr.Code}, nil)
+	if err != nil {
+		return fmt.Errorf("running the %s creation code: %w", cr.Name, DecodeRevert(err))
+	}
+	if len(want) == 0 {
+		return fmt.Errorf("%w: the %s creation code returned no runtime code", ErrBytecode, cr.Name)
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%w: %s at %s holds %d bytes of code (keccak %s), the artifacts create %d bytes (keccak %s)",
+			ErrBytecode, cr.Name, addr, len(got), crypto.Keccak256Hash(got), len(want), crypto.Keccak256Hash(want))
+	}
+	return nil
+}
