@@ -414,12 +414,23 @@ func catchUpShared(ctx context.Context, r *projections.Runner) error {
 // countEnvelopes counts the envelopes of one type on a topic.
 func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
 	t.Helper()
+	n := 0
+	for _, c := range envelopesPerAggregate(t, lg, topic, typ) {
+		n += c
+	}
+	return n
+}
+
+// envelopesPerAggregate counts the envelopes of one type on a topic per
+// aggregate id.
+func envelopesPerAggregate(t *testing.T, lg topics.Log, topic, typ string) map[string]int {
+	t.Helper()
 	ctx := context.Background()
 	ends, err := lg.EndOffsets(ctx, topic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	per := map[string]int{}
 	for p, end := range ends {
 		for off := int64(0); off < end; {
 			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
@@ -435,13 +446,13 @@ func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
 					t.Fatal(err)
 				}
 				if e.Type == typ {
-					n++
+					per[e.AggregateID]++
 				}
 				off = r.Offset + 1
 			}
 		}
 	}
-	return n
+	return per
 }
 
 // TestReorgBeforeConfirmation: a deposit seen in a block that is then
