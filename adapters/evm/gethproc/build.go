@@ -11,9 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/bridgelog/bridgelog/adapters/toolbuild"
 )
 
 // Version is the go-ethereum release geth is built from. The bridgelog
@@ -74,50 +73,24 @@ func Build(ctx context.Context, progress io.Writer) (Binary, error) {
 }
 
 func build(ctx context.Context, root string, progress io.Writer) (Binary, error) {
-	goTool, err := findGo()
+	goTool, err := toolbuild.GoTool("geth")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	dir := filepath.Join(root, fmt.Sprintf("geth-%s-%s-%s", Version, runtime.GOOS, runtime.GOARCH))
 	bin := Binary(filepath.Join(dir, "geth"))
-	if bin.present() {
-		return bin, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	unlock, err := lock(ctx, dir+".lock", func() {
-		fmt.Fprintf(progress, "waiting for another process building geth %s into %s…\n", Version, dir)
-	})
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if bin.present() { // another process built it while this one waited
-		return bin, nil
-	}
 	module := sourceDir(ctx, goTool)
 	from := "the Go module proxy"
 	if module != "" {
 		from = module
 	}
-	fmt.Fprintf(progress, "building geth %s from %s (first use, about three minutes)…\n", Version, from)
-	tmp, err := os.MkdirTemp(root, "build-")
+	err = toolbuild.Job{Dir: dir, Err: ErrBuild, Present: bin.present,
+		Waiting:  fmt.Sprintf("waiting for another process building geth %s into %s…", Version, dir),
+		Building: fmt.Sprintf("building geth %s from %s (first use, about three minutes)…", Version, from),
+		Compile:  func(ctx context.Context, into string) error { return compile(ctx, goTool, module, into) },
+	}.Run(ctx, progress)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := compile(ctx, goTool, module, tmp); err != nil {
 		return "", err
-	}
-	if err := os.RemoveAll(dir); err != nil { // an incomplete earlier build
-		return "", fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("%w: keeping the build in %s: %v", ErrBuild, dir, err)
-	}
-	if !bin.present() {
-		return "", fmt.Errorf("%w: the build in %s lacks geth", ErrBuild, dir)
 	}
 	return bin, nil
 }
@@ -171,53 +144,7 @@ func sourceDir(ctx context.Context, goTool string) string {
 	return dir
 }
 
-func findGo() (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err == nil {
-		return goTool, nil
-	}
-	goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, statErr := os.Stat(goTool); statErr != nil {
-		return "", fmt.Errorf("%w: geth is built from source on first use, which takes a Go toolchain, "+
-			"and there is no go on PATH (%v). To fix: install Go (https://go.dev/dl/) and put its bin directory on PATH", ErrBuild, err)
-	}
-	return goTool, nil
-}
-
 func (b Binary) present() bool {
 	fi, err := os.Stat(string(b))
 	return err == nil && fi.Mode()&0o111 != 0
-}
-
-// lock takes an exclusive lock on path (released at process exit too),
-// calling waiting once when another process holds it.
-func lock(ctx context.Context, path string, waiting func()) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	for told := false; ; {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("%w: locking %s: %v", ErrBuild, path, err)
-		}
-		if !told {
-			waiting()
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("%w: waiting for %s: %w", ErrBuild, path, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return func() {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-	}, nil
 }
