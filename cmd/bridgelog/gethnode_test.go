@@ -178,6 +178,8 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		{"wrong passphrase", deployArgs(dev.HTTP, dev.Account.Hex(), writeSecret(t, filepath.Join(dir, "wrong"), "wrong")), "wrong passphrase"},
 		{"unknown address", deployArgs(dev.HTTP, relayer.Address.Hex(), dev.PassphraseFile), "address not in the keystore"},
 		{"insufficient funds", append(deployArgs(dev.HTTP, poor.Address.Hex(), poorPass), "--keystore", relayerKeystore), "insufficient funds"},
+		{"signer not answering", []string{"contracts", "deploy", "--rpc", dev.HTTP, "--from", dev.Account.Hex(),
+			"--external", "http://127.0.0.1:1", "--out", out, "--timeout", "3s"}, "wallet deployer: external signer"},
 	} {
 		_, stderr := runCommand(t, bin, 1, c.args...)
 		if !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "contracts deploy") {
@@ -357,4 +359,74 @@ func keystoreKey(dir string, address common.Address, passphrase string) (string,
 		return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey)), nil
 	}
 	return "", errors.New("no such account")
+}
+
+// TestContractsDeployToTwoChains: with --execution-rpc the distributor
+// goes on the lock chain and the token on the execution chain, and the
+// written config's execution section names that chain and the token's
+// deployment block as its start.
+func TestContractsDeployToTwoChains(t *testing.T) {
+	bin := testBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	lockSide, execSide := gethDev(t, ctx), gethDev(t, ctx)
+	// Both nodes' developer account is geth's well-known one: a transfer
+	// on the execution chain moves its nonce on, so the token's address
+	// differs from the distributor's.
+	execClient, err := ethclient.DialContext(ctx, execSide.HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer execClient.Close()
+	execDev, err := evmwallet.Open(ctx, evmwallet.Spec{Name: "developer", Address: execSide.Account, Keystore: execSide.Keystore,
+		Passphrase: secrets.Passphrase{File: execSide.PassphraseFile}}, evmwallet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lockSide.Account != execSide.Account {
+		t.Fatalf("developer accounts %s and %s: geth --dev no longer uses its well-known key", lockSide.Account, execSide.Account)
+	}
+	transfer(t, ctx, execClient, execDev, []common.Address{common.HexToAddress("0x00000000000000000000000000000000000b0b")}, big.NewInt(1))
+	out := filepath.Join(t.TempDir(), "relay.json")
+	runCommand(t, bin, 0, "contracts", "deploy", "--rpc", lockSide.HTTP, "--execution-rpc", execSide.HTTP,
+		"--from", lockSide.Account.Hex(), "--keystore", lockSide.Keystore, "--passphrase-file", lockSide.PassphraseFile,
+		"--confirmations", "1", "--out", out)
+	cfg, err := loadWrittenConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RPC != lockSide.HTTP || cfg.Execution == nil || cfg.Execution.RPC != execSide.HTTP ||
+		cfg.Execution.ChainID != gethproc.ChainID || cfg.Execution.StartBlock == 0 || cfg.Execution.Confirmations != 1 ||
+		cfg.Wallets.Relayer.Address != lockSide.Account {
+		t.Fatalf("written config: %+v, execution %+v", cfg, cfg.Execution)
+	}
+	lockClient, err := ethclient.DialContext(ctx, lockSide.HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lockClient.Close()
+	for _, c := range []struct {
+		cl   *ethclient.Client
+		addr domain.Address
+		code bool
+	}{{lockClient, cfg.Distributor, true}, {lockClient, cfg.Token, false}, {execClient, cfg.Token, true}} {
+		code, err := c.cl.CodeAt(ctx, common.Address(c.addr), nil)
+		if err != nil || (len(code) > 0) != c.code {
+			t.Errorf("code at %s: %d bytes (%v), want some: %v", c.addr, len(code), err, c.code)
+		}
+	}
+	// The token's deployment block is on the execution chain.
+	r, err := execClient.BlockByNumber(ctx, new(big.Int).SetUint64(cfg.Execution.StartBlock))
+	if err != nil || len(r.Transactions()) == 0 {
+		t.Fatalf("execution start block %d: %v", cfg.Execution.StartBlock, err)
+	}
+}
+
+func loadWrittenConfig(path string) (relayConfig, error) {
+	var cfg relayConfig
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, json.Unmarshal(b, &cfg)
 }
