@@ -75,7 +75,7 @@ or external signer under wallets.relayer before running the relay. On any error 
 	f.StringVar(&o.external, "external", "", "external signer (clef protocol) that signs for --from, instead of --keystore")
 	f.StringVar(&o.relayer, "relayer", "", "address of the relay's relayer wallet: it may anchor roots and mint (default: --from)")
 	f.Uint64Var(&o.confirmations, "confirmations", domain.DefaultConfirmationDepth,
-		"blocks the creations must be deep before their code is checked; also the relay config's confirmation depth")
+		"blocks the creations must be deep before their code is checked; also the relay config's confirmation depth (0: the default)")
 	f.StringVar(&o.out, "out", "relay.json", "relay config to write (must not exist)")
 	f.StringVar(&o.tokenName, "token-name", "Bridged Ether", "the token's ERC-20 name")
 	f.StringVar(&o.tokenSymbol, "token-symbol", "bETH", "the token's ERC-20 symbol")
@@ -109,6 +109,7 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	if err != nil {
 		return err
 	}
+	o.confirmations = domain.ConfirmationDepth(o.confirmations)
 	if _, err := os.Stat(o.out); err == nil {
 		return fmt.Errorf("%w: --out %s exists; move it away or name another file", ErrDeploy, o.out)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -120,7 +121,7 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	}
 	defer lock.cl.Close()
 	exec := lock
-	if o.execRPC != "" {
+	if o.execRPC != "" && o.execRPC != o.rpc {
 		if exec, err = dialDeployChain(ctx, o.execRPC, o.callTimeout); err != nil {
 			return err
 		}
@@ -136,6 +137,24 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 
 	dist := &deployed{creation: contracts.DistributorCreation(from, relayer), chain: lock}
 	token := &deployed{creation: contracts.TokenCreation(o.tokenName, o.tokenSymbol, from, relayer), chain: exec}
+	if err := o.deploy(ctx, wallet, from, dist, token, log); err != nil {
+		return err
+	}
+	cfg := o.relayConfig(dist, token, relayer)
+	if err := writeRelayConfig(o.out, cfg); err != nil {
+		return fmt.Errorf("%w: writing %s: %v", ErrDeploy, o.out, err)
+	}
+	for _, d := range []*deployed{dist, token} {
+		fmt.Fprintf(stdout, "%-16s %s  chain %s  block %d  tx %s\n", d.creation.Name, d.addr, d.chain.id, d.receipt.BlockNumber, d.tx.Hash())
+	}
+	fmt.Fprintf(stdout, "relay config written to %s: add the relayer wallet %s (keystore and passphrase source, or external signer) under wallets.relayer\n",
+		o.out, relayer)
+	return nil
+}
+
+// deploy sends both creations once the deployer is known to afford them,
+// waits until they are confirmed, and checks their code.
+func (o deployOptions) deploy(ctx context.Context, wallet evmwallet.TxSigner, from common.Address, dist, token *deployed, log *slog.Logger) error {
 	all := []*deployed{dist, token}
 	if err := checkDeployFunds(ctx, o, from, all); err != nil {
 		return err
@@ -149,10 +168,12 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 		}
 		log.Info("contract creation sent", "contract", d.creation.Name, "chain_id", d.chain.id, "address", d.addr, "tx", d.tx.Hash())
 	}
-	cctx, cancel := context.WithTimeout(ctx, o.confirmTimeout)
+	ctx, cancel := context.WithTimeout(ctx, o.confirmTimeout)
 	defer cancel()
+	wait := contracts.Confirmation{Depth: o.confirmations, Poll: o.poll, CallTimeout: o.callTimeout}
 	for _, d := range all {
-		if d.receipt, err = contracts.WaitConfirmed(cctx, d.chain.cl, d.tx.Hash(), o.confirmations, o.poll); err != nil {
+		var err error
+		if d.receipt, err = contracts.WaitConfirmed(ctx, d.chain.cl, d.tx.Hash(), wait); err != nil {
 			return fmt.Errorf("%w: %s at %s: %w", ErrDeploy, d.creation.Name, d.addr, err)
 		}
 	}
@@ -166,15 +187,6 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 		log.Info("contract deployed", "contract", d.creation.Name, "chain_id", d.chain.id, "address", d.addr,
 			"block", d.receipt.BlockNumber, "confirmations", o.confirmations)
 	}
-	cfg := o.relayConfig(dist, token, relayer)
-	if err := writeRelayConfig(o.out, cfg); err != nil {
-		return fmt.Errorf("%w: writing %s: %v", ErrDeploy, o.out, err)
-	}
-	for _, d := range all {
-		fmt.Fprintf(stdout, "%-16s %s  chain %s  block %d  tx %s\n", d.creation.Name, d.addr, d.chain.id, d.receipt.BlockNumber, d.tx.Hash())
-	}
-	fmt.Fprintf(stdout, "relay config written to %s: add the relayer wallet %s (keystore and passphrase source, or external signer) under wallets.relayer\n",
-		o.out, relayer)
 	return nil
 }
 

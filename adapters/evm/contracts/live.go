@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/domain"
 )
 
 // Deploying onto a live chain: what `bridgelog contracts deploy` does
@@ -25,8 +27,7 @@ var (
 	// ErrBytecode: the code at a deployed address is not what the
 	// committed artifacts create.
 	ErrBytecode = errors.New("deployed bytecode differs from the artifacts")
-	// ErrDeployFailed: a creation transaction reverted, or left the chain
-	// in a reorganisation before it was confirmed.
+	// ErrDeployFailed: a creation transaction reverted.
 	ErrDeployFailed = errors.New("deployment failed")
 )
 
@@ -123,27 +124,30 @@ func Send(auth *bind.TransactOpts, c LiveChain, cr Creation) (common.Address, *t
 	return addr, tx, nil
 }
 
-// WaitConfirmed waits until tx is mined and depth blocks deep (the tip
-// at least depth past its block, as the relay's confirmer counts), and
-// returns its receipt, read again at the end so that its block is still
-// the canonical one. A reverted or reorganised-out creation is
-// ErrDeployFailed. poll is how often it asks.
-func WaitConfirmed(ctx context.Context, c LiveChain, tx common.Hash, depth uint64, poll time.Duration) (*types.Receipt, error) {
+// Confirmation is how WaitConfirmed waits; the zero value waits for
+// domain's default depth, asking every second, each call bounded by 10 s.
+type Confirmation struct {
+	Depth       uint64 // blocks deep, as the relay's confirmer counts; 0: domain.DefaultConfirmationDepth
+	Poll        time.Duration
+	CallTimeout time.Duration
+}
+
+// WaitConfirmed waits until tx is mined and c.Depth blocks deep (the tip
+// at least Depth past its block), and returns its receipt. A reverted
+// creation is ErrDeployFailed. ctx bounds the whole wait.
+func WaitConfirmed(ctx context.Context, ch LiveChain, tx common.Hash, c Confirmation) (*types.Receipt, error) {
+	depth := domain.ConfirmationDepth(c.Depth)
+	poll, timeout := c.Poll, c.CallTimeout
+	if poll <= 0 {
+		poll = time.Second
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
 	for {
-		r, err := c.TransactionReceipt(ctx, tx)
-		if err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				return r, fmt.Errorf("%w: creation transaction %s reverted (block %d)", ErrDeployFailed, tx, r.BlockNumber)
-			}
-			tip, err := c.BlockNumber(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("block number: %w", err)
-			}
-			if tip >= r.BlockNumber.Uint64()+depth {
-				return r, nil
-			}
-		} else if !errors.Is(err, ethereum.NotFound) {
-			return nil, fmt.Errorf("receipt of %s: %w", tx, err)
+		done, r, err := confirmed(ctx, ch, tx, depth, timeout)
+		if done || err != nil {
+			return r, err
 		}
 		select {
 		case <-ctx.Done():
@@ -151,6 +155,26 @@ func WaitConfirmed(ctx context.Context, c LiveChain, tx common.Hash, depth uint6
 		case <-time.After(poll):
 		}
 	}
+}
+
+// confirmed asks once whether tx is mined and depth blocks deep.
+func confirmed(ctx context.Context, ch LiveChain, tx common.Hash, depth uint64, timeout time.Duration) (bool, *types.Receipt, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := ch.TransactionReceipt(ctx, tx)
+	switch {
+	case errors.Is(err, ethereum.NotFound):
+		return false, nil, nil
+	case err != nil:
+		return false, nil, fmt.Errorf("receipt of %s: %w", tx, err)
+	case r.Status != types.ReceiptStatusSuccessful:
+		return true, r, fmt.Errorf("%w: creation transaction %s reverted (block %d)", ErrDeployFailed, tx, r.BlockNumber)
+	}
+	tip, err := ch.BlockNumber(ctx)
+	if err != nil {
+		return false, nil, fmt.Errorf("block number: %w", err)
+	}
+	return tip >= r.BlockNumber.Uint64()+depth, r, nil
 }
 
 // VerifyCode checks that the code at addr is what cr creates: the node

@@ -70,7 +70,7 @@ func TestWaitConfirmed(t *testing.T) {
 	for range 3 {
 		c.Sim.Commit()
 	}
-	r, err := contracts.WaitConfirmed(ctx, c.Client, tx.Hash(), 2, 10*time.Millisecond)
+	r, err := contracts.WaitConfirmed(ctx, c.Client, tx.Hash(), contracts.Confirmation{Depth: 2, Poll: 10 * time.Millisecond})
 	if err != nil || r.TxHash != tx.Hash() || r.ContractAddress == (common.Address{}) {
 		t.Fatalf("receipt %+v, %v", r, err)
 	}
@@ -83,7 +83,7 @@ func TestWaitConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Sim.Commit()
-	if _, err := contracts.WaitConfirmed(ctx, c.Client, tx.Hash(), 0, 10*time.Millisecond); !errors.Is(err, contracts.ErrDeployFailed) {
+	if _, err := contracts.WaitConfirmed(ctx, c.Client, tx.Hash(), contracts.Confirmation{Depth: 1, Poll: 10 * time.Millisecond}); !errors.Is(err, contracts.ErrDeployFailed) {
 		t.Fatalf("a reverted creation: %v, want ErrDeployFailed", err)
 	}
 }
