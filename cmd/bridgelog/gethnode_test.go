@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/evm/gethproc"
@@ -136,8 +137,9 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The relayer's wallet, in a keystore of its own; users with plain
-	// keys; all funded by the developer account.
+	// The relay's wallets (the relayer and a second minter) in a keystore
+	// of their own; users with plain keys; all funded by the developer
+	// account.
 	relayerKeystore := filepath.Join(dir, "relayer-keystore")
 	relayerPass := writeSecret(t, filepath.Join(dir, "relayer-passphrase"), "relayer passphrase")
 	ks := keystore.NewKeyStore(relayerKeystore, keystore.LightScryptN, keystore.LightScryptP)
@@ -145,8 +147,12 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	minter, err := ks.NewAccount("relayer passphrase")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var userKeys []*ecdsa.PrivateKey
-	funded := []common.Address{relayer.Address}
+	funded := []common.Address{relayer.Address, minter.Address}
 	for range 2 {
 		k, err := crypto.GenerateKey()
 		if err != nil {
@@ -160,7 +166,7 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 	out := filepath.Join(dir, "relay.json")
 	deployArgs := func(rpc, from, passFile string, extra ...string) []string {
 		return append([]string{"contracts", "deploy", "--rpc", rpc, "--from", from, "--keystore", dev.Keystore,
-			"--passphrase-file", passFile, "--relayer", relayer.Address.Hex(), "--confirmations", "2", "--out", out,
+			"--passphrase-file", passFile, "--relayer", relayer.Address.Hex(), "--minter", minter.Address.Hex(), "--confirmations", "2", "--out", out,
 			"--timeout", "3s"}, extra...)
 	}
 	// Bad input: a clear error, and nothing written.
@@ -207,8 +213,12 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.RPC != dev.HTTP || cfg.ChainID != gethproc.ChainID || cfg.StartBlock == 0 || cfg.Confirmations != 2 ||
-		cfg.Execution != nil || cfg.Wallets == nil || cfg.Wallets.Relayer.Address != domain.Address(relayer.Address) {
+		cfg.Execution != nil || cfg.Wallets == nil || cfg.Wallets.Relayer.Address != domain.Address(relayer.Address) ||
+		len(cfg.Wallets.Mint) != 1 || cfg.Wallets.Mint[0].Address != domain.Address(minter.Address) {
 		t.Fatalf("written config:\n%s", raw)
+	}
+	if may, err := contracts.HasRelayerRole(ctx, cl, common.Address(cfg.Token), minter.Address); err != nil || !may {
+		t.Fatalf("the minter may mint: %v (%v)", may, err)
 	}
 	for _, a := range []domain.Address{cfg.Distributor, cfg.Token} {
 		if code, err := cl.CodeAt(ctx, common.Address(a), nil); err != nil || len(code) == 0 {
@@ -223,16 +233,14 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		t.Fatalf("a deploy over an existing config: %s", stderr)
 	}
 
-	// The operator names where the relayer's key is.
-	cfg.Wallets.Relayer.Keystore = relayerKeystore
-	cfg.Wallets.Relayer.Passphrase = secrets.Passphrase{File: relayerPass}
-	// TODO(keystore relay): the relay reads relayerKey until it unlocks
-	// wallets.relayer; give it the same account's key as a dev key.
-	key, err := keystoreKey(relayerKeystore, relayer.Address, "relayer passphrase")
-	if err != nil {
-		t.Fatal(err)
+	// The operator names where the wallets' keys are.
+	for _, w := range []*evmwallet.Spec{&cfg.Wallets.Relayer, &cfg.Wallets.Mint[0]} {
+		w.Keystore, w.Passphrase = relayerKeystore, secrets.Passphrase{File: relayerPass}
 	}
-	cfg.DevChain, cfg.RelayerKey = true, key
+	// TODO(keystore relay): the relay reads relayerKey and mintKeys until
+	// it unlocks wallets; give it the same accounts' keys as dev keys.
+	relayerKey, minterKey := keystoreKey(t, relayerKeystore, relayer.Address), keystoreKey(t, relayerKeystore, minter.Address)
+	cfg.DevChain, cfg.RelayerKey, cfg.MintKeys = true, relayerKey, []string{minterKey}
 	cfg.BatchMaxWait, cfg.PollInterval, cfg.StuckAfter = "1s", "250ms", "30s"
 	if err := os.Remove(out); err != nil {
 		t.Fatal(err)
@@ -341,24 +349,24 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 	t.Logf("deployed, and %d deposits minted and %d withdrawals claimed on geth --dev, in %s", deposits, withdrawals, time.Since(started).Round(time.Second))
 }
 
-// keystoreKey is the hex private key of address in a keystore directory.
-func keystoreKey(dir string, address common.Address, passphrase string) (string, error) {
+// keystoreKey is the hex private key of address in a keystore directory
+// whose accounts' passphrase is "relayer passphrase".
+func keystoreKey(t *testing.T, dir string, address common.Address) string {
+	t.Helper()
 	ks := keystore.NewKeyStore(dir, keystore.LightScryptN, keystore.LightScryptP)
-	for _, a := range ks.Accounts() {
-		if a.Address != address {
-			continue
-		}
-		b, err := os.ReadFile(a.URL.Path)
-		if err != nil {
-			return "", err
-		}
-		k, err := keystore.DecryptKey(b, passphrase)
-		if err != nil {
-			return "", err
-		}
-		return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey)), nil
+	a, err := ks.Find(accounts.Account{Address: address})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "", errors.New("no such account")
+	b, err := os.ReadFile(a.URL.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := keystore.DecryptKey(b, "relayer passphrase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey))
 }
 
 // TestContractsDeployToTwoChains: with --execution-rpc the distributor
@@ -390,14 +398,15 @@ func TestContractsDeployToTwoChains(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "relay.json")
 	runCommand(t, bin, 0, "contracts", "deploy", "--rpc", lockSide.HTTP, "--execution-rpc", execSide.HTTP,
 		"--from", lockSide.Account.Hex(), "--keystore", lockSide.Keystore, "--passphrase-file", lockSide.PassphraseFile,
-		"--confirmations", "1", "--out", out)
+		"--claimer", "0x00000000000000000000000000000000000c1a11", "--confirmations", "1", "--out", out)
 	cfg, err := loadWrittenConfig(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.RPC != lockSide.HTTP || cfg.Execution == nil || cfg.Execution.RPC != execSide.HTTP ||
 		cfg.Execution.ChainID != gethproc.ChainID || cfg.Execution.StartBlock == 0 || cfg.Execution.Confirmations != 1 ||
-		cfg.Wallets.Relayer.Address != lockSide.Account {
+		cfg.Wallets.Relayer.Address != lockSide.Account || len(cfg.Wallets.Claim) != 1 ||
+		cfg.Wallets.Claim[0].Address != domain.Address(common.HexToAddress("0x00000000000000000000000000000000000c1a11")) {
 		t.Fatalf("written config: %+v, execution %+v", cfg, cfg.Execution)
 	}
 	lockClient, err := ethclient.DialContext(ctx, lockSide.HTTP)

@@ -27,7 +27,7 @@ var (
 	// ErrBytecode: the code at a deployed address is not what the
 	// committed artifacts create.
 	ErrBytecode = errors.New("deployed bytecode differs from the artifacts")
-	// ErrDeployFailed: a creation transaction reverted.
+	// ErrDeployFailed: a deployment transaction reverted, or a contract lacks a role it was given.
 	ErrDeployFailed = errors.New("deployment failed")
 )
 
@@ -168,7 +168,7 @@ func confirmed(ctx context.Context, ch LiveChain, tx common.Hash, depth uint64, 
 	case err != nil:
 		return false, nil, fmt.Errorf("receipt of %s: %w", tx, err)
 	case r.Status != types.ReceiptStatusSuccessful:
-		return true, r, fmt.Errorf("%w: creation transaction %s reverted (block %d)", ErrDeployFailed, tx, r.BlockNumber)
+		return true, r, fmt.Errorf("%w: transaction %s reverted (block %d)", ErrDeployFailed, tx, r.BlockNumber)
 	}
 	tip, err := ch.BlockNumber(ctx)
 	if err != nil {
@@ -199,4 +199,31 @@ func VerifyCode(ctx context.Context, c LiveChain, from, addr common.Address, cr 
 			ErrBytecode, cr.Name, addr, len(got), crypto.Keccak256Hash(got), len(want), crypto.Keccak256Hash(want))
 	}
 	return nil
+}
+
+// RelayerRole is the role that may anchor roots (distributor) and mint
+// (token).
+var RelayerRole = crypto.Keccak256Hash([]byte("RELAYER_ROLE"))
+
+// GrantMinter sends the token admin's grant of the relayer role to
+// minter: a further wallet the relay mints with.
+func GrantMinter(auth *bind.TransactOpts, c LiveChain, token, minter common.Address) (*types.Transaction, error) {
+	t := NewBridgeToken()
+	tx, err := bind.Transact(t.Instance(c, token), auth, t.PackGrantRole(RelayerRole, minter))
+	if err != nil {
+		return nil, fmt.Errorf("granting %s the token's relayer role: %w", minter, DecodeRevert(err))
+	}
+	return tx, nil
+}
+
+// HasRelayerRole reports whether who holds the relayer role of contract,
+// either of the two: both are OpenZeppelin AccessControl, whose hasRole
+// the token's binding packs.
+func HasRelayerRole(ctx context.Context, c LiveChain, contract, who common.Address) (bool, error) {
+	t := NewBridgeToken()
+	has, err := bind.Call(t.Instance(c, contract), &bind.CallOpts{Context: ctx}, t.PackHasRole(RelayerRole, who), t.UnpackHasRole)
+	if err != nil {
+		return false, fmt.Errorf("hasRole(RELAYER_ROLE, %s) on %s: %w", who, contract, err)
+	}
+	return has, nil
 }
