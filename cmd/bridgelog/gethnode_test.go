@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -57,19 +58,43 @@ func gethDev(t *testing.T, ctx context.Context) *gethproc.Dev {
 	return dev
 }
 
-// transfer sends value from the wallet to `to` and waits until it is mined.
-func transfer(t *testing.T, ctx context.Context, cl *ethclient.Client, w evmwallet.TxSigner, tos []common.Address, value *big.Int) {
+// gethOperator is an operator at a geth --dev node: a client, and the
+// developer account's wallet, opened from the node's keystore.
+type gethOperator struct {
+	dev       *gethproc.Dev
+	cl        *ethclient.Client
+	developer evmwallet.TxSigner
+}
+
+func newGethOperator(t *testing.T, ctx context.Context) *gethOperator {
 	t.Helper()
-	from := common.Address(w.Address())
-	nonce, err := cl.PendingNonceAt(ctx, from)
+	dev := gethDev(t, ctx)
+	cl, err := ethclient.DialContext(ctx, dev.HTTP)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tip, err := cl.SuggestGasTipCap(ctx)
+	t.Cleanup(cl.Close)
+	w, err := evmwallet.Open(ctx, evmwallet.Spec{Name: "developer", Address: dev.Account, Keystore: dev.Keystore,
+		Passphrase: secrets.Passphrase{File: dev.PassphraseFile}}, evmwallet.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := cl.HeaderByNumber(ctx, nil)
+	return &gethOperator{dev: dev, cl: cl, developer: w}
+}
+
+// fund sends value from the developer account to each of tos and waits
+// until every transfer is mined.
+func (g *gethOperator) fund(t *testing.T, ctx context.Context, tos []common.Address, value *big.Int) {
+	t.Helper()
+	nonce, err := g.cl.PendingNonceAt(ctx, common.Address(g.dev.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, err := g.cl.SuggestGasTipCap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := g.cl.HeaderByNumber(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,18 +103,18 @@ func transfer(t *testing.T, ctx context.Context, cl *ethclient.Client, w evmwall
 	for i, to := range tos {
 		tx := types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(gethproc.ChainID), Nonce: nonce + uint64(i),
 			GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: value})
-		signed, err := w.SignTx(ctx, tx, big.NewInt(gethproc.ChainID))
+		signed, err := g.developer.SignTx(ctx, tx, big.NewInt(gethproc.ChainID))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cl.SendTransaction(ctx, signed); err != nil {
+		if err := g.cl.SendTransaction(ctx, signed); err != nil {
 			t.Fatal(err)
 		}
 		sent = append(sent, signed.Hash())
 	}
 	for _, h := range sent {
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-			if r, err := cl.TransactionReceipt(ctx, h); err == nil {
+			if r, err := g.cl.TransactionReceipt(ctx, h); err == nil {
 				if r.Status != types.ReceiptStatusSuccessful {
 					t.Fatalf("transfer %s failed", h)
 				}
@@ -102,6 +127,57 @@ func transfer(t *testing.T, ctx context.Context, cl *ethclient.Client, w evmwall
 	}
 }
 
+// keystoreWallets are the relay's wallets, as an operator keeps them: a
+// relayer and a second minter in a keystore of their own, unlocked by a
+// passphrase file.
+type keystoreWallets struct {
+	dir, passphraseFile string
+	relayer, minter     accounts.Account
+	ks                  *keystore.KeyStore
+}
+
+const walletPassphrase = "relayer passphrase"
+
+func newKeystoreWallets(t *testing.T, dir string) *keystoreWallets {
+	t.Helper()
+	w := &keystoreWallets{dir: filepath.Join(dir, "relay-keystore"),
+		passphraseFile: writeSecret(t, filepath.Join(dir, "relay-passphrase"), walletPassphrase)}
+	w.ks = keystore.NewKeyStore(w.dir, keystore.LightScryptN, keystore.LightScryptP)
+	for _, a := range []*accounts.Account{&w.relayer, &w.minter} {
+		var err error
+		if *a, err = w.ks.NewAccount(walletPassphrase); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// name fills in the key sources of the wallets contracts deploy listed
+// by address, as the operator does.
+func (w *keystoreWallets) name(t *testing.T, cfg *relayConfig) {
+	t.Helper()
+	for _, s := range []*evmwallet.Spec{&cfg.Wallets.Relayer, &cfg.Wallets.Mint[0]} {
+		s.Keystore, s.Passphrase = w.dir, secrets.Passphrase{File: w.passphraseFile}
+	}
+	// TODO(keystore relay): the relay reads relayerKey and mintKeys until
+	// it unlocks wallets; give it the same accounts' keys as dev keys.
+	cfg.DevChain, cfg.RelayerKey, cfg.MintKeys = true, w.key(t, w.relayer), []string{w.key(t, w.minter)}
+}
+
+// key is the hex private key of a, out of the keystore.
+func (w *keystoreWallets) key(t *testing.T, a accounts.Account) string {
+	t.Helper()
+	b, err := os.ReadFile(a.URL.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := keystore.DecryptKey(b, walletPassphrase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey))
+}
+
 func writeSecret(t *testing.T, path, s string) string {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
@@ -110,80 +186,95 @@ func writeSecret(t *testing.T, path, s string) string {
 	return path
 }
 
+func newUserKeys(t *testing.T, n int) (keys []*ecdsa.PrivateKey, addrs []common.Address) {
+	t.Helper()
+	for range n {
+		k, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, addrs = append(keys, k), append(addrs, crypto.PubkeyToAddress(k.PublicKey))
+	}
+	return keys, addrs
+}
+
 // TestContractsDeployToGethAndRelay deploys the bridge to a real geth
 // --dev node with `bridgelog contracts deploy` as an operator does (the
-// deployer the node's developer account in its keystore, the relayer a
-// keystore wallet of its own), after refusals of bad input that write
-// nothing; then a relay process runs against the node over its HTTP RPC
-// while users deposit and withdraw, until the chain shows every deposit
-// minted once and every withdrawal claimed once, and the relay's log
-// and projections show one mint and one claim each.
+// deployer the node's developer account in its keystore, the relay's
+// wallets keystore accounts of their own), after refusals of bad input
+// that write nothing and send nothing; then a relay process runs against
+// the node over its HTTP RPC while users deposit and withdraw, until the
+// chain shows every deposit minted once and every withdrawal claimed
+// once, and the relay's log and projections show one mint and one claim
+// each.
 func TestContractsDeployToGethAndRelay(t *testing.T) {
 	const deposits, withdrawals = 4, 4
 	started := time.Now()
 	bin := testBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	dev := gethDev(t, ctx)
+	g := newGethOperator(t, ctx)
 	dir := t.TempDir()
-	cl, err := ethclient.DialContext(ctx, dev.HTTP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	devWallet, err := evmwallet.Open(ctx, evmwallet.Spec{Name: "developer", Address: dev.Account, Keystore: dev.Keystore,
-		Passphrase: secrets.Passphrase{File: dev.PassphraseFile}}, evmwallet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// The relay's wallets (the relayer and a second minter) in a keystore
-	// of their own; users with plain keys; all funded by the developer
-	// account.
-	relayerKeystore := filepath.Join(dir, "relayer-keystore")
-	relayerPass := writeSecret(t, filepath.Join(dir, "relayer-passphrase"), "relayer passphrase")
-	ks := keystore.NewKeyStore(relayerKeystore, keystore.LightScryptN, keystore.LightScryptP)
-	relayer, err := ks.NewAccount("relayer passphrase")
-	if err != nil {
-		t.Fatal(err)
-	}
-	minter, err := ks.NewAccount("relayer passphrase")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var userKeys []*ecdsa.PrivateKey
-	funded := []common.Address{relayer.Address, minter.Address}
-	for range 2 {
-		k, err := crypto.GenerateKey()
-		if err != nil {
-			t.Fatal(err)
-		}
-		userKeys = append(userKeys, k)
-		funded = append(funded, crypto.PubkeyToAddress(k.PublicKey))
-	}
-	transfer(t, ctx, cl, devWallet, funded, new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18)))
+	wallets := newKeystoreWallets(t, dir)
+	userKeys, users := newUserKeys(t, 2)
+	funded := append([]common.Address{wallets.relayer.Address, wallets.minter.Address}, users...)
+	g.fund(t, ctx, funded, new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18)))
 
 	out := filepath.Join(dir, "relay.json")
 	deployArgs := func(rpc, from, passFile string, extra ...string) []string {
-		return append([]string{"contracts", "deploy", "--rpc", rpc, "--from", from, "--keystore", dev.Keystore,
-			"--passphrase-file", passFile, "--relayer", relayer.Address.Hex(), "--minter", minter.Address.Hex(), "--confirmations", "2", "--out", out,
-			"--timeout", "3s"}, extra...)
+		return append([]string{"contracts", "deploy", "--rpc", rpc, "--from", from, "--keystore", g.dev.Keystore,
+			"--passphrase-file", passFile, "--relayer", wallets.relayer.Address.Hex(), "--minter", wallets.minter.Address.Hex(),
+			"--confirmations", "2", "--out", out, "--timeout", "3s"}, extra...)
 	}
-	// Bad input: a clear error, and nothing written.
-	poor, err := ks.NewAccount("poor")
+	checkDeployRefusals(t, bin, g, wallets, out, deployArgs)
+	if n, err := g.cl.PendingNonceAt(ctx, common.Address(g.dev.Account)); err != nil || n != uint64(len(funded)) {
+		t.Fatalf("the developer account sent %d transactions (%v), want the %d funding transfers", n, err, len(funded))
+	}
+
+	stdout, stderr := runCommand(t, bin, 0, deployArgs(g.dev.HTTP, g.dev.Account.Hex(), g.dev.PassphraseFile)...)
+	t.Logf("contracts deploy:\n%s%s", stdout, stderr)
+	cfg := checkDeployedToGeth(t, ctx, g, wallets, out, stdout)
+	// A second deploy to the same file is refused: the operator's edits stay.
+	if _, stderr := runCommand(t, bin, 1, deployArgs(g.dev.HTTP, g.dev.Account.Hex(), g.dev.PassphraseFile)...); !strings.Contains(stderr, "exists") {
+		t.Fatalf("a deploy over an existing config: %s", stderr)
+	}
+
+	wallets.name(t, &cfg)
+	cfg.BatchMaxWait, cfg.PollInterval, cfg.StuckAfter = "1s", "250ms", "30s"
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRelayConfig(out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	stopRelay := startRelayProcess(t, bin, out, data)
+	bridge := devchain.Users{Backend: g.cl, Bridge: devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)}}
+	flowsUntilPaid(t, ctx, devchain.Flows{Users: bridge, Keys: userKeys, Deposits: deposits, Withdrawals: withdrawals, Poll: 250 * time.Millisecond})
+	stopRelay()
+	assertSettledOnce(t, bin, data, deposits, withdrawals)
+	t.Logf("deployed, and %d deposits minted and %d withdrawals claimed on geth --dev, in %s", deposits, withdrawals, time.Since(started).Round(time.Second))
+}
+
+// checkDeployRefusals: bad input gets a clear error and exit code 1, and
+// nothing is written.
+func checkDeployRefusals(t *testing.T, bin string, g *gethOperator, w *keystoreWallets, out string,
+	deployArgs func(rpc, from, passFile string, extra ...string) []string) {
+	t.Helper()
+	poor, err := w.ks.NewAccount(walletPassphrase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	poorPass := writeSecret(t, filepath.Join(dir, "poor-passphrase"), "poor")
+	dev := g.dev
 	for _, c := range []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"unreachable RPC", deployArgs("http://127.0.0.1:1", dev.Account.Hex(), dev.PassphraseFile), "does not answer"},
-		{"wrong passphrase", deployArgs(dev.HTTP, dev.Account.Hex(), writeSecret(t, filepath.Join(dir, "wrong"), "wrong")), "wrong passphrase"},
-		{"unknown address", deployArgs(dev.HTTP, relayer.Address.Hex(), dev.PassphraseFile), "address not in the keystore"},
-		{"insufficient funds", append(deployArgs(dev.HTTP, poor.Address.Hex(), poorPass), "--keystore", relayerKeystore), "insufficient funds"},
+		{"wrong passphrase", deployArgs(dev.HTTP, dev.Account.Hex(), w.passphraseFile), "wrong passphrase"},
+		{"unknown address", deployArgs(dev.HTTP, w.relayer.Address.Hex(), dev.PassphraseFile), "address not in the keystore"},
+		{"insufficient funds", append(deployArgs(dev.HTTP, poor.Address.Hex(), w.passphraseFile), "--keystore", w.dir), "insufficient funds"},
 		{"signer not answering", []string{"contracts", "deploy", "--rpc", dev.HTTP, "--from", dev.Account.Hex(),
 			"--external", "http://127.0.0.1:1", "--out", out, "--timeout", "3s"}, "wallet deployer: external signer"},
 	} {
@@ -195,114 +286,107 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 			t.Fatalf("%s: %s written (%v)", c.name, out, err)
 		}
 	}
-	if n, err := cl.PendingNonceAt(ctx, common.Address(dev.Account)); err != nil || n != uint64(len(funded)) {
-		t.Fatalf("the developer account sent %d transactions (%v), want the %d funding transfers", n, err, len(funded))
-	}
+}
 
-	stdout, stderr := runCommand(t, bin, 0, deployArgs(dev.HTTP, dev.Account.Hex(), dev.PassphraseFile)...)
-	t.Logf("contracts deploy:\n%s%s", stdout, stderr)
+// checkDeployedToGeth reads the config contracts deploy wrote and checks
+// it and the chain: both contracts there, the minter granted its role, no
+// key source in the file.
+func checkDeployedToGeth(t *testing.T, ctx context.Context, g *gethOperator, w *keystoreWallets, out, stdout string) relayConfig {
+	t.Helper()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(raw), `"key"`) || strings.Contains(string(raw), "passphrase") {
+	if strings.Contains(string(raw), `"key"`) || strings.Contains(string(raw), "passphrase") || strings.Contains(string(raw), "keystore") {
 		t.Fatalf("the written config holds a key source:\n%s", raw)
 	}
 	var cfg relayConfig
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.RPC != dev.HTTP || cfg.ChainID != gethproc.ChainID || cfg.StartBlock == 0 || cfg.Confirmations != 2 ||
-		cfg.Execution != nil || cfg.Wallets == nil || cfg.Wallets.Relayer.Address != domain.Address(relayer.Address) ||
-		len(cfg.Wallets.Mint) != 1 || cfg.Wallets.Mint[0].Address != domain.Address(minter.Address) {
+	if cfg.RPC != g.dev.HTTP || cfg.ChainID != gethproc.ChainID || cfg.StartBlock == 0 || cfg.Confirmations != 2 ||
+		cfg.Execution != nil || cfg.Wallets == nil || cfg.Wallets.Relayer.Address != domain.Address(w.relayer.Address) ||
+		len(cfg.Wallets.Mint) != 1 || cfg.Wallets.Mint[0].Address != domain.Address(w.minter.Address) {
 		t.Fatalf("written config:\n%s", raw)
 	}
-	if may, err := contracts.HasRelayerRole(ctx, cl, common.Address(cfg.Token), minter.Address); err != nil || !may {
+	if may, err := contracts.HasRelayerRole(ctx, g.cl, common.Address(cfg.Token), w.minter.Address); err != nil || !may {
 		t.Fatalf("the minter may mint: %v (%v)", may, err)
 	}
 	for _, a := range []domain.Address{cfg.Distributor, cfg.Token} {
-		if code, err := cl.CodeAt(ctx, common.Address(a), nil); err != nil || len(code) == 0 {
+		if code, err := g.cl.CodeAt(ctx, common.Address(a), nil); err != nil || len(code) == 0 {
 			t.Fatalf("no contract at %s (%v)", a, err)
 		}
+		if !strings.Contains(stdout, common.Address(a).Hex()) {
+			t.Fatalf("deploy did not print %s:\n%s", a, stdout)
+		}
 	}
-	if !strings.Contains(stdout, common.Address(cfg.Distributor).Hex()) || !strings.Contains(stdout, common.Address(cfg.Token).Hex()) {
-		t.Fatalf("deploy printed:\n%s", stdout)
-	}
-	// A second deploy to the same file is refused: the operator's edits stay.
-	if _, stderr := runCommand(t, bin, 1, deployArgs(dev.HTTP, dev.Account.Hex(), dev.PassphraseFile)...); !strings.Contains(stderr, "exists") {
-		t.Fatalf("a deploy over an existing config: %s", stderr)
-	}
+	return cfg
+}
 
-	// The operator names where the wallets' keys are.
-	for _, w := range []*evmwallet.Spec{&cfg.Wallets.Relayer, &cfg.Wallets.Mint[0]} {
-		w.Keystore, w.Passphrase = relayerKeystore, secrets.Passphrase{File: relayerPass}
-	}
-	// TODO(keystore relay): the relay reads relayerKey and mintKeys until
-	// it unlocks wallets; give it the same accounts' keys as dev keys.
-	relayerKey, minterKey := keystoreKey(t, relayerKeystore, relayer.Address), keystoreKey(t, relayerKeystore, minter.Address)
-	cfg.DevChain, cfg.RelayerKey, cfg.MintKeys = true, relayerKey, []string{minterKey}
-	cfg.BatchMaxWait, cfg.PollInterval, cfg.StuckAfter = "1s", "250ms", "30s"
-	if err := os.Remove(out); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeRelayConfig(out, cfg); err != nil {
-		t.Fatal(err)
-	}
-
-	data := filepath.Join(dir, "data")
-	relayLog := filepath.Join(dir, "relay.log")
-	logFile, err := os.Create(relayLog)
+// startRelayProcess runs `bridgelog relay` as an operator does; the
+// returned stop sends it SIGTERM, waits, and requires a clean exit (its
+// log is shown when the test failed).
+func startRelayProcess(t *testing.T, bin, cfgPath, data string) (stop func()) {
+	t.Helper()
+	logPath := filepath.Join(filepath.Dir(data), "relay.log")
+	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
-	relay := exec.Command(bin, "relay", "--config", out, "--data", data, "--log-level", "info")
+	relay := exec.Command(bin, "relay", "--config", cfgPath, "--data", data, "--log-level", "info")
 	relay.Stdout, relay.Stderr = logFile, logFile
 	if err := relay.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := false
-	stopRelay := func() {
-		if !stopped {
-			stopped = true
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
 			relay.Process.Signal(syscall.SIGTERM)
 			relay.Wait()
-		}
+			logFile.Close()
+			if code := relay.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("the relay exited %v", relay.ProcessState)
+			}
+		})
 	}
-	defer func() {
-		stopRelay()
+	t.Cleanup(func() {
+		stop()
 		if t.Failed() {
-			t.Logf("relay log:\n%s", childproc.Tail(relayLog, 60))
+			t.Logf("relay log:\n%s", childproc.Tail(logPath, 60))
 		}
-	}()
+	})
+	return stop
+}
 
-	users := devchain.Users{Backend: cl, Bridge: devchain.Bridge{Distributor: common.Address(cfg.Distributor), Token: common.Address(cfg.Token)}}
-	f := devchain.Flows{Users: users, Keys: userKeys, Deposits: deposits, Withdrawals: withdrawals, Poll: 250 * time.Millisecond}
-	fctx, fcancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer fcancel()
+// flowsUntilPaid sends f and waits until the chain shows every deposit
+// minted once and every withdrawal paid once: the chain is the judge.
+func flowsUntilPaid(t *testing.T, ctx context.Context, f devchain.Flows) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
 	if err := f.Run(fctx); err != nil {
 		t.Fatal(err)
 	}
-	// The chain is the judge: wait until it shows every withdrawal paid.
-	var problems []string
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
-		a, err := devchain.ReadAudit(ctx, users)
+		a, err := devchain.ReadAudit(ctx, f.Users)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if problems = a.Problems(f.Total()); len(problems) == 0 {
-			break
+		problems := a.Problems(f.Total())
+		if len(problems) == 0 {
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("on chain (%s):\n%s", a.Summary(), strings.Join(problems, "\n"))
 		}
 	}
-	stopRelay()
-	if relay.ProcessState.ExitCode() != 0 {
-		t.Fatalf("the relay exited %v", relay.ProcessState)
-	}
+}
 
-	// The relay's log and projections show one mint and one claim each.
+// assertSettledOnce: the relay's log shows each deposit's mint and each
+// withdrawal's claim sent once and settled, and its projections show them
+// minted and executed.
+func assertSettledOnce(t *testing.T, bin, data string, deposits, withdrawals int) {
+	t.Helper()
 	// The relay stopped as soon as the chain showed the last claim: its
 	// projections catch up with the log first.
 	runCommand(t, bin, 0, "project", "--data", data, "--log-level", "warn")
@@ -311,9 +395,8 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lg.Close()
-	// Each deposit's mint and each withdrawal's claim was sent once, and
-	// each is settled (a verdict may be appended again after a restart or
-	// a redelivery: its source key makes the copies one event).
+	// A verdict may be appended again after a restart or a redelivery:
+	// its source key makes the copies one event.
 	for _, c := range []struct {
 		topic, typ string
 		want       int
@@ -334,6 +417,7 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 			}
 		}
 	}
+	ctx := context.Background()
 	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(data, "projections.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -343,30 +427,9 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if statusCount(s.Deposits, domain.StatusMinted) != deposits || statusCount(s.Withdrawals, domain.StatusExecuted) != withdrawals {
+	if statusCount(s.Deposits, domain.StatusMinted) != int64(deposits) || statusCount(s.Withdrawals, domain.StatusExecuted) != int64(withdrawals) {
 		t.Fatalf("projections: %+v", s)
 	}
-	t.Logf("deployed, and %d deposits minted and %d withdrawals claimed on geth --dev, in %s", deposits, withdrawals, time.Since(started).Round(time.Second))
-}
-
-// keystoreKey is the hex private key of address in a keystore directory
-// whose accounts' passphrase is "relayer passphrase".
-func keystoreKey(t *testing.T, dir string, address common.Address) string {
-	t.Helper()
-	ks := keystore.NewKeyStore(dir, keystore.LightScryptN, keystore.LightScryptP)
-	a, err := ks.Find(accounts.Account{Address: address})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(a.URL.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := keystore.DecryptKey(b, "relayer passphrase")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey))
 }
 
 // TestContractsDeployToTwoChains: with --execution-rpc the distributor
@@ -377,24 +440,15 @@ func TestContractsDeployToTwoChains(t *testing.T) {
 	bin := testBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	lockSide, execSide := gethDev(t, ctx), gethDev(t, ctx)
+	lockOp, execOp := newGethOperator(t, ctx), newGethOperator(t, ctx)
+	lockSide, execSide, lockClient, execClient := lockOp.dev, execOp.dev, lockOp.cl, execOp.cl
 	// Both nodes' developer account is geth's well-known one: a transfer
 	// on the execution chain moves its nonce on, so the token's address
 	// differs from the distributor's.
-	execClient, err := ethclient.DialContext(ctx, execSide.HTTP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer execClient.Close()
-	execDev, err := evmwallet.Open(ctx, evmwallet.Spec{Name: "developer", Address: execSide.Account, Keystore: execSide.Keystore,
-		Passphrase: secrets.Passphrase{File: execSide.PassphraseFile}}, evmwallet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if lockSide.Account != execSide.Account {
 		t.Fatalf("developer accounts %s and %s: geth --dev no longer uses its well-known key", lockSide.Account, execSide.Account)
 	}
-	transfer(t, ctx, execClient, execDev, []common.Address{common.HexToAddress("0x00000000000000000000000000000000000b0b")}, big.NewInt(1))
+	execOp.fund(t, ctx, []common.Address{common.HexToAddress("0x00000000000000000000000000000000000b0b")}, big.NewInt(1))
 	out := filepath.Join(t.TempDir(), "relay.json")
 	runCommand(t, bin, 0, "contracts", "deploy", "--rpc", lockSide.HTTP, "--execution-rpc", execSide.HTTP,
 		"--from", lockSide.Account.Hex(), "--keystore", lockSide.Keystore, "--passphrase-file", lockSide.PassphraseFile,
@@ -409,11 +463,6 @@ func TestContractsDeployToTwoChains(t *testing.T) {
 		cfg.Wallets.Claim[0].Address != domain.Address(common.HexToAddress("0x00000000000000000000000000000000000c1a11")) {
 		t.Fatalf("written config: %+v, execution %+v", cfg, cfg.Execution)
 	}
-	lockClient, err := ethclient.DialContext(ctx, lockSide.HTTP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lockClient.Close()
 	for _, c := range []struct {
 		cl   *ethclient.Client
 		addr domain.Address
