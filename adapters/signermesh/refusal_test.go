@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -67,6 +68,31 @@ func TestHandshakeRefusals(t *testing.T) {
 				{"s3", "s2", OutcomeBadProof, detail, false},
 				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
 				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(detail), false},
+			}
+		}},
+		{"a member whose identity key the others' group does not list", func(t *testing.T, c *cluster) []refusal {
+			// s2 replaced its identity key and runs the group that lists
+			// the new one; s1 and s3 still run the group with the old key.
+			// The group ids differ, so each side refuses the other before
+			// any proof: a key replacement takes every member's config.
+			c.start(c.config("s1"))
+			c.start(c.config("s3"))
+			cfg := c.config("s2")
+			cfg.Identity = otherKey("s2-replaced")
+			cfg.Group.Members = slices.Clone(cfg.Group.Members)
+			for i, m := range cfg.Group.Members {
+				if m.ID == "s2" {
+					m.IdentityKey = cfg.Identity.Public().(ed25519.PublicKey)
+					cfg.Group.Members[i] = m
+				}
+			}
+			c.start(cfg)
+			old, replaced := c.g.Group.ID(), cfg.Group.ID()
+			return []refusal{
+				{"s1", "s2", OutcomeWrongGroup, fmt.Sprintf("peer s2 is in group %s, this signer in %s", replaced, old), false},
+				{"s3", "s2", OutcomeWrongGroup, fmt.Sprintf("peer s2 is in group %s, this signer in %s", replaced, old), false},
+				{"s2", "s1", OutcomeWrongGroup, fmt.Sprintf("peer s1 is in group %s, this signer in %s", old, replaced), false},
+				{"s2", "s3", OutcomeWrongGroup, fmt.Sprintf("peer s3 is in group %s, this signer in %s", old, replaced), false},
 			}
 		}},
 		{"an id not in the group", func(t *testing.T, c *cluster) []refusal {

@@ -21,6 +21,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspadproc"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
@@ -154,7 +155,7 @@ func faucetFromFile(path string) (*kaspa.Wallet, error) {
 	if path == "" {
 		return nil, errors.New("devnet: --kaspad needs --kaspa-faucet-key FILE, a simnet key with funds on that node, to fund the group")
 	}
-	b, err := readSecretFile("kaspa faucet key", path)
+	b, err := secrets.ReadFile("kaspa faucet key", path)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 // devSignerGroup is a signing group written to disk for a devnet or a
-// test: every member's keys (mode 600), its config with loopback ports
-// for its mesh and HTTP endpoints, and the admin credential.
+// test: every member's keys sealed as an operator's are (mode 600, light
+// scrypt), the passphrase that opens them, its config with loopback
+// ports for its mesh and HTTP endpoints, and the admin credential.
 type devSignerGroup struct {
 	dir        string
 	network    string
@@ -27,6 +29,7 @@ type devSignerGroup struct {
 	rules      *kaspa.Rules
 	members    []devSigner
 	credential string // the admin credential's file
+	passphrase string // the file of the passphrase that opens every member's keys (what a key scan looks for)
 }
 
 // devSigner is one member's files and addresses.
@@ -95,6 +98,11 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		return nil, err
 	}
 	credentialSum := sha256.Sum256([]byte(hex.EncodeToString(credential)))
+	g.passphrase = filepath.Join(spec.dir, "passphrase")
+	pass, err := writeDevPassphrase(g.passphrase)
+	if err != nil {
+		return nil, err
+	}
 	var members []signerMember
 	var payoutKeys [][]byte
 	for i := 0; i < spec.members; i++ {
@@ -112,8 +120,16 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 			return nil, err
 		}
 		m.payout = secret
-		for name, content := range map[string][]byte{"identity.key": identity.Seed(), "payout.key": secret} {
-			if err := os.WriteFile(filepath.Join(m.dir, name), []byte(hex.EncodeToString(content)+"\n"), 0o600); err != nil {
+		for _, k := range []struct {
+			file           string
+			kind           keyKind
+			secret, public []byte
+		}{{"identity.key", identityKeyKind, identity.Seed(), pub}, {"payout.key", kaspaPayoutKeyKind, secret, payoutPub}} {
+			b, err := secrets.Seal(k.kind.sealed, k.secret, k.public, pass, secrets.LightScrypt)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(filepath.Join(m.dir, k.file), b, 0o600); err != nil {
 				return nil, err
 			}
 		}
@@ -145,7 +161,8 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		}
 		evm := spec.evm
 		cfg := signerConfig{Self: m.id, IdentityKeyFile: filepath.Join(m.id, "identity.key"), PayoutKeyFile: filepath.Join(m.id, "payout.key"),
-			Data: filepath.Join(m.id, "data"), Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(credentialSum[:])},
+			Passphrase: secrets.Passphrase{File: "passphrase"},
+			Data:       filepath.Join(m.id, "data"), Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(credentialSum[:])},
 			Group: signerGroup{Profile: spec.profile, Quorum: spec.quorum, Faults: spec.faults, Network: spec.network,
 				ChangeAddress: g.address, Members: members},
 			Params: spec.params,
@@ -161,6 +178,20 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		}
 	}
 	return g, nil
+}
+
+// writeDevPassphrase writes a fresh random passphrase (mode 600) and
+// returns it.
+func writeDevPassphrase(path string) (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	pass := hex.EncodeToString(b)
+	if err := os.WriteFile(path, []byte(pass+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return pass, nil
 }
 
 // freeLoopbackAddr reserves a loopback port by listening on it and

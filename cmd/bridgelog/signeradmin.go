@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -44,8 +45,12 @@ The signer config (JSON; relative paths are relative to it):
              "members": [{"id": "s1", "identityKey": "HEX", "payoutKey": "HEX"}, ...]},
              (profile "b": Byzantine-tolerant lock certificates; add "faults": f,
               with at least 3f+1 members and a quorum of 2f+1 at N = 3f+1)
-   "identityKeyFile": "s1.identity",  (ed25519 seed, 64 hex digits; mode 600)
-   "payoutKeyFile": "sim.payout",     (sim: the network's key seed; mode 600)
+   "identityKeyFile": "s1.identity",  (sealed by bridgelog keys new|import --kind identity; mode 600)
+   "payoutKeyFile": "s1.payout",      (sealed by bridgelog keys new|import --kind kaspa; sim: the
+                                       network's key seed in plain; mode 600)
+   "passphraseFile": "s1.passphrase", (or "passphraseEnv": "VAR": opens both sealed files)
+     (plain hex key files, the seed or secret as 64 hex digits, are accepted on sim,
+      kaspa-simnet and kaspa-devnet only)
    "data": "s1-data",
    "admin": {"credentialSha256": "HEX"},
    "params": {"proposalTimeout": "5s", ...}, "policy": {...}}`,
@@ -277,7 +282,7 @@ func checkAdminCredential(s *signerSetup, path string) error {
 	if path == "" {
 		return fmt.Errorf("%w: --credential FILE is required", ErrAdminCredential)
 	}
-	b, err := readSecretFile("credential file", path)
+	b, err := secrets.ReadFile("credential file", path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAdminCredential, err)
 	}

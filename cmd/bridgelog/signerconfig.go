@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/adapters/simledger"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -38,12 +38,17 @@ func init() { rootCmd.AddCommand(signerCmd) }
 type signerConfig struct {
 	Self  string      `json:"self"`
 	Group signerGroup `json:"group"`
-	// IdentityKeyFile holds the signer's ed25519 identity key (the 32-byte
-	// seed as 64 hex digits); PayoutKeyFile its payout key in the
-	// network's format (for "sim": the simulated network's key seed, see
-	// simPayoutKeys). Both must be readable by their owner only.
+	// IdentityKeyFile holds the signer's ed25519 identity key (its 32-byte
+	// seed), PayoutKeyFile its Kaspa payout key (the 32-byte secret):
+	// sealed files (`bridgelog keys new|import`), or plain hex on the
+	// networks where plainKeysAllowed. On "sim" the payout key file is
+	// the simulated network's key seed (see simPayoutKeys). Both must be
+	// readable by their owner only.
 	IdentityKeyFile string `json:"identityKeyFile"`
 	PayoutKeyFile   string `json:"payoutKeyFile"`
+	// Passphrase (passphraseFile or passphraseEnv) opens the sealed key
+	// files; one passphrase serves both.
+	secrets.Passphrase
 	// Data is the signer's own data directory: its embedded log in
 	// DATA/log and its SQLite store in DATA/projections.db, as a relay's.
 	Data  string      `json:"data"`
@@ -133,7 +138,7 @@ var (
 	// lists for the member.
 	ErrKeyMismatch = errors.New("key does not match the group")
 	// ErrKeyFileMode: a secret file that others than its owner can read.
-	ErrKeyFileMode = errors.New("secret file readable by others than its owner")
+	ErrKeyFileMode = secrets.ErrFileMode
 )
 
 // networkSim is the simulated ledger of adapters/simledger: a group on
@@ -174,12 +179,15 @@ func loadSignerConfig(path string) (*signerSetup, error) {
 		}
 	}
 	dir := filepath.Dir(path)
-	led, err := c.Group.ledger(resolvePath(dir, c.PayoutKeyFile), twophase.PeerID(c.Self))
+	pass := c.Passphrase
+	pass.File = resolvePath(dir, pass.File)
+	keys := &signerKeys{self: twophase.PeerID(c.Self), network: c.Group.Network, passphrase: pass}
+	led, err := c.Group.ledger(keys, resolvePath(dir, c.PayoutKeyFile), twophase.PeerID(c.Self))
 	if err != nil {
 		return nil, bad(err)
 	}
 	group, self := led.group, led.self
-	identity, err := loadIdentityKey(resolvePath(dir, c.IdentityKeyFile), self)
+	identity, err := loadIdentityKey(keys, resolvePath(dir, c.IdentityKeyFile), self)
 	if err != nil {
 		return nil, bad(err)
 	}
@@ -288,9 +296,10 @@ type groupLedger struct {
 }
 
 // ledger builds the group on its network ("sim", or a Kaspa network:
-// kaspa-mainnet, -testnet, -simnet, -devnet) and loads self's payout key.
-// On Kaspa the change address must be the group's own multisig address.
-func (g signerGroup) ledger(payoutKeyFile string, self twophase.PeerID) (groupLedger, error) {
+// kaspa-mainnet, -testnet, -simnet, -devnet) and loads self's payout key
+// through keyFiles. On Kaspa the change address must be the group's own
+// multisig address.
+func (g signerGroup) ledger(keyFiles *signerKeys, payoutKeyFile string, self twophase.PeerID) (groupLedger, error) {
 	var l groupLedger
 	members, err := g.members()
 	if err != nil {
@@ -308,7 +317,7 @@ func (g signerGroup) ledger(payoutKeyFile string, self twophase.PeerID) (groupLe
 		}
 		keys, payout, err := simPayoutKeys(payoutKeyFile, l.group, l.self)
 		if err != nil {
-			return l, err
+			return l, fmt.Errorf("signer %s: %w", self, err)
 		}
 		l.rules, l.scheme, l.payout = rules, keys, payout
 	case strings.HasPrefix(g.Network, "kaspa-"):
@@ -326,7 +335,7 @@ func (g signerGroup) ledger(payoutKeyFile string, self twophase.PeerID) (groupLe
 		if l.group, l.self, err = g.validated(members, rules.ChangeScript(), self); err != nil {
 			return l, err
 		}
-		payout, err := kaspaPayoutKey(payoutKeyFile, l.self)
+		payout, err := kaspaPayoutKey(keyFiles, payoutKeyFile, l.self)
 		if err != nil {
 			return l, err
 		}
@@ -371,16 +380,12 @@ func (g signerGroup) validated(members []twophase.Member, change twophase.Script
 	return out, m, nil
 }
 
-// kaspaPayoutKey reads self's Kaspa payout secret (32 bytes, hex) and
-// checks it is the key the group lists for self.
-func kaspaPayoutKey(path string, self twophase.Member) (twophase.PayoutSigner, error) {
-	b, err := readSecretFile("payout key file", path)
+// kaspaPayoutKey reads self's Kaspa payout secret and checks it is the
+// key the group lists for self.
+func kaspaPayoutKey(keys *signerKeys, path string, self twophase.Member) (twophase.PayoutSigner, error) {
+	secret, err := keys.read("payout key file", path, kaspaPayoutKeyKind)
 	if err != nil {
 		return nil, err
-	}
-	secret, err := hex.DecodeString(trim0x(string(b)))
-	if err != nil || len(secret) != 32 {
-		return nil, fmt.Errorf("payout key file %s: want the 32-byte Kaspa secret as 64 hex digits", path)
 	}
 	signer, err := kaspa.NewSigner(secret)
 	if err != nil {
@@ -394,14 +399,10 @@ func kaspaPayoutKey(path string, self twophase.Member) (twophase.PayoutSigner, e
 
 // loadIdentityKey reads the signer's ed25519 key and checks it is the
 // one the group lists for self.
-func loadIdentityKey(path string, self twophase.Member) (ed25519.PrivateKey, error) {
-	b, err := readSecretFile("identity key file", path)
+func loadIdentityKey(keys *signerKeys, path string, self twophase.Member) (ed25519.PrivateKey, error) {
+	seed, err := keys.read("identity key file", path, identityKeyKind)
 	if err != nil {
 		return nil, err
-	}
-	seed, err := hex.DecodeString(trim0x(string(b)))
-	if err != nil || len(seed) != ed25519.SeedSize {
-		return nil, fmt.Errorf("identity key file %s: want the ed25519 seed as %d hex digits", path, 2*ed25519.SeedSize)
 	}
 	key := ed25519.NewKeyFromSeed(seed)
 	if !self.IdentityKey.Equal(key.Public()) {
@@ -416,9 +417,12 @@ func loadIdentityKey(path string, self twophase.Member) (ed25519.PrivateKey, err
 // the seed: each member's payout key must be one of its keys, self's
 // included.
 func simPayoutKeys(path string, g twophase.Group, self twophase.Member) (*simledger.Keys, twophase.PayoutSigner, error) {
-	b, err := readSecretFile("payout key file", path)
+	b, err := secrets.ReadFile("payout key file", path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if _, _, sealed := secrets.Sealed(b); sealed {
+		return nil, nil, fmt.Errorf("payout key file %s is sealed: on the sim network it holds the simulated network's key seed in plain", path)
 	}
 	seed := string(b)
 	if seed == "" {
@@ -439,35 +443,6 @@ func simPayoutKeys(path string, g twophase.Group, self twophase.Member) (*simled
 		}
 	}
 	return keys, keys.Signer(self.PayoutKey), nil
-}
-
-// readSecretFile reads a key or credential file, refusing one that its
-// group or others can read, and returns its content without surrounding
-// white space.
-func readSecretFile(what, path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
-		return nil, fmt.Errorf("%w: %s %s has mode %04o; make it readable by its owner only (chmod 600 %s)",
-			ErrKeyFileMode, what, path, mode, path)
-	}
-	// A key or a credential is small; anything larger is the wrong file.
-	const limit = 1 << 16
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	if len(b) > limit {
-		return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, limit)
-	}
-	return bytes.TrimSpace(b), nil
 }
 
 // resolvePath makes a config's relative path relative to the config's

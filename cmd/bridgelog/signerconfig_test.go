@@ -258,6 +258,12 @@ func chmod(t *testing.T, path string, mode os.FileMode) {
 // change to the group's multisig address.
 func kaspaFixture(t *testing.T, f *signerFixture) {
 	t.Helper()
+	kaspaFixtureOn(t, f, "kaspa-simnet")
+}
+
+// kaspaFixtureOn is kaspaFixture on another Kaspa network.
+func kaspaFixtureOn(t *testing.T, f *signerFixture, network string) {
+	t.Helper()
 	var keys [][]byte
 	for i := range f.cfg.Group.Members {
 		secret := sha256.Sum256([]byte(fmt.Sprintf("fixture/kaspa/%d", i)))
@@ -269,11 +275,11 @@ func kaspaFixture(t *testing.T, f *signerFixture) {
 		f.cfg.Group.Members[i].PayoutKey = hex.EncodeToString(pub)
 		keys = append(keys, pub)
 	}
-	rules, err := kaspa.NewRules("kaspa-simnet", keys, f.cfg.Group.Quorum)
+	rules, err := kaspa.NewRules(network, keys, f.cfg.Group.Quorum)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.cfg.Group.Network, f.cfg.Group.ChangeAddress, f.cfg.PayoutKeyFile = "kaspa-simnet", rules.Address().String(), "s1.kaspa"
+	f.cfg.Group.Network, f.cfg.Group.ChangeAddress, f.cfg.PayoutKeyFile = network, rules.Address().String(), "s1.kaspa"
 }
 
 func TestSignerConfigKaspa(t *testing.T) {
