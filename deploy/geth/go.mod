@@ -1,3 +1,8 @@
+// geth for tests and local runs against a real node: gethproc builds
+// `go build github.com/ethereum/go-ethereum/cmd/geth` here. It is a module
+// of its own because the bridgelog module's go-ethereum (v1.17.10) cannot
+// build geth through this module proxy (a dependency version is refused),
+// while v1.17.5's geth builds.
 module github.com/bridgelog/bridgelog/deploy/geth
 
 go 1.26.0
