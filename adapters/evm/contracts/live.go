@@ -27,7 +27,8 @@ var (
 	// ErrBytecode: the code at a deployed address is not what the
 	// committed artifacts create.
 	ErrBytecode = errors.New("deployed bytecode differs from the artifacts")
-	// ErrDeployFailed: a deployment transaction reverted, or a contract lacks a role it was given.
+	// ErrDeployFailed: a deployment transaction reverted, or a contract
+	// lacks a role it was given.
 	ErrDeployFailed = errors.New("deployment failed")
 )
 

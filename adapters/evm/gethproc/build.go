@@ -73,12 +73,15 @@ func Build(ctx context.Context, progress io.Writer) (Binary, error) {
 }
 
 func build(ctx context.Context, root string, progress io.Writer) (Binary, error) {
+	dir := filepath.Join(root, fmt.Sprintf("geth-%s-%s-%s", Version, runtime.GOOS, runtime.GOARCH))
+	bin := Binary(filepath.Join(dir, "geth"))
+	if bin.present() { // no Go toolchain needed
+		return bin, nil
+	}
 	goTool, err := toolbuild.GoTool("geth")
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBuild, err)
 	}
-	dir := filepath.Join(root, fmt.Sprintf("geth-%s-%s-%s", Version, runtime.GOOS, runtime.GOARCH))
-	bin := Binary(filepath.Join(dir, "geth"))
 	module := sourceDir(ctx, goTool)
 	from := "the Go module proxy"
 	if module != "" {
