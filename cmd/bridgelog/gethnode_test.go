@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math/big"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,6 +266,21 @@ func checkDeployRefusals(t *testing.T, bin string, g *gethOperator, w *keystoreW
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A node that takes connections and never answers.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
 	dev := g.dev
 	for _, c := range []struct {
 		name string
@@ -272,6 +288,7 @@ func checkDeployRefusals(t *testing.T, bin string, g *gethOperator, w *keystoreW
 		want string
 	}{
 		{"unreachable RPC", deployArgs("http://127.0.0.1:1", dev.Account.Hex(), dev.PassphraseFile), "does not answer"},
+		{"silent RPC", deployArgs("http://"+silent.Addr().String(), dev.Account.Hex(), dev.PassphraseFile), "deadline exceeded"},
 		{"wrong passphrase", deployArgs(dev.HTTP, dev.Account.Hex(), w.passphraseFile), "wrong passphrase"},
 		{"unknown address", deployArgs(dev.HTTP, w.relayer.Address.Hex(), dev.PassphraseFile), "address not in the keystore"},
 		{"insufficient funds", append(deployArgs(dev.HTTP, poor.Address.Hex(), w.passphraseFile), "--keystore", w.dir), "insufficient funds"},
