@@ -18,7 +18,7 @@ type TxChain interface {
 	From() domain.Address
 	Fees(ctx context.Context) (feeCap, tipCap *big.Int, err error)
 	Estimate(ctx context.Context, from domain.Address, call domain.ContractCall) (uint64, error)
-	SignCall(call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error)
+	SignCall(ctx context.Context, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error)
 	SendRaw(ctx context.Context, raw []byte) error
 	WalletNonces(ctx context.Context) (confirmed, pending uint64, err error)
 	Observe(ctx context.Context, in domain.TxIntent) (domain.Observation, error)
@@ -172,7 +172,7 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 // log before the transaction can reach the chain.
 func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int,
 	attempt int, cancel bool) (domain.TxIntent, error) {
-	hash, raw, err := d.Chain.SignCall(call, nonce, gas, feeCap, tipCap)
+	hash, raw, err := d.Chain.SignCall(ctx, call, nonce, gas, feeCap, tipCap)
 	if err != nil {
 		return domain.TxIntent{}, err
 	}

@@ -95,7 +95,7 @@ func newTestBridgeOn(t *testing.T, eng testEngines, blockInterval time.Duration,
 	}
 	t.Cleanup(func() { chain.Close() })
 	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
-	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: 3, RelayerKey: keyHex(devRelayer),
+	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: 3, DevChain: true, RelayerKey: keyHex(devRelayer),
 		BatchMaxWait: "300ms", StuckAfter: "10s", PollInterval: "50ms"}
 	for i := 0; i < executors; i++ {
 		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
@@ -808,7 +808,7 @@ func TestTwoChains(t *testing.T) {
 	}
 	lockChain, lockBr := start(1337)
 	execChain, execBr := start(2222)
-	cfg := relayConfig{RPC: lockChain.URL(), ChainID: 1337, Confirmations: 3, Distributor: domain.Address(lockBr.Distributor),
+	cfg := relayConfig{RPC: lockChain.URL(), ChainID: 1337, Confirmations: 3, DevChain: true, Distributor: domain.Address(lockBr.Distributor),
 		Token: domain.Address(execBr.Token), RelayerKey: keyHex(devRelayer), ClaimKeys: []string{keyHex(devClaim0)},
 		BatchMaxWait: "200ms", StuckAfter: "10s", PollInterval: "50ms",
 		Execution: &executionChain{RPC: execChain.URL(), ChainID: 2222, Confirmations: 2}}
