@@ -104,7 +104,11 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 		if err == nil || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		loggerOr(x.Logger).Warn("claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
+		level := slog.LevelWarn
+		if errors.Is(err, ErrSigning) && x.Driver.Health != nil {
+			level = slog.LevelDebug // the wallet's signer health logged its failure once
+		}
+		loggerOr(x.Logger).Log(ctx, level, "claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
 		metricsOr(x.Metrics).ClaimAttemptFailed()
 		select {

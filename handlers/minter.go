@@ -73,6 +73,11 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 			defer wg.Done()
 			for _, t := range byDriver[k] {
 				ok, err := mn.mint(ctx, d, t)
+				if errors.Is(err, ErrSigning) && d.Health != nil {
+					// The wallet's signer is down: its health says so
+					// once; its deposits wait for it, the others mint.
+					return
+				}
 				if err != nil {
 					errs[k] = err
 					return

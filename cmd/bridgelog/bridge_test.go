@@ -144,7 +144,11 @@ func (tb *testBridge) close() {
 }
 
 func (tb *testBridge) user(i int) (int, common.Address) {
-	k := userKey(len(tb.cfg.ClaimKeys), i)
+	claimWallets := len(tb.cfg.ClaimKeys)
+	if tb.cfg.Wallets != nil {
+		claimWallets += len(tb.cfg.Wallets.Claim)
+	}
+	k := userKey(claimWallets, i)
 	return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
 }
 

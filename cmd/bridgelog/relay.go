@@ -234,6 +234,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return err
 	}
 	wallets := &walletOpener{opt: cfg.walletOptions()}
+	// Every wallet's signer is followed as a step of its own: an external
+	// signer that refuses or does not answer is one line and one event.
+	signing := &handlers.StepHealth{Appender: app, Logger: opt.logger, Metrics: opt.metrics}
 	// One driver per wallet and chain: a wallet's nonces must never be
 	// handed out by two drivers (executors fall back to the relayer's
 	// wallet, an address may serve several roles).
@@ -248,7 +251,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 			return d, nil
 		}
 		d := &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
-			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun}
+			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
 		drivers[id] = d
 		return d, nil
 	}
