@@ -256,7 +256,17 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return d, nil
 	}
 	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return driverOn(spec, b.client) }
-	if err := b.addExecutors(specs, opt, lg, calls, executorDriver); err != nil {
+	var retiringClaim []*handlers.TxDriver
+	for _, spec := range specs.claim {
+		if spec.Retiring {
+			d, err := executorDriver(spec)
+			if err != nil {
+				return err
+			}
+			retiringClaim = append(retiringClaim, d)
+		}
+	}
+	if err := b.addExecutors(specs, opt, lg, calls, executorDriver, retiringClaim); err != nil {
 		return err
 	}
 	if opt.claimsOnly {
@@ -275,15 +285,22 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	if err != nil {
 		return err
 	}
-	var mintPool []*handlers.TxDriver
+	var mintPool, retiringMint []*handlers.TxDriver
 	for _, spec := range specs.mint {
 		d, err := driverOn(spec, b.exec)
 		if err != nil {
 			return err
 		}
-		if d != mintDriver && !slices.Contains(mintPool, d) {
+		switch {
+		case spec.Retiring:
+			retiringMint = append(retiringMint, d)
+		case d != mintDriver && !slices.Contains(mintPool, d):
 			mintPool = append(mintPool, d)
 		}
+	}
+	retirer, err := newRetirer(b, app, opt, append(retiringClaim, retiringMint...), append(b.executorDrivers(), append(mintPool, mintDriver, relayDriver)...))
+	if err != nil {
+		return err
 	}
 	ropts := []projections.Option{projections.WithLogger(opt.logger)}
 	if opt.projMetrics != nil {
@@ -299,12 +316,13 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Projector: b.projector,
 		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, cfg.Confirmations, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
-		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Metrics: opt.metrics,
-			Logger: opt.logger},
+		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Retiring: retiringMint,
+			Metrics: opt.metrics, Logger: opt.logger},
 		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Chain: anchors, Appender: app, Metrics: opt.metrics,
 			Logger: opt.logger, Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
 		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: anchors,
 			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
+		Retirer:  retirer,
 		Interval: poll,
 		Logger:   opt.logger,
 		Metrics:  opt.metrics,
@@ -336,8 +354,13 @@ func (b *bridge) confirmer(c *evmchain.Client, depth uint64, app *handlers.Appen
 // addExecutors creates this process's claim swarm members, one per claim
 // wallet (at most opt.executors), each with its own wallet.
 func (b *bridge) addExecutors(specs walletSpecs, opt bridgeOptions, lg topics.Log, calls *evmchain.Calls,
-	newDriver func(evmwallet.Spec) (*handlers.TxDriver, error)) error {
-	claim := specs.claim
+	newDriver func(evmwallet.Spec) (*handlers.TxDriver, error), retiring []*handlers.TxDriver) error {
+	var claim []evmwallet.Spec
+	for _, spec := range specs.claim {
+		if !spec.Retiring {
+			claim = append(claim, spec)
+		}
+	}
 	if len(claim) == 0 {
 		claim = []evmwallet.Spec{specs.relayer}
 	}
@@ -350,8 +373,8 @@ func (b *bridge) addExecutors(specs walletSpecs, opt bridgeOptions, lg topics.Lo
 			return err
 		}
 		logger := opt.logger.With("executor", i)
-		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
-			Consumer: claimConsumer(lg, logger), Logger: logger})
+		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Retiring: retiring,
+			Metrics: opt.metrics, Consumer: claimConsumer(lg, logger), Logger: logger})
 	}
 	return nil
 }

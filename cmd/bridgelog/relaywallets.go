@@ -7,6 +7,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
 )
 
 // walletSpecs are a relay config's wallets by role: its wallets list, or
@@ -95,4 +96,31 @@ func (o *walletOpener) open(ctx context.Context, spec evmwallet.Spec) (evmwallet
 	}
 	o.byAddr[s.Address()] = s
 	return s, nil
+}
+
+// newRetirer follows the retiring wallets until each has nothing in
+// flight (nil when none is retiring). A retiring address must not also
+// serve an active role: its driver would keep taking new requests.
+func newRetirer(b *bridge, app *handlers.Appender, opt bridgeOptions, retiring, active []*handlers.TxDriver) (*handlers.WalletRetirer, error) {
+	if len(retiring) == 0 {
+		return nil, nil
+	}
+	var ds []*handlers.TxDriver
+	for _, d := range retiring {
+		if slices.Contains(active, d) {
+			return nil, fmt.Errorf("%w: wallet %s is retiring and active in another role", ErrConfig, d.Chain.From().Hex())
+		}
+		if !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	return &handlers.WalletRetirer{Wallets: ds, Intents: b.reader, Appender: app, Logger: opt.logger}, nil
+}
+
+func (b *bridge) executorDrivers() []*handlers.TxDriver {
+	out := make([]*handlers.TxDriver, len(b.executors))
+	for i, x := range b.executors {
+		out[i] = x.Driver
+	}
+	return out
 }

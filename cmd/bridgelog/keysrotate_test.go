@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// mintIntents are the mint intents on the log, by sender.
+func mintIntents(t *testing.T, lg topics.Log) map[domain.Address][]domain.TxIntent {
+	t.Helper()
+	out := map[domain.Address][]domain.TxIntent{}
+	for _, e := range logEnvelopes(t, lg, topics.TopicBridge, domain.TypeMintIntent) {
+		var in domain.TxIntent
+		if err := topics.DecodePayload(e.Payload, &in); err != nil {
+			t.Fatal(err)
+		}
+		out[in.From] = append(out[in.From], in)
+	}
+	return out
+}
+
+// logEnvelopes reads the envelopes of one type on a topic.
+func logEnvelopes(t *testing.T, lg topics.Log, topic, typ string) []topics.Envelope {
+	t.Helper()
+	ctx := context.Background()
+	ends, err := lg.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []topics.Envelope
+	for p, end := range ends {
+		for off := int64(0); off < end; {
+			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) == 0 {
+				break
+			}
+			for _, r := range recs {
+				e, err := topics.DecodeEnvelope(r.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Type == typ {
+					e.Payload = append([]byte(nil), e.Payload...)
+					out = append(out, e)
+				}
+				off = r.Offset + 1
+			}
+		}
+	}
+	return out
+}
+
+// TestRotateMintWallet: keys rotate hands a mint wallet over. The old
+// wallet is left with a mint in flight; after the rotation the relay
+// sees that mint through from the old wallet, sends new mints from the
+// others (the new wallet among them, unlocked from its keystore), then
+// records the old wallet retired with its next nonce. Every deposit is
+// minted once.
+func TestRotateMintWallet(t *testing.T) {
+	oldKey, newKey := devchain.DevKey(devClaim0), devchain.DevKey(devClaim0+1)
+	oldAddr, newAddr := domain.Address(crypto.PubkeyToAddress(oldKey.PublicKey)), domain.Address(crypto.PubkeyToAddress(newKey.PublicKey))
+	// Manual blocks: the mints sent before the rotation stay unmined.
+	tb := newTestBridge(t, -1, 2, func(c *relayConfig) { c.ClaimKeys, c.MintKeys = nil, []string{keyHex(devClaim0)} })
+	ctx := context.Background()
+	lock := func(i int) {
+		k := userKey(2, i%testUsers)
+		tx, err := tb.users.Lock(ctx, devchain.DevKey(k), ether(int64(10+i)), crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.mined(tx.Hash())
+	}
+	lock(0)
+	lock(1)
+	for range tb.cfg.Confirmations + 1 {
+		tb.chain.Commit()
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = tb.b.relay.Round(rctx); close(done) }()
+	for deadline := time.Now().Add(30 * time.Second); len(logEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintIntent)) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the two deposits' mints were not sent")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := len(mintIntents(t, tb.log)[oldAddr]); n != 1 {
+		t.Fatalf("%d mints in flight from the old wallet, want 1", n)
+	}
+	tb.close()
+
+	dir := t.TempDir()
+	ks := keystore.NewKeyStore(filepath.Join(dir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
+	if _, err := ks.ImportECDSA(newKey, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pass"), []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "relay.json")
+	if err := writeRelayConfig(path, tb.cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: newAddr}); err == nil {
+		t.Fatal("rotation to a wallet with no key source accepted")
+	}
+	if _, err := rotateWallet(path, rotation{role: "mint", old: domain.Address{1}, new: newAddr,
+		spec: specIn("keystore", "pass")}); err == nil {
+		t.Fatal("rotation of a wallet the config does not have accepted")
+	}
+	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: newAddr, spec: specIn("keystore", "pass")}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadRelayConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Wallets.Mint; len(m) != 2 || !m[0].Retiring || m[1].Address != newAddr || m[1].Keystore != "keystore" || len(cfg.MintKeys) != 0 {
+		t.Fatalf("rotated mint wallets %+v (mintKeys %d)", m, len(cfg.MintKeys))
+	}
+	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: domain.Address{2}, spec: specIn("keystore", "pass")}); err == nil {
+		t.Fatal("a wallet rotated twice")
+	}
+	// New deposits while the relay is down: the restarted relay spreads
+	// them over its wallets in one round, and the retiring one is not
+	// among them.
+	for i := 2; i < 6; i++ {
+		lock(i)
+	}
+	for range tb.cfg.Confirmations + 1 {
+		tb.chain.Commit()
+	}
+	tb.cfg = cfg
+	tb.open()
+	// Blocks again: the old wallet's mint is mined, new deposits mint.
+	bctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for bctx.Err() == nil {
+			tb.chain.Commit()
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	tb.until("6 deposits minted and the old wallet retired", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 6 &&
+			len(logEnvelopes(t, tb.log, topics.TopicChain, domain.TypeWalletRetired)) == 1
+	})
+	sent := mintIntents(t, tb.log)
+	if len(sent[oldAddr]) != 1 || len(sent[newAddr]) == 0 {
+		t.Fatalf("mints sent: %d from the old wallet (want only the one before the rotation), %d from the new", len(sent[oldAddr]), len(sent[newAddr]))
+	}
+	if open, err := tb.b.reader.OpenIntentsFrom(ctx, devchain.ChainID, oldAddr); err != nil || open != 0 {
+		t.Fatalf("old wallet has %d open intents (%v)", open, err)
+	}
+	var retired domain.WalletRetired
+	if err := topics.DecodePayload(logEnvelopes(t, tb.log, topics.TopicChain, domain.TypeWalletRetired)[0].Payload, &retired); err != nil {
+		t.Fatal(err)
+	}
+	nonce, err := tb.chain.Client().NonceAt(ctx, common.Address(oldAddr), nil)
+	if err != nil || retired.Address != oldAddr || retired.ChainID != devchain.ChainID || retired.NextNonce != nonce {
+		t.Fatalf("retired %+v, want %s on %d at nonce %d (%v)", retired, oldAddr, devchain.ChainID, nonce, err)
+	}
+	assertChainPaidOnce(t, tb.users, 6, 0)
+}
+
+func specIn(keystoreDir, passFile string) evmwallet.Spec {
+	return evmwallet.Spec{Keystore: keystoreDir, Passphrase: secrets.Passphrase{File: passFile}}
+}
