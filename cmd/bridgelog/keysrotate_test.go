@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,4 +185,109 @@ func TestRotateMintWallet(t *testing.T) {
 
 func specIn(keystoreDir, passFile string) evmwallet.Spec {
 	return evmwallet.Spec{Keystore: keystoreDir, Passphrase: secrets.Passphrase{File: passFile}}
+}
+
+// intentsOf are the intents of one type on a topic, by sender.
+func intentsOf(t *testing.T, lg topics.Log, topic, typ string) map[domain.Address]int {
+	t.Helper()
+	out := map[domain.Address]int{}
+	for _, e := range logEnvelopes(t, lg, topic, typ) {
+		var in domain.TxIntent
+		if err := topics.DecodePayload(e.Payload, &in); err != nil {
+			t.Fatal(err)
+		}
+		out[in.From]++
+	}
+	return out
+}
+
+// TestRotateClaimWallet: the claim wallet is left with a claim in flight
+// when it is rotated out. The restarted relay's claim executor (the new
+// wallet's) sees that claim through with the old wallet, claims a new
+// withdrawal with the new wallet, and the old one is recorded retired.
+func TestRotateClaimWallet(t *testing.T) {
+	oldKey, newKey := devchain.DevKey(devClaim0), devchain.DevKey(devClaim0+1)
+	oldAddr, newAddr := domain.Address(crypto.PubkeyToAddress(oldKey.PublicKey)), domain.Address(crypto.PubkeyToAddress(newKey.PublicKey))
+	tb := newTestBridge(t, -1, 2, func(c *relayConfig) { c.ClaimKeys = c.ClaimKeys[:1] })
+	ctx := context.Background()
+	user := devchain.DevKey(userKey(2, 0))
+	userAddr := crypto.PubkeyToAddress(user.PublicKey)
+	// Blocks until the anchor of the first batch is recorded: the claim
+	// that follows it stays unmined.
+	var blocks atomic.Bool
+	blocks.Store(true)
+	bctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for bctx.Err() == nil {
+			if blocks.Load() {
+				tb.chain.Commit()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	tx, err := tb.users.Lock(ctx, user, ether(20), userAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.mined(tx.Hash())
+	tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	burn := func() {
+		tx, err := tb.users.Burn(ctx, user, ether(4), userAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.mined(tx.Hash())
+	}
+	burn()
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = tb.b.run(rctx); close(done) }()
+	for deadline := time.Now().Add(60 * time.Second); intentsOf(t, tb.log, topics.TopicClaims, domain.TypeClaimIntent)[oldAddr] == 0; {
+		if blocks.Load() && len(logEnvelopes(t, tb.log, topics.TopicBatches, domain.TypeAnchorOutcome)) > 0 {
+			blocks.Store(false)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no claim sent from the old wallet")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	tb.close()
+
+	dir := t.TempDir()
+	ks := keystore.NewKeyStore(filepath.Join(dir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
+	if _, err := ks.ImportECDSA(newKey, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pass"), []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "relay.json")
+	if err := writeRelayConfig(path, tb.cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rotateWallet(path, rotation{role: "claim", old: oldAddr, new: newAddr, spec: specIn("keystore", "pass")}); err != nil {
+		t.Fatal(err)
+	}
+	if tb.cfg, err = loadRelayConfig(path); err != nil {
+		t.Fatal(err)
+	}
+	tb.open()
+	if len(tb.b.executors) != 1 || tb.b.executors[0].Driver.Chain.From() != newAddr {
+		t.Fatalf("claim executors after the rotation: %d, want one with the new wallet", len(tb.b.executors))
+	}
+	blocks.Store(true)
+	burn()
+	tb.until("both withdrawals claimed and the old wallet retired", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Withdrawals, domain.StatusExecuted) == 2 &&
+			len(logEnvelopes(t, tb.log, topics.TopicChain, domain.TypeWalletRetired)) == 1
+	})
+	if sent := intentsOf(t, tb.log, topics.TopicClaims, domain.TypeClaimIntent); sent[oldAddr] != 1 || sent[newAddr] != 1 {
+		t.Fatalf("claims sent: %d from the old wallet, %d from the new; want one each", sent[oldAddr], sent[newAddr])
+	}
+	assertChainPaidOnce(t, tb.users, 1, 2)
 }

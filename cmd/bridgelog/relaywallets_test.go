@@ -55,6 +55,7 @@ func TestRelayConfigWallets(t *testing.T) {
 		"no relayer":       {"devChain": true},
 		"relayer twice":    {"devChain": true, "relayerKey": key, "wallets": map[string]any{"relayer": ks}},
 		"claim keys twice": {"devChain": true, "relayerKey": key, "claimKeys": []string{key}, "wallets": map[string]any{"claim": []any{ks}}},
+		"retiring relayer": {"devChain": true, "wallets": map[string]any{"relayer": map[string]any{"key": key, "retiring": true}}},
 	} {
 		if _, err := loadRelayConfig(writeConfigJSON(t, fields)); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: err = %v, want ErrConfig", name, err)
