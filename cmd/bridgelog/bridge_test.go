@@ -418,34 +418,7 @@ func catchUpShared(ctx context.Context, r *projections.Runner) error {
 // countEnvelopes counts the envelopes of one type on a topic.
 func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
 	t.Helper()
-	ctx := context.Background()
-	ends, err := lg.EndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for p, end := range ends {
-		for off := int64(0); off < end; {
-			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(recs) == 0 {
-				break
-			}
-			for _, r := range recs {
-				e, err := topics.DecodeEnvelope(r.Value)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e.Type == typ {
-					n++
-				}
-				off = r.Offset + 1
-			}
-		}
-	}
-	return n
+	return len(logEnvelopes(t, lg, topic, typ))
 }
 
 // TestReorgBeforeConfirmation: a deposit seen in a block that is then

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -19,20 +20,6 @@ import (
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
 )
-
-// mintIntents are the mint intents on the log, by sender.
-func mintIntents(t *testing.T, lg topics.Log) map[domain.Address][]domain.TxIntent {
-	t.Helper()
-	out := map[domain.Address][]domain.TxIntent{}
-	for _, e := range logEnvelopes(t, lg, topics.TopicBridge, domain.TypeMintIntent) {
-		var in domain.TxIntent
-		if err := topics.DecodePayload(e.Payload, &in); err != nil {
-			t.Fatal(err)
-		}
-		out[in.From] = append(out[in.From], in)
-	}
-	return out
-}
 
 // logEnvelopes reads the envelopes of one type on a topic.
 func logEnvelopes(t *testing.T, lg topics.Log, topic, typ string) []topics.Envelope {
@@ -104,23 +91,12 @@ func TestRotateMintWallet(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if n := len(mintIntents(t, tb.log)[oldAddr]); n != 1 {
+	if n := intentsOf(t, tb.log, topics.TopicBridge, domain.TypeMintIntent)[oldAddr]; n != 1 {
 		t.Fatalf("%d mints in flight from the old wallet, want 1", n)
 	}
 	tb.close()
 
-	dir := t.TempDir()
-	ks := keystore.NewKeyStore(filepath.Join(dir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
-	if _, err := ks.ImportECDSA(newKey, "pw"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pass"), []byte("pw\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "relay.json")
-	if err := writeRelayConfig(path, tb.cfg); err != nil {
-		t.Fatal(err)
-	}
+	path := configBesideKeystore(t, tb.cfg, newKey)
 	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: newAddr}); err == nil {
 		t.Fatal("rotation to a wallet with no key source accepted")
 	}
@@ -165,9 +141,9 @@ func TestRotateMintWallet(t *testing.T) {
 		return statusCount(s.Deposits, domain.StatusMinted) == 6 &&
 			len(logEnvelopes(t, tb.log, topics.TopicChain, domain.TypeWalletRetired)) == 1
 	})
-	sent := mintIntents(t, tb.log)
-	if len(sent[oldAddr]) != 1 || len(sent[newAddr]) == 0 {
-		t.Fatalf("mints sent: %d from the old wallet (want only the one before the rotation), %d from the new", len(sent[oldAddr]), len(sent[newAddr]))
+	sent := intentsOf(t, tb.log, topics.TopicBridge, domain.TypeMintIntent)
+	if sent[oldAddr] != 1 || sent[newAddr] == 0 {
+		t.Fatalf("mints sent: %d from the old wallet (want only the one before the rotation), %d from the new", sent[oldAddr], sent[newAddr])
 	}
 	if open, err := tb.b.reader.OpenIntentsFrom(ctx, devchain.ChainID, oldAddr); err != nil || open != 0 {
 		t.Fatalf("old wallet has %d open intents (%v)", open, err)
@@ -181,6 +157,25 @@ func TestRotateMintWallet(t *testing.T) {
 		t.Fatalf("retired %+v, want %s on %d at nonce %d (%v)", retired, oldAddr, devchain.ChainID, nonce, err)
 	}
 	assertChainPaidOnce(t, tb.users, 6, 0)
+}
+
+// configBesideKeystore writes cfg as relay.json in a directory holding
+// key in keystore/ (passphrase in pass) and returns the config's path.
+func configBesideKeystore(t *testing.T, cfg relayConfig, key *ecdsa.PrivateKey) string {
+	t.Helper()
+	dir := t.TempDir()
+	ks := keystore.NewKeyStore(filepath.Join(dir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
+	if _, err := ks.ImportECDSA(key, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pass"), []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "relay.json")
+	if err := writeRelayConfig(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func specIn(keystoreDir, passFile string) evmwallet.Spec {
@@ -258,18 +253,7 @@ func TestRotateClaimWallet(t *testing.T) {
 	<-done
 	tb.close()
 
-	dir := t.TempDir()
-	ks := keystore.NewKeyStore(filepath.Join(dir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
-	if _, err := ks.ImportECDSA(newKey, "pw"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pass"), []byte("pw\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "relay.json")
-	if err := writeRelayConfig(path, tb.cfg); err != nil {
-		t.Fatal(err)
-	}
+	path := configBesideKeystore(t, tb.cfg, newKey)
 	if _, err := rotateWallet(path, rotation{role: "claim", old: oldAddr, new: newAddr, spec: specIn("keystore", "pass")}); err != nil {
 		t.Fatal(err)
 	}
