@@ -233,38 +233,18 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	if err != nil {
 		return err
 	}
-	wallets := &walletOpener{opt: cfg.walletOptions()}
 	// Every wallet's signer is followed as a step of its own: an external
 	// signer that refuses or does not answer is one line and one event.
 	signing := &handlers.StepHealth{Appender: app, Logger: opt.logger, Metrics: opt.metrics}
-	// One driver per wallet and chain: a wallet's nonces must never be
-	// handed out by two drivers (executors fall back to the relayer's
-	// wallet, an address may serve several roles).
-	drivers := map[string]*handlers.TxDriver{}
-	driverOn := func(spec evmwallet.Spec, on *evmchain.Client) (*handlers.TxDriver, error) {
-		w, err := wallets.open(ctx, spec)
-		if err != nil {
-			return nil, err
-		}
-		id := fmt.Sprintf("%d/%s", on.ChainID(), w.Address().Hex())
-		if d, ok := drivers[id]; ok {
-			return d, nil
-		}
-		d := &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
-			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
-		drivers[id] = d
-		return d, nil
-	}
-	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return driverOn(spec, b.client) }
-	var retiringClaim []*handlers.TxDriver
-	for _, spec := range specs.claim {
-		if spec.Retiring {
-			d, err := executorDriver(spec)
-			if err != nil {
-				return err
-			}
-			retiringClaim = append(retiringClaim, d)
-		}
+	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
+		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
+			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
+				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
+		}}
+	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
+	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)
+	if err != nil {
+		return err
 	}
 	if err := b.addExecutors(specs, opt, lg, calls, executorDriver, retiringClaim); err != nil {
 		return err
@@ -275,30 +255,12 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		// second runner on a shared one.
 		return nil
 	}
-	relayDriver, err := driverOn(specs.relayer, b.client)
+	ld, err := drivers.loop(ctx, specs, b.client, b.exec)
 	if err != nil {
 		return err
 	}
-	// The relayer wallet mints too; on another chain it has its own
-	// nonces and so its own driver.
-	mintDriver, err := driverOn(specs.relayer, b.exec)
-	if err != nil {
-		return err
-	}
-	var mintPool, retiringMint []*handlers.TxDriver
-	for _, spec := range specs.mint {
-		d, err := driverOn(spec, b.exec)
-		if err != nil {
-			return err
-		}
-		switch {
-		case spec.Retiring:
-			retiringMint = append(retiringMint, d)
-		case d != mintDriver && !slices.Contains(mintPool, d):
-			mintPool = append(mintPool, d)
-		}
-	}
-	retirer, err := newRetirer(b, app, opt, append(retiringClaim, retiringMint...), append(b.executorDrivers(), append(mintPool, mintDriver, relayDriver)...))
+	retirer, err := newRetirer(b, app, opt, slices.Concat(retiringClaim, ld.retiringMint),
+		slices.Concat(b.executorDrivers(), ld.mintPool, []*handlers.TxDriver{ld.mint, ld.relayer}))
 	if err != nil {
 		return err
 	}
@@ -316,12 +278,12 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Projector: b.projector,
 		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, cfg.Confirmations, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
-		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Retiring: retiringMint,
+		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: ld.mint, Pool: ld.mintPool, Retiring: ld.retiringMint,
 			Metrics: opt.metrics, Logger: opt.logger},
 		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Chain: anchors, Appender: app, Metrics: opt.metrics,
 			Logger: opt.logger, Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
 		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: anchors,
-			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
+			Driver: ld.relayer, Metrics: opt.metrics, Logger: opt.logger},
 		Retirer:  retirer,
 		Interval: poll,
 		Logger:   opt.logger,
@@ -355,12 +317,7 @@ func (b *bridge) confirmer(c *evmchain.Client, depth uint64, app *handlers.Appen
 // wallet (at most opt.executors), each with its own wallet.
 func (b *bridge) addExecutors(specs walletSpecs, opt bridgeOptions, lg topics.Log, calls *evmchain.Calls,
 	newDriver func(evmwallet.Spec) (*handlers.TxDriver, error), retiring []*handlers.TxDriver) error {
-	var claim []evmwallet.Spec
-	for _, spec := range specs.claim {
-		if !spec.Retiring {
-			claim = append(claim, spec)
-		}
-	}
+	claim := retiringOr(specs.claim, false)
 	if len(claim) == 0 {
 		claim = []evmwallet.Spec{specs.relayer}
 	}

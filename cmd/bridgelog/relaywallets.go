@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -98,6 +99,85 @@ func (o *walletOpener) open(ctx context.Context, spec evmwallet.Spec) (evmwallet
 	return s, nil
 }
 
+// walletDrivers hands out one transaction driver per wallet and chain: a
+// wallet's nonces must never be handed out by two drivers (executors fall
+// back to the relayer's wallet, an address may serve several roles).
+type walletDrivers struct {
+	wallets walletOpener
+	new     func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver
+	byID    map[string]*handlers.TxDriver
+}
+
+// on is the driver of spec's wallet on chain c.
+func (w *walletDrivers) on(ctx context.Context, spec evmwallet.Spec, c *evmchain.Client) (*handlers.TxDriver, error) {
+	s, err := w.wallets.open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	id := fmt.Sprintf("%d/%s", c.ChainID(), s.Address().Hex())
+	if d, ok := w.byID[id]; ok {
+		return d, nil
+	}
+	if w.byID == nil {
+		w.byID = map[string]*handlers.TxDriver{}
+	}
+	d := w.new(s, c)
+	w.byID[id] = d
+	return d, nil
+}
+
+// all returns the drivers of specs on chain c, each once.
+func (w *walletDrivers) all(ctx context.Context, specs []evmwallet.Spec, c *evmchain.Client) ([]*handlers.TxDriver, error) {
+	var out []*handlers.TxDriver
+	for _, spec := range specs {
+		d, err := w.on(ctx, spec, c)
+		if err != nil {
+			return nil, err
+		}
+		out = appendNew(out, d)
+	}
+	return out, nil
+}
+
+// loopDrivers are the relay loop's drivers: the relayer's (anchors), the
+// relayer wallet's on the execution side (mints; on one chain the same
+// driver), the other mint wallets' and the retiring mint wallets'.
+type loopDrivers struct {
+	relayer, mint          *handlers.TxDriver
+	mintPool, retiringMint []*handlers.TxDriver
+}
+
+func (w *walletDrivers) loop(ctx context.Context, specs walletSpecs, lock, exec *evmchain.Client) (loopDrivers, error) {
+	var ld loopDrivers
+	var err error
+	if ld.relayer, err = w.on(ctx, specs.relayer, lock); err != nil {
+		return ld, err
+	}
+	if ld.mint, err = w.on(ctx, specs.relayer, exec); err != nil {
+		return ld, err
+	}
+	if ld.mintPool, err = w.all(ctx, retiringOr(specs.mint, false), exec); err != nil {
+		return ld, err
+	}
+	ld.mintPool = slices.DeleteFunc(ld.mintPool, func(d *handlers.TxDriver) bool { return d == ld.mint })
+	ld.retiringMint, err = w.all(ctx, retiringOr(specs.mint, true), exec)
+	return ld, err
+}
+
+// retiringOr are the specs whose retiring mark is retiring.
+func retiringOr(specs []evmwallet.Spec, retiring bool) []evmwallet.Spec {
+	return slices.DeleteFunc(slices.Clone(specs), func(s evmwallet.Spec) bool { return s.Retiring != retiring })
+}
+
+func appendNew[T comparable](s []T, vs ...T) []T {
+	for _, v := range vs {
+		if !slices.Contains(s, v) {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
 // newRetirer follows the retiring wallets until each has nothing in
 // flight (nil when none is retiring). A retiring address must not also
 // serve an active role: its driver would keep taking new requests.
@@ -105,16 +185,12 @@ func newRetirer(b *bridge, app *handlers.Appender, opt bridgeOptions, retiring, 
 	if len(retiring) == 0 {
 		return nil, nil
 	}
-	var ds []*handlers.TxDriver
 	for _, d := range retiring {
 		if slices.Contains(active, d) {
 			return nil, fmt.Errorf("%w: wallet %s is retiring and active in another role", ErrConfig, d.Chain.From().Hex())
 		}
-		if !slices.Contains(ds, d) {
-			ds = append(ds, d)
-		}
 	}
-	return &handlers.WalletRetirer{Wallets: ds, Intents: b.reader, Appender: app, Logger: opt.logger}, nil
+	return &handlers.WalletRetirer{Wallets: appendNew(nil, retiring...), Intents: b.reader, Appender: app, Logger: opt.logger}, nil
 }
 
 func (b *bridge) executorDrivers() []*handlers.TxDriver {
