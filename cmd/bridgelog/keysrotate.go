@@ -66,6 +66,10 @@ func rotateWallet(path string, r rotation) (relayConfig, error) {
 	if next.Keystore != "" && next.Passphrase == (secrets.Passphrase{}) {
 		next.Passphrase = list[old].Passphrase
 	}
+	if next.Keystore != "" && next.Passphrase == (secrets.Passphrase{}) {
+		return c, fmt.Errorf("%w %s: %w: give --passphrase-file or --passphrase-env for its keystore",
+			evmwallet.ErrWallet, next.Name, secrets.ErrNoPassphrase)
+	}
 	if err := next.Check(c.walletOptions()); err != nil {
 		return c, err
 	}

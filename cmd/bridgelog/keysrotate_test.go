@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -99,6 +100,10 @@ func TestRotateMintWallet(t *testing.T) {
 	path := configBesideKeystore(t, tb.cfg, newKey)
 	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: newAddr}); err == nil {
 		t.Fatal("rotation to a wallet with no key source accepted")
+	}
+	if _, err := rotateWallet(path, rotation{role: "mint", old: oldAddr, new: newAddr,
+		spec: evmwallet.Spec{Keystore: "keystore"}}); !errors.Is(err, secrets.ErrNoPassphrase) {
+		t.Fatalf("rotation to a keystore wallet without a passphrase: %v", err)
 	}
 	if _, err := rotateWallet(path, rotation{role: "mint", old: domain.Address{1}, new: newAddr,
 		spec: specIn("keystore", "pass")}); err == nil {
