@@ -43,7 +43,7 @@ type relayConfig struct {
 	// Keys are hex secp256k1 keys, the older form of Wallets: accepted on
 	// dev chains only.
 	RelayerKey string   `json:"relayerKey,omitempty"`
-	ClaimKeys  []string `json:"claimKeys"`
+	ClaimKeys  []string `json:"claimKeys,omitempty"`
 	// MintKeys are more wallets (with the token's relayer role) to mint
 	// with in parallel besides relayerKey: each wallet sends one
 	// transaction at a time, so one wallet mints about one deposit a block.
