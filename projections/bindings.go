@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
@@ -36,9 +35,7 @@ var bindingTable = declareTable(Versioned("relay_bindings", RelayBindings{}.Vers
 )
 
 // insertBinding keeps the first binding of each chain and contract set.
-var insertBinding = `INSERT INTO ` + bindingTable.Name + ` (` + strings.Join(bindingTable.ColumnNames(), ", ") + `)
-	VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(bindingTable.Columns)), ", ") + `)
-	ON CONFLICT (` + strings.Join(bindingTable.PrimaryKey, ", ") + `) DO NOTHING`
+var insertBinding = bindingTable.insertNewSQL()
 
 func (p RelayBindings) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	e, ok := ev.Body.(*domain.RelayBound)
@@ -53,6 +50,8 @@ func (p RelayBindings) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	return err
 }
 
+var bindingOrder = bindingTable.clause("bound_at, chain_id")
+
 // Bindings reads every chain and contract set the log was bound to.
 func (r BridgeReader) Bindings(ctx context.Context) ([]domain.RelayBound, error) {
 	var out []domain.RelayBound
@@ -61,7 +60,7 @@ func (r BridgeReader) Bindings(ctx context.Context) ([]domain.RelayBound, error)
 		if err != nil || t == "" {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+strings.Join(bindingTable.ColumnNames(), ", ")+` FROM `+t+` ORDER BY bound_at, chain_id`)
+		rows, err := tx.Query(ctx, `SELECT `+bindingTable.list()+` FROM `+t+` ORDER BY `+bindingOrder)
 		if err != nil {
 			return err
 		}

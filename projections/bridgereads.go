@@ -47,25 +47,23 @@ func (r BridgeReader) Cursor(ctx context.Context, chainID uint64) (domain.Cursor
 		if err != nil || t == "" {
 			return err
 		}
-		var scanned, tip int64
-		var hash string
-		err = tx.QueryRow(ctx, `SELECT scanned_to, to_hash, tip, reorgs, rejected_logs FROM `+t+` WHERE chain_id = ?`, int64(chainID)).
-			Scan(&scanned, &hash, &tip, &c.Reorgs, &c.RejectedLogs)
+		var row cursorRow
+		err = cursorTable.scan(tx.QueryRow(ctx, cursorTable.selectFrom(t, "chain_id = ?"), int64(chainID)), &row)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		c.ScannedTo, c.Tip = uint64(scanned), uint64(tip)
-		if hash != "" {
-			if c.ToHash, err = domain.ParseHash32(hash); err != nil {
+		c.ScannedTo, c.Tip, c.Reorgs, c.RejectedLogs = uint64(row.scannedTo), uint64(row.tip), row.reorgs, row.rejectedLogs
+		if row.toHash != "" {
+			if c.ToHash, err = domain.ParseHash32(row.toHash); err != nil {
 				return fmt.Errorf("chain_cursors %d: %w", chainID, err)
 			}
 		}
 		// Only a scan sets a tip; a cursor made only by rejected logs or a
 		// rewind before any scan is no cursor.
-		c.Found = tip > 0 || scanned > 0
+		c.Found = row.tip > 0 || row.scannedTo > 0
 		return nil
 	})
 	return c, err
@@ -80,18 +78,17 @@ func (r BridgeReader) ScannedBlocks(ctx context.Context, chainID uint64) ([]doma
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, `SELECT block, hash FROM `+t+` WHERE chain_id = ? ORDER BY block DESC`, []any{int64(chainID)},
+		return queryEach(ctx, tx, blockTable.selectFrom(t, "chain_id = ? ORDER BY block DESC"), []any{int64(chainID)},
 			func(rows RowScanner) error {
-				var n int64
-				var hash string
-				if err := rows.Scan(&n, &hash); err != nil {
+				var b blockRow
+				if err := blockTable.scan(rows, &b); err != nil {
 					return err
 				}
-				h, err := domain.ParseHash32(hash)
+				h, err := domain.ParseHash32(b.hash)
 				if err != nil {
-					return fmt.Errorf("chain_blocks %d/%d: %w", chainID, n, err)
+					return fmt.Errorf("chain_blocks %d/%d: %w", chainID, b.block, err)
 				}
-				out = append(out, domain.ScannedBlock{Number: uint64(n), Hash: h})
+				out = append(out, domain.ScannedBlock{Number: uint64(b.block), Hash: h})
 				return nil
 			})
 	})
@@ -106,16 +103,15 @@ func (r BridgeReader) Sequence(ctx context.Context, s domain.Settlement) (domain
 		if err != nil || t == "" {
 			return err
 		}
-		var id int64
-		var status string
-		err = tx.QueryRow(ctx, `SELECT id, status FROM `+t+` WHERE sequence_id = ? ORDER BY id DESC LIMIT 1`, s.SequenceID()).Scan(&id, &status)
+		var b batchRow
+		err = batchTable.scan(tx.QueryRow(ctx, batchTable.selectFrom(t, "sequence_id = ? ORDER BY id DESC LIMIT 1"), s.SequenceID()), &b)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		st.LastBatchID, st.LastAnchored = uint64(id), status == "ANCHORED"
+		st.LastBatchID, st.LastAnchored = uint64(b.id), b.status == batchAnchored
 		return nil
 	})
 	return st, err
@@ -154,6 +150,21 @@ func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent,
 	return out, err
 }
 
+// OpenIntentsFrom counts the intents sender signed on chainID that have
+// no outcome yet.
+func (r BridgeReader) OpenIntentsFrom(ctx context.Context, chainID uint64, sender domain.Address) (int, error) {
+	var n int
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, TxIntents{}.Name(), "tx_intents")
+		if err != nil || t == "" {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+t+` WHERE chain_id = ? AND sender = ? AND status = ?`,
+			int64(chainID), sender.Hex(), TxOpen).Scan(&n)
+	})
+	return n, err
+}
+
 // ToAnchor returns the sequence's last batch if it is created but not yet
 // anchored, rebuilt from batches and batch_leaves, with its open anchor
 // intents.
@@ -165,43 +176,42 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 			return err
 		}
 		lt := "batch_leaves" + bt[len("batches"):]
-		var id int64
-		var root, total string
-		err = tx.QueryRow(ctx, `SELECT id, merkle_root, total_amount FROM `+bt+` WHERE sequence_id = ? AND status = 'CREATED'
-			ORDER BY id DESC LIMIT 1`, s.SequenceID()).Scan(&id, &root, &total)
+		var row batchRow
+		err = batchTable.scan(tx.QueryRow(ctx, batchTable.selectFrom(bt, "sequence_id = ? AND status = ? ORDER BY id DESC LIMIT 1"),
+			s.SequenceID(), batchCreated), &row)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		id := row.id
 		b := domain.BatchCreated{Settlement: s, BatchID: uint64(id)}
-		if b.Root, err = domain.ParseHash32(root); err != nil {
+		if b.Root, err = domain.ParseHash32(row.merkleRoot); err != nil {
 			return err
 		}
-		if b.TotalAmount, err = domain.ParseAmount(total); err != nil {
+		if b.TotalAmount, err = domain.ParseAmount(row.totalAmount); err != nil {
 			return err
 		}
-		err = queryEach(ctx, tx, `SELECT leaf_index, withdrawal_key, tx_id, funder, recipient, amount, leaf_hash FROM `+lt+`
-			WHERE sequence_id = ? AND batch_id = ? ORDER BY leaf_index`, []any{s.SequenceID(), id}, func(rows RowScanner) error {
-			var idx, txID int64
-			var key, funder, recipient, amount, leaf string
-			if err := rows.Scan(&idx, &key, &txID, &funder, &recipient, &amount, &leaf); err != nil {
-				return err
-			}
-			l := domain.BatchLeaf{Index: uint32(idx), TxID: uint64(txID)}
-			var errs [5]error
-			l.Withdrawal, errs[0] = domain.ParseLogRef(key)
-			l.Funder, errs[1] = domain.ParseAddress(funder)
-			l.Recipient, errs[2] = domain.ParseAddress(recipient)
-			l.Amount, errs[3] = domain.ParseAmount(amount)
-			l.Leaf, errs[4] = domain.ParseHash32(leaf)
-			if err := errors.Join(errs[:]...); err != nil {
-				return fmt.Errorf("batch %d leaf %d: %w", id, idx, err)
-			}
-			b.Leaves = append(b.Leaves, l)
-			return nil
-		})
+		err = queryEach(ctx, tx, leafTable.selectFrom(lt, "sequence_id = ? AND batch_id = ? ORDER BY leaf_index"),
+			[]any{s.SequenceID(), id}, func(rows RowScanner) error {
+				var r leafRow
+				if err := leafTable.scan(rows, &r); err != nil {
+					return err
+				}
+				l := domain.BatchLeaf{Index: uint32(r.leafIndex), TxID: uint64(r.txID)}
+				var errs [5]error
+				l.Withdrawal, errs[0] = domain.ParseLogRef(r.withdrawalKey)
+				l.Funder, errs[1] = domain.ParseAddress(r.funder)
+				l.Recipient, errs[2] = domain.ParseAddress(r.recipient)
+				l.Amount, errs[3] = domain.ParseAmount(r.amount)
+				l.Leaf, errs[4] = domain.ParseHash32(r.leafHash)
+				if err := errors.Join(errs[:]...); err != nil {
+					return fmt.Errorf("batch %d leaf %d: %w", id, r.leafIndex, err)
+				}
+				b.Leaves = append(b.Leaves, l)
+				return nil
+			})
 		if err != nil {
 			return err
 		}
@@ -450,14 +460,14 @@ func (r BridgeReader) Cursors(ctx context.Context) ([]ChainCursorRow, error) {
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, `SELECT chain_id, scanned_to, tip, reorgs, rejected_logs FROM `+t+` ORDER BY chain_id`, nil,
+		return queryEach(ctx, tx, `SELECT `+cursorTable.list()+` FROM `+t+` ORDER BY `+cursorTable.clause("chain_id"), nil,
 			func(rows RowScanner) error {
-				var id, scanned, tip int64
-				var c ChainCursorRow
-				if err := rows.Scan(&id, &scanned, &tip, &c.Reorgs, &c.RejectedLogs); err != nil {
+				var r cursorRow
+				if err := cursorTable.scan(rows, &r); err != nil {
 					return err
 				}
-				c.ChainID, c.ScannedTo, c.Tip, c.Found = uint64(id), uint64(scanned), uint64(tip), true
+				c := ChainCursorRow{ChainID: uint64(r.chainID)}
+				c.ScannedTo, c.Tip, c.Reorgs, c.RejectedLogs, c.Found = uint64(r.scannedTo), uint64(r.tip), r.reorgs, r.rejectedLogs, true
 				out = append(out, c)
 				return nil
 			})

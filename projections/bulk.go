@@ -45,15 +45,7 @@ func (b *Bulk) tail() string {
 	if len(b.OnConflict) == 0 {
 		return ""
 	}
-	on := "ON CONFLICT (" + strings.Join(b.OnConflict, ", ") + ") "
-	if len(b.Update) == 0 {
-		return on + "DO NOTHING"
-	}
-	set := make([]string, len(b.Update))
-	for i, c := range b.Update {
-		set[i] = c + " = excluded." + c
-	}
-	return on + "DO UPDATE SET " + strings.Join(set, ", ")
+	return conflictSQL(b.Table, b.OnConflict, b.Update, nil)
 }
 
 func (b *Bulk) statement(rows int) string {

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
@@ -31,59 +32,62 @@ func (ProcessedEvents) Version() int           { return 1 }
 func (ProcessedEvents) Topics() []string       { return nil } // every topic the runner reads
 func (ProcessedEvents) KeepsNothingPastBatch() {}             // its key cache copies the keys it keeps
 
-func (p ProcessedEvents) table() string     { return Versioned("processed_events", p.Version()) }
-func (p ProcessedEvents) conflicts() string { return Versioned("event_conflicts", p.Version()) }
+func (p ProcessedEvents) table() string     { return processedTable.Name }
+func (p ProcessedEvents) conflicts() string { return conflictTable.Name }
 
-// The tables' column names, in the order rows are built in.
-var (
-	processedCols = ProcessedEvents{}.Tables()[0].ColumnNames()
-	conflictCols  = ProcessedEvents{}.Tables()[1].ColumnNames()
+func (p ProcessedEvents) Tables() []Table { return []Table{processedTable.Table, conflictTable.Table} }
+
+var processedTable = declareTable(Versioned("processed_events", ProcessedEvents{}.Version()), []string{"id"},
+	[]Index{{Columns: []string{"source_hash"}}},
+	i64Col("id", func(r *firstSeen) *int64 { return &r.rowid }), // PositionID of the first event
+	strCol("first_topic", func(r *firstSeen) *string { return &r.topic }),
+	i32Col("first_partition", func(r *firstSeen) *int32 { return &r.part }),
+	i64Col("first_offset", func(r *firstSeen) *int64 { return &r.off }),
+	strCol("event_source", func(r *firstSeen) *string { return &r.key }),
+	i64Col("source_hash", func(r *firstSeen) *int64 { return &r.hash }),
+	strCol("event_type", func(r *firstSeen) *string { return &r.typ }),
+	strCol("first_event_id", func(r *firstSeen) *string { return &r.id }),
+	strCol("content_hash", func(r *firstSeen) *string { return &r.contentHex }),
+	textCol("processed_at", func(r *firstSeen) *sql.NullString { return &r.at }),
+	i64Col("duplicates", func(r *firstSeen) *int64 { return &r.duplicates }),
 )
 
-func (p ProcessedEvents) Tables() []Table {
-	return []Table{
-		{
-			Name: p.table(),
-			Columns: []Column{
-				{Name: "id", Type: Integer}, // PositionID of the first event
-				{Name: "first_topic", Type: Text},
-				{Name: "first_partition", Type: Integer},
-				{Name: "first_offset", Type: Integer},
-				{Name: "event_source", Type: Text},
-				{Name: "source_hash", Type: Integer},
-				{Name: "event_type", Type: Text},
-				{Name: "first_event_id", Type: Text},
-				{Name: "content_hash", Type: Text},
-				{Name: "processed_at", Type: Text, Nullable: true},
-				{Name: "duplicates", Type: Integer},
-			},
-			PrimaryKey: []string{"id"},
-			Indexes:    []Index{{Columns: []string{"source_hash"}}},
-		},
-		{
-			Name: p.conflicts(),
-			Columns: []Column{
-				{Name: "id", Type: Integer}, // PositionID of the conflicting event
-				{Name: "conflict_topic", Type: Text},
-				{Name: "conflict_partition", Type: Integer},
-				{Name: "conflict_offset", Type: Integer},
-				{Name: "event_source", Type: Text},
-				{Name: "conflict_event_id", Type: Text},
-				{Name: "conflict_type", Type: Text},
-				{Name: "conflict_hash", Type: Text},
-				{Name: "recorded_at", Type: Text, Nullable: true},
-				{Name: "first_topic", Type: Text},
-				{Name: "first_partition", Type: Integer},
-				{Name: "first_offset", Type: Integer},
-				{Name: "first_event_id", Type: Text},
-				{Name: "first_type", Type: Text},
-				{Name: "first_hash", Type: Text},
-			},
-			PrimaryKey: []string{"id"},
-			Indexes:    []Index{{Columns: []string{"event_source"}}},
-		},
-	}
+// conflictRow is an event_conflicts row: a later event with a key's
+// source and other content, and the key's first event.
+type conflictRow struct {
+	id, off, firstOff                         int64
+	part, firstPart                           int32
+	topic, source, eventID, typ, hash         string
+	firstTopic, firstID, firstType, firstHash string
+	recordedAt                                sql.NullString
 }
+
+var conflictTable = declareTable(Versioned("event_conflicts", ProcessedEvents{}.Version()), []string{"id"},
+	[]Index{{Columns: []string{"event_source"}}},
+	i64Col("id", func(r *conflictRow) *int64 { return &r.id }), // PositionID of the conflicting event
+	strCol("conflict_topic", func(r *conflictRow) *string { return &r.topic }),
+	i32Col("conflict_partition", func(r *conflictRow) *int32 { return &r.part }),
+	i64Col("conflict_offset", func(r *conflictRow) *int64 { return &r.off }),
+	strCol("event_source", func(r *conflictRow) *string { return &r.source }),
+	strCol("conflict_event_id", func(r *conflictRow) *string { return &r.eventID }),
+	strCol("conflict_type", func(r *conflictRow) *string { return &r.typ }),
+	strCol("conflict_hash", func(r *conflictRow) *string { return &r.hash }),
+	textCol("recorded_at", func(r *conflictRow) *sql.NullString { return &r.recordedAt }),
+	strCol("first_topic", func(r *conflictRow) *string { return &r.firstTopic }),
+	i32Col("first_partition", func(r *conflictRow) *int32 { return &r.firstPart }),
+	i64Col("first_offset", func(r *conflictRow) *int64 { return &r.firstOff }),
+	strCol("first_event_id", func(r *conflictRow) *string { return &r.firstID }),
+	strCol("first_type", func(r *conflictRow) *string { return &r.firstType }),
+	strCol("first_hash", func(r *conflictRow) *string { return &r.firstHash }),
+)
+
+var (
+	processedCols = processedTable.ColumnNames()
+	conflictCols  = conflictTable.ColumnNames()
+	// What a look-up reads of a stored key (the rest is written once).
+	firstSeenCols = processedTable.named("event_source", "id", "first_topic", "first_partition", "first_offset",
+		"first_event_id", "event_type", "content_hash")
+)
 
 // Apply judges one event as if it were the next one after the table's
 // checkpoint. The runner calls [ProcessedEvents.judge] on whole batches.
@@ -103,7 +107,8 @@ func SourceHash(key string) int64 {
 // keyHash is [SourceHash]; tests swap it for one that collides.
 var keyHash = SourceHash
 
-// firstSeen is what the dedup table knows about a source key.
+// firstSeen is what the dedup table knows about a source key: its
+// processed_events row.
 type firstSeen struct {
 	key     string
 	rowid   int64
@@ -114,6 +119,11 @@ type firstSeen struct {
 	typ     string
 	content [32]byte
 	next    *firstSeen // another key with the same source hash
+	// The rest of a new key's row, which a look-up does not read back.
+	hash       int64
+	contentHex string
+	at         sql.NullString
+	duplicates int64 // 0: counted in the stored row (addDuplicates)
 }
 
 // seenKeys indexes one batch's known keys by source hash, which every
@@ -173,14 +183,15 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 				p.table(), ev.Envelope.ID, FormatPosition(ev.Position), key)
 		case f == nil:
 			fresh = append(fresh, firstSeen{key: key, topic: ev.Position.Topic, part: ev.Position.Partition,
-				off: ev.Position.Offset, id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash})
+				off: ev.Position.Offset, id: ev.Envelope.ID, typ: ev.Envelope.Type, content: ev.ContentHash,
+				hash: ev.sourceHash, contentHex: ev.contentHex, at: ev.recordedAtText()})
 			f = &fresh[len(fresh)-1]
 			if f.rowid, err = PositionID(ev.Position); err != nil {
 				return st, err
 			}
 			known.put(ev.sourceHash, f)
 			cache.add(ev.sourceHash, f.rowid)
-			inserts = processedRow(inserts, staged, f, ev)
+			inserts = processedTable.args(f, inserts, staged)
 			ev.Verdict = First
 		case f.is(ev):
 			ev.Verdict = First // judged before (a rebuild of another projection)
@@ -196,9 +207,10 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 				if err != nil {
 					return st, err
 				}
-				conflicts = append(conflicts, cid, ev.Position.Topic, ev.Position.Partition, ev.Position.Offset, key,
-					ev.Envelope.ID, ev.Envelope.Type, ev.contentHex, ev.recordedArg(false),
-					f.topic, f.part, f.off, f.id, f.typ, hex.EncodeToString(f.content[:]))
+				conflicts = conflictTable.args(&conflictRow{id: cid, topic: ev.Position.Topic, part: ev.Position.Partition,
+					off: ev.Position.Offset, source: key, eventID: ev.Envelope.ID, typ: ev.Envelope.Type, hash: ev.contentHex,
+					recordedAt: ev.recordedAtText(), firstTopic: f.topic, firstPart: f.part, firstOff: f.off, firstID: f.id,
+					firstType: f.typ, firstHash: hex.EncodeToString(f.content[:])}, conflicts, false)
 			}
 		}
 		switch ev.Verdict {
@@ -210,11 +222,11 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 			st.conflicts++
 		}
 	}
-	ins := Bulk{Table: p.table(), Columns: processedCols, OnConflict: []string{"id"}}
+	ins := Bulk{Table: p.table(), Columns: processedCols, OnConflict: processedTable.PrimaryKey}
 	if err := ins.Exec(ctx, tx, inserts); err != nil {
 		return st, err
 	}
-	con := Bulk{Table: p.conflicts(), Columns: conflictCols, OnConflict: []string{"id"}}
+	con := Bulk{Table: p.conflicts(), Columns: conflictCols, OnConflict: conflictTable.PrimaryKey}
 	if err := con.Exec(ctx, tx, conflicts); err != nil {
 		return st, err
 	}
@@ -247,13 +259,6 @@ func (p ProcessedEvents) addDuplicates(ctx context.Context, tx Tx, dups map[*fir
 		_, err := tx.Exec(ctx, q, chunk...)
 		return err
 	})
-}
-
-// processedRow appends the processed_events row of f, first seen as ev
-// (pointers for a staged table: see colArgs).
-func processedRow(dst []any, a colArgs, f *firstSeen, ev *Event) []any {
-	return append(dst, a.i64(&f.rowid), a.str(&f.topic), f.part, a.i64(&f.off), a.str(&f.key), a.i64(&ev.sourceHash),
-		a.str(&f.typ), a.str(&f.id), a.str(&ev.contentHex), ev.recordedArg(a), 0)
 }
 
 // lookup returns the stored rows of the batch's keys; a key it does not
@@ -307,12 +312,11 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 		known.put(keyHash(key), f)
 		return nil
 	}
-	cols := []string{"event_source", "id", "first_topic", "first_partition", "first_offset", "first_event_id", "event_type", "content_hash"}
-	if err := selectByID(ctx, tx, p.table(), cols, ids, scan); err != nil {
+	if err := selectByID(ctx, tx, p.table(), firstSeenCols, ids, scan); err != nil {
 		return nil, err
 	}
-	sel := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + p.table()
-	if err := queryIn(ctx, tx, sel, "source_hash", hashes, scan); err != nil {
+	sel := `SELECT ` + strings.Join(firstSeenCols, ", ") + ` FROM ` + p.table()
+	if err := queryIn(ctx, tx, sel, processedTable.named("source_hash")[0], hashes, scan); err != nil {
 		return nil, err
 	}
 	return known, nil

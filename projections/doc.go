@@ -13,18 +13,29 @@
 //
 // # Adding a projection
 //
-// Batches in bridgeflows.go is a complete one; in short:
+// Batches in bridgeflows.go is a complete one, and relay_bindings
+// (bindings.go) a small one; in short:
 //
 //	type Batches struct{}
 //	func (Batches) Name() string      { return "batches" }
 //	func (Batches) Version() int      { return 1 }
 //	func (Batches) Topics() []string  { return []string{topics.TopicBatches} }
-//	func (b Batches) Tables() []Table { return []Table{{Name: Versioned("batches", b.Version()), ...}} }
+//	func (Batches) Tables() []Table   { return []Table{batchTable.Table} }
 //	func (Batches) KeepsNothingPastBatch() {} // see BatchScoped
+//
+//	type batchRow struct { sequenceID, status string; id int64 }
+//	var batchTable = declareTable(Versioned("batches", Batches{}.Version()), []string{"sequence_id", "id"}, nil,
+//		strCol("sequence_id", func(r *batchRow) *string { return &r.sequenceID }),
+//		i64Col("id", func(r *batchRow) *int64 { return &r.id }),
+//		strCol("status", func(r *batchRow) *string { return &r.status }),
+//	)
+//	var batchInsert = batchTable.insertNewSQL() // ON CONFLICT (sequence_id, id) DO NOTHING
+//
 //	func (b Batches) Apply(ctx context.Context, tx Tx, ev *Event) error {
 //		switch e := ev.Body.(type) {
 //		case *domain.BatchCreated:
-//			_, err := tx.Exec(ctx, `INSERT INTO batches_v1 (...) VALUES (?, ?) ON CONFLICT DO NOTHING`, ...)
+//			r := batchRow{sequenceID: e.Settlement.SequenceID(), id: int64(e.BatchID), status: "CREATED"}
+//			_, err := tx.Exec(ctx, batchInsert, batchTable.args(&r, nil, false)...)
 //			return err
 //		}
 //		return nil // events a projection does not fold are ignored
@@ -48,13 +59,17 @@
 // event may fold whole batches instead ([SessionFolder]); it must give
 // the rows Apply would.
 //
-// A projection that folds its rows in a Go struct (withdrawals.go)
-// declares each such table once, with declareTable (rowtable.go): every
-// column binds its name and type to the row's field that holds it, and
-// the DDL, the order rows are written, staged, read back and digested in
-// all come from that list. Adding a column is then a line in the
-// declaration, a field in the row, its case in the fold, and a new
-// Version.
+// Every table is declared once, with declareTable (rowtable.go): each
+// column binds its name and type to the field of the row struct that
+// holds it, and the DDL, the order rows are written, staged, read back
+// and digested in all come from that list. So do the statements
+// (statements.go): insertSQL, insertNewSQL and upsertSQL write whole
+// rows; update("a", "b") sets some columns of a row found by its key;
+// selectSQL, updateWhereSQL and deleteSQL take a condition. Every column
+// a statement names is checked against the declaration when the package
+// loads, so a misspelt one panics at start-up. Adding a column is then a
+// line in the declaration, a field in the row, its case in the fold, and
+// a new Version.
 //
 // # The runner
 //

@@ -39,25 +39,52 @@ func (WithdrawalsToKaspa) Version() int           { return 1 }
 func (WithdrawalsToKaspa) Topics() []string       { return []string{topics.TopicBridge} }
 func (WithdrawalsToKaspa) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-func (p WithdrawalsToKaspa) table() string { return Versioned(p.Name(), p.Version()) }
+func (p WithdrawalsToKaspa) Tables() []Table { return []Table{burnTable.Table} }
 
-func (p WithdrawalsToKaspa) Tables() []Table {
-	return []Table{{
-		Name: p.table(),
-		Columns: []Column{
-			{Name: "chain_id", Type: Integer}, {Name: "tx_hash", Type: Text}, {Name: "log_index", Type: Integer},
-			{Name: "stream", Type: Text}, {Name: "nonce", Type: Integer, Nullable: true},
-			{Name: "contract", Type: Text}, {Name: "withdrawer", Type: Text},
-			{Name: "amount", Type: Text}, {Name: "sompi", Type: Text, Nullable: true}, {Name: "recipient", Type: Text},
-			{Name: "block_number", Type: Integer}, {Name: "block_hash", Type: Text}, {Name: "status", Type: Text},
-			{Name: "detected_at", Type: Text, Nullable: true}, {Name: "confirmed_at", Type: Text, Nullable: true},
-			{Name: "confirmed_block", Type: Integer, Nullable: true}, {Name: "reorged_block_hash", Type: Text, Nullable: true},
-			{Name: "error_reason", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"chain_id", "tx_hash", "log_index"},
-		Indexes:    []Index{{Columns: []string{"stream", "nonce"}}, {Columns: []string{"status"}}},
-	}}
+// burnRow is one row of withdrawals_to_kaspa.
+type burnRow struct {
+	chainID, logIndex, blockNumber                                     int64
+	txHash, stream, contract, withdrawer, amount, recipient, blockHash string
+	status                                                             string
+	nonce, confirmedBlock                                              sql.NullInt64
+	sompi, detectedAt, confirmedAt, reorgedBlockHash, errorReason      sql.NullString
 }
+
+var burnTable = declareTable(Versioned(WithdrawalsToKaspa{}.Name(), WithdrawalsToKaspa{}.Version()),
+	[]string{"chain_id", "tx_hash", "log_index"}, []Index{{Columns: []string{"stream", "nonce"}}, {Columns: []string{"status"}}},
+	i64Col("chain_id", func(r *burnRow) *int64 { return &r.chainID }),
+	strCol("tx_hash", func(r *burnRow) *string { return &r.txHash }),
+	i64Col("log_index", func(r *burnRow) *int64 { return &r.logIndex }),
+	strCol("stream", func(r *burnRow) *string { return &r.stream }),
+	intCol("nonce", func(r *burnRow) *sql.NullInt64 { return &r.nonce }),
+	strCol("contract", func(r *burnRow) *string { return &r.contract }),
+	strCol("withdrawer", func(r *burnRow) *string { return &r.withdrawer }),
+	strCol("amount", func(r *burnRow) *string { return &r.amount }),
+	textCol("sompi", func(r *burnRow) *sql.NullString { return &r.sompi }),
+	strCol("recipient", func(r *burnRow) *string { return &r.recipient }),
+	i64Col("block_number", func(r *burnRow) *int64 { return &r.blockNumber }),
+	strCol("block_hash", func(r *burnRow) *string { return &r.blockHash }),
+	strCol("status", func(r *burnRow) *string { return &r.status }),
+	textCol("detected_at", func(r *burnRow) *sql.NullString { return &r.detectedAt }),
+	textCol("confirmed_at", func(r *burnRow) *sql.NullString { return &r.confirmedAt }),
+	intCol("confirmed_block", func(r *burnRow) *sql.NullInt64 { return &r.confirmedBlock }),
+	textCol("reorged_block_hash", func(r *burnRow) *sql.NullString { return &r.reorgedBlockHash }),
+	textCol("error_reason", func(r *burnRow) *sql.NullString { return &r.errorReason }),
+)
+
+// burnInBlock matches a row by its log while it is DETECTED in a block:
+// a confirmation or reorg counts only for the block the row holds.
+const burnInBlock = "chain_id = ? AND tx_hash = ? AND log_index = ? AND block_hash = ? AND status = ?"
+
+var (
+	// A sighting starts the row over in its block: everything but the
+	// hash of a block it was reorged out of before.
+	burnDetected = burnTable.upsertSQL([]string{"stream", "nonce", "contract", "withdrawer", "amount", "sompi", "recipient",
+		"block_number", "block_hash", "status", "detected_at", "error_reason", "confirmed_at", "confirmed_block"})
+	burnConfirmed   = burnTable.updateWhereSQL(burnInBlock, "status", "confirmed_at", "confirmed_block")
+	burnReorged     = burnTable.updateWhereSQL(burnInBlock, "status", "reorged_block_hash")
+	confirmedFilter = burnTable.clause("stream = ? AND status = ? AND nonce > ? ORDER BY nonce, block_number, log_index LIMIT ?")
+)
 
 func (p WithdrawalsToKaspa) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	switch e := ev.Body.(type) {
@@ -68,14 +95,12 @@ func (p WithdrawalsToKaspa) Apply(ctx context.Context, tx Tx, ev *Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE `+p.table()+` SET status = ?, confirmed_at = ?, confirmed_block = ?
-			WHERE chain_id = ? AND tx_hash = ? AND log_index = ? AND block_hash = ? AND status = ?`,
-			BurnConfirmed, eventTime(ev), at, int64(e.Ref.ChainID), e.Ref.TxHash.Hex(), int64(e.Ref.LogIndex), e.BlockHash.Hex(), BurnDetected)
+		_, err = tx.Exec(ctx, burnConfirmed, BurnConfirmed, eventTime(ev), at,
+			int64(e.Ref.ChainID), e.Ref.TxHash.Hex(), int64(e.Ref.LogIndex), e.BlockHash.Hex(), BurnDetected)
 		return err
 	case *domain.WithdrawalToKaspaReorged:
-		_, err := tx.Exec(ctx, `UPDATE `+p.table()+` SET status = ?, reorged_block_hash = ?
-			WHERE chain_id = ? AND tx_hash = ? AND log_index = ? AND block_hash = ? AND status = ?`,
-			BurnReorged, e.BlockHash.Hex(), int64(e.Ref.ChainID), e.Ref.TxHash.Hex(), int64(e.Ref.LogIndex), e.BlockHash.Hex(), BurnDetected)
+		_, err := tx.Exec(ctx, burnReorged, BurnReorged, e.BlockHash.Hex(),
+			int64(e.Ref.ChainID), e.Ref.TxHash.Hex(), int64(e.Ref.LogIndex), e.BlockHash.Hex(), BurnDetected)
 		return err
 	}
 	return nil
@@ -88,28 +113,20 @@ func (p WithdrawalsToKaspa) detected(ctx context.Context, tx Tx, ev *Event, e *d
 	if err != nil {
 		return err
 	}
-	status, reason := BurnDetected, sql.NullString{}
-	var nonce sql.NullInt64
-	var sompi sql.NullString
+	r := burnRow{chainID: int64(e.Ref.ChainID), txHash: e.Ref.TxHash.Hex(), logIndex: int64(e.Ref.LogIndex),
+		stream: domain.BurnStream(e.Ref.ChainID, e.Contract), contract: e.Contract.Hex(), withdrawer: e.Withdrawer.Hex(),
+		amount: e.Amount.String(), recipient: e.Recipient, blockNumber: block.Int64, blockHash: e.BlockHash.Hex(),
+		status: BurnDetected, detectedAt: eventTime(ev)}
 	se, err := e.SigningEvent()
 	if err == nil && se.Nonce > math.MaxInt64 {
 		err = fmt.Errorf("nonce %d overflows BIGINT", se.Nonce)
 	}
 	if err != nil {
-		status, reason = BurnInvalid, nullText(err.Error())
+		r.status, r.errorReason = BurnInvalid, nullText(err.Error())
 	} else {
-		nonce, sompi = sql.NullInt64{Int64: int64(se.Nonce), Valid: true}, nullText(fmt.Sprint(se.Amount))
+		r.nonce, r.sompi = sql.NullInt64{Int64: int64(se.Nonce), Valid: true}, nullText(fmt.Sprint(se.Amount))
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO `+p.table()+` (chain_id, tx_hash, log_index, stream, nonce, contract, withdrawer, amount, sompi,
-		recipient, block_number, block_hash, status, detected_at, error_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET stream = excluded.stream, nonce = excluded.nonce,
-		contract = excluded.contract, withdrawer = excluded.withdrawer, amount = excluded.amount, sompi = excluded.sompi,
-		recipient = excluded.recipient, block_number = excluded.block_number, block_hash = excluded.block_hash,
-		status = excluded.status, detected_at = excluded.detected_at, error_reason = excluded.error_reason,
-		confirmed_at = NULL, confirmed_block = NULL`,
-		int64(e.Ref.ChainID), e.Ref.TxHash.Hex(), int64(e.Ref.LogIndex), domain.BurnStream(e.Ref.ChainID, e.Contract), nonce,
-		e.Contract.Hex(), e.Withdrawer.Hex(), e.Amount.String(), sompi, e.Recipient, block, e.BlockHash.Hex(), status,
-		eventTime(ev), reason)
+	_, err = tx.Exec(ctx, burnDetected, burnTable.args(&r, nil, false)...)
 	return err
 }
 
@@ -126,25 +143,23 @@ func (r BridgeReader) ConfirmedBurns(ctx context.Context, stream string, afterNo
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, `SELECT chain_id, tx_hash, log_index, nonce, contract, withdrawer, amount, recipient, block_number, block_hash
-			FROM `+t+` WHERE stream = ? AND status = ? AND nonce > ? ORDER BY nonce, block_number, log_index LIMIT ?`,
+		return queryEach(ctx, tx, `SELECT `+burnTable.list()+` FROM `+t+` WHERE `+confirmedFilter,
 			[]any{stream, BurnConfirmed, int64(afterNonce), limit}, func(rows RowScanner) error {
-				var chainID, logIndex, nonce, block int64
-				var txHash, contract, withdrawer, amount, blockHash string
-				var d domain.WithdrawalToKaspaDetected
-				if err := rows.Scan(&chainID, &txHash, &logIndex, &nonce, &contract, &withdrawer, &amount, &d.Recipient, &block, &blockHash); err != nil {
+				var b burnRow
+				if err := burnTable.scan(rows, &b); err != nil {
 					return err
 				}
+				d := domain.WithdrawalToKaspaDetected{Recipient: b.recipient}
 				var errs [5]error
-				d.Ref, errs[0] = refOf(chainID, txHash, logIndex)
-				d.Contract, errs[1] = domain.ParseAddress(contract)
-				d.Withdrawer, errs[2] = domain.ParseAddress(withdrawer)
-				d.Amount, errs[3] = domain.ParseAmount(amount)
-				d.BlockHash, errs[4] = domain.ParseHash32(blockHash)
+				d.Ref, errs[0] = refOf(b.chainID, b.txHash, b.logIndex)
+				d.Contract, errs[1] = domain.ParseAddress(b.contract)
+				d.Withdrawer, errs[2] = domain.ParseAddress(b.withdrawer)
+				d.Amount, errs[3] = domain.ParseAmount(b.amount)
+				d.BlockHash, errs[4] = domain.ParseHash32(b.blockHash)
 				if err := errors.Join(errs[:]...); err != nil {
-					return fmt.Errorf("%s %s:%d: %w", t, txHash, logIndex, err)
+					return fmt.Errorf("%s %s:%d: %w", t, b.txHash, b.logIndex, err)
 				}
-				d.OnChainID, d.BlockNumber = uint64(nonce), uint64(block)
+				d.OnChainID, d.BlockNumber = uint64(b.nonce.Int64), uint64(b.blockNumber)
 				out = append(out, d)
 				return nil
 			})

@@ -302,20 +302,6 @@ func lifecycleTable[T any, P interface {
 // returns, sparing the boxing of each value.
 type colArgs bool
 
-func (a colArgs) str(v *string) any { return colArg(a, v, true) }
-func (a colArgs) i64(v *int64) any  { return colArg(a, v, true) }
-
-// colArg is the value at v as a takes it, or nil when not valid.
-func colArg[T any](a colArgs, v *T, valid bool) any {
-	switch {
-	case !valid:
-		return nil
-	case bool(a):
-		return v
-	}
-	return *v
-}
-
 // observation is what deposit and withdrawal rows share: the chain log
 // that made them, its confirmation, a failure and a reorg. party is the
 // depositor or the withdrawer.

@@ -145,7 +145,7 @@ func lastFirstMatches(ctx context.Context, tx Tx, lg topics.Log, table string, n
 	}
 	var id int64
 	var stored string
-	err = tx.QueryRow(ctx, `SELECT id, first_event_id FROM `+table+` WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT 1`, lo, hi).Scan(&id, &stored)
+	err = tx.QueryRow(ctx, processedTable.selectFrom(table, "id >= ? AND id < ? ORDER BY id DESC LIMIT 1", "id", "first_event_id"), lo, hi).Scan(&id, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}

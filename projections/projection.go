@@ -132,13 +132,9 @@ type Event struct {
 	contentHex string
 }
 
-// recordedArg is processed_at as its table takes it (see colArgs): NULL
-// for an unknown time.
-func (e *Event) recordedArg(a colArgs) any {
-	if e.Envelope.RecordedAt.IsZero() {
-		return nil
-	}
-	return a.str(&e.recordedAt)
+// recordedAtText is processed_at: NULL for an unknown time.
+func (e *Event) recordedAtText() sql.NullString {
+	return sql.NullString{String: e.recordedAt, Valid: !e.Envelope.RecordedAt.IsZero()}
 }
 
 // derive fills the derived fields (once).

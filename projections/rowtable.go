@@ -23,7 +23,7 @@ import (
 type rowTable[T any] struct {
 	Table
 	cols   []rowColumn[T]
-	fields struct{ nullText, nullInt, text, int, int32 []fieldAt } // the columns by kind
+	fields struct{ nullText, nullInt, text, int, int32, uint32, enum []fieldAt } // the columns by kind
 }
 
 // fieldAt is a column's place in a row (its index) and in T.
@@ -43,6 +43,13 @@ type rowColumn[T any] struct {
 	kind  fieldKind
 	field func(*T) unsafe.Pointer // the accessor, called once by declareTable
 	off   uintptr                 // the field's offset in T
+	enum  *enumCodec              // an enumField's names
+}
+
+// enumCodec writes and reads an enumeration's value as its name.
+type enumCodec struct {
+	name  func(unsafe.Pointer) string
+	parse func(string, unsafe.Pointer) bool
 }
 
 // fieldKind is the Go type of a column's field.
@@ -54,6 +61,8 @@ const (
 	textField                          // string: Text NOT NULL
 	intField                           // int64: Integer NOT NULL
 	int32Field                         // int32: Integer NOT NULL (a partition)
+	uint32Field                        // uint32: Integer NOT NULL
+	enumField                          // a uint8 enumeration: Text NOT NULL, its name
 )
 
 func (k fieldKind) size() uintptr {
@@ -66,6 +75,8 @@ func (k fieldKind) size() uintptr {
 		return unsafe.Sizeof("")
 	case intField:
 		return unsafe.Sizeof(int64(0))
+	case enumField:
+		return unsafe.Sizeof(uint8(0))
 	}
 	return unsafe.Sizeof(int32(0))
 }
@@ -95,6 +106,33 @@ func i32Col[T any](name string, f func(*T) *int32) rowColumn[T] {
 		field: func(r *T) unsafe.Pointer { return unsafe.Pointer(f(r)) }}
 }
 
+func u32Col[T any](name string, f func(*T) *uint32) rowColumn[T] {
+	return rowColumn[T]{Column: Column{Name: name, Type: Integer}, kind: uint32Field,
+		field: func(r *T) unsafe.Pointer { return unsafe.Pointer(f(r)) }}
+}
+
+// enumCol stores an enumeration as its name (String); values are every
+// value a stored name can be read back as.
+func enumCol[T any, E interface {
+	~uint8
+	fmt.Stringer
+}](name string, f func(*T) *E, values ...E) rowColumn[T] {
+	codec := &enumCodec{
+		name: func(p unsafe.Pointer) string { return (*(*E)(p)).String() },
+		parse: func(s string, p unsafe.Pointer) bool {
+			for _, v := range values {
+				if v.String() == s {
+					*(*E)(p) = v
+					return true
+				}
+			}
+			return false
+		},
+	}
+	return rowColumn[T]{Column: Column{Name: name, Type: Text}, kind: enumField, enum: codec,
+		field: func(r *T) unsafe.Pointer { return unsafe.Pointer(f(r)) }}
+}
+
 // declareTable declares a table of rows T. It panics on a declaration
 // [Table.Validate] refuses or an accessor that does not return a field of
 // its row: a table declared wrong is a bug, found at start-up.
@@ -120,6 +158,10 @@ func declareTable[T any](name string, key []string, indexes []Index, cols ...row
 			t.fields.text = append(t.fields.text, f)
 		case intField:
 			t.fields.int = append(t.fields.int, f)
+		case uint32Field:
+			t.fields.uint32 = append(t.fields.uint32, f)
+		case enumField:
+			t.fields.enum = append(t.fields.enum, f)
 		default:
 			t.fields.int32 = append(t.fields.int32, f)
 		}
@@ -172,6 +214,12 @@ func (t *rowTable[T]) args(r *T, dst []any, a colArgs) []any {
 	for _, f := range t.fields.int32 {
 		out[f.col] = *(*int32)(unsafe.Add(base, f.off)) // a staged table takes an int32 by value
 	}
+	for _, f := range t.fields.uint32 {
+		out[f.col] = int64(*(*uint32)(unsafe.Add(base, f.off)))
+	}
+	for _, f := range t.fields.enum {
+		out[f.col] = t.cols[f.col].enum.name(unsafe.Add(base, f.off))
+	}
 	return dst
 }
 
@@ -191,9 +239,21 @@ func (t *rowTable[T]) scan(sr RowScanner, r *T) error {
 			dests[i] = (*string)(p)
 		case intField:
 			dests[i] = (*int64)(p)
+		case uint32Field:
+			dests[i] = (*uint32)(p)
+		case enumField:
+			dests[i] = new(string) // its name, parsed below
 		default:
 			dests[i] = (*int32)(p)
 		}
 	}
-	return sr.Scan(dests...)
+	if err := sr.Scan(dests...); err != nil {
+		return err
+	}
+	for _, f := range t.fields.enum {
+		if name := *dests[f.col].(*string); !t.cols[f.col].enum.parse(name, unsafe.Add(base, f.off)) {
+			return fmt.Errorf("%s: column %s: unknown value %q", t.Name, t.cols[f.col].Name, name)
+		}
+	}
+	return nil
 }

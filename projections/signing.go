@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -43,33 +42,7 @@ func (EventPhases) Version() int           { return 1 }
 func (EventPhases) Topics() []string       { return []string{topics.TopicSigning} }
 func (EventPhases) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-func (p EventPhases) Tables() []Table {
-	return []Table{{
-		Name: Versioned("event_phase", p.Version()),
-		Columns: []Column{
-			{Name: "event_id", Type: Text}, {Name: "stream", Type: Text}, {Name: "nonce", Type: Integer},
-			{Name: "destination", Type: Text}, {Name: "amount", Type: Text}, {Name: "via", Type: Text},
-			{Name: "phase", Type: Text}, {Name: "epoch", Type: Integer}, {Name: "round", Type: Integer},
-			{Name: "canonical_hash", Type: Text, Nullable: true}, {Name: "commit_round", Type: Integer, Nullable: true},
-			{Name: "own_vote_round", Type: Integer, Nullable: true}, {Name: "own_vote_hash", Type: Text, Nullable: true},
-			{Name: "retry_count", Type: Integer}, {Name: "retry_at", Type: Text, Nullable: true},
-			{Name: "payout_attempts", Type: Integer}, {Name: "payout_txid", Type: Text, Nullable: true},
-			{Name: "signed_hash", Type: Text, Nullable: true},
-			{Name: "requested_at", Type: Text, Nullable: true}, {Name: "phase_since", Type: Text, Nullable: true},
-			{Name: "first_round_at", Type: Text, Nullable: true}, {Name: "done_at", Type: Text, Nullable: true},
-			{Name: "updated_at", Type: Text, Nullable: true}, {Name: "last_offset", Type: Integer},
-		},
-		PrimaryKey: []string{"event_id"},
-		Indexes:    []Index{{Columns: []string{"stream", "nonce"}}, {Columns: []string{"phase"}}},
-	}, {
-		Name: Versioned("signing_streams", p.Version()),
-		Columns: []Column{
-			{Name: "stream", Type: Text}, {Name: "next_nonce", Type: Integer},
-			{Name: "pending", Type: Integer}, {Name: "blocked", Type: Integer},
-		},
-		PrimaryKey: []string{"stream"},
-	}}
-}
+func (p EventPhases) Tables() []Table { return []Table{phaseTable.Table, streamTable.Table} }
 
 // phaseRow is an event_phase row. Hashes and times are kept as their
 // stored text: the fold only copies them.
@@ -90,40 +63,64 @@ type phaseRow struct {
 	lastOffset                                int64
 }
 
-const phaseCols = `event_id, stream, nonce, destination, amount, via, phase, epoch, round, canonical_hash, commit_round,
-	own_vote_round, own_vote_hash, retry_count, retry_at, payout_attempts, payout_txid, signed_hash,
-	requested_at, phase_since, first_round_at, done_at, updated_at, last_offset`
+var phaseTable = declareTable(Versioned("event_phase", EventPhases{}.Version()), []string{"event_id"},
+	[]Index{{Columns: []string{"stream", "nonce"}}, {Columns: []string{"phase"}}},
+	strCol("event_id", func(r *phaseRow) *string { return &r.eventID }),
+	strCol("stream", func(r *phaseRow) *string { return &r.stream }),
+	i64Col("nonce", func(r *phaseRow) *int64 { return &r.nonce }),
+	strCol("destination", func(r *phaseRow) *string { return &r.destination }),
+	strCol("amount", func(r *phaseRow) *string { return &r.amount }),
+	strCol("via", func(r *phaseRow) *string { return &r.via }),
+	enumCol("phase", func(r *phaseRow) *twophase.Phase { return &r.phase }, twophase.PhaseUnknown, twophase.PhaseProposing,
+		twophase.PhaseCommitted, twophase.PhaseCompleted, twophase.PhaseFailed, twophase.PhaseAbandoned),
+	u32Col("epoch", func(r *phaseRow) *uint32 { return &r.epoch }),
+	u32Col("round", func(r *phaseRow) *uint32 { return &r.round }),
+	textCol("canonical_hash", func(r *phaseRow) *sql.NullString { return &r.canonical }),
+	intCol("commit_round", func(r *phaseRow) *sql.NullInt64 { return &r.commitRound }),
+	intCol("own_vote_round", func(r *phaseRow) *sql.NullInt64 { return &r.ownVoteRound }),
+	textCol("own_vote_hash", func(r *phaseRow) *sql.NullString { return &r.ownVoteHash }),
+	i64Col("retry_count", func(r *phaseRow) *int64 { return &r.retryCount }),
+	textCol("retry_at", func(r *phaseRow) *sql.NullString { return &r.retryAt }),
+	i64Col("payout_attempts", func(r *phaseRow) *int64 { return &r.payoutAttempts }),
+	textCol("payout_txid", func(r *phaseRow) *sql.NullString { return &r.payoutTx }),
+	textCol("signed_hash", func(r *phaseRow) *sql.NullString { return &r.signedHash }),
+	textCol("requested_at", func(r *phaseRow) *sql.NullString { return &r.requestedAt }),
+	textCol("phase_since", func(r *phaseRow) *sql.NullString { return &r.phaseSince }),
+	textCol("first_round_at", func(r *phaseRow) *sql.NullString { return &r.firstRoundAt }),
+	textCol("done_at", func(r *phaseRow) *sql.NullString { return &r.doneAt }),
+	textCol("updated_at", func(r *phaseRow) *sql.NullString { return &r.updatedAt }),
+	i64Col("last_offset", func(r *phaseRow) *int64 { return &r.lastOffset }),
+)
 
-func (r *phaseRow) args() []any {
-	return []any{r.eventID, r.stream, r.nonce, r.destination, r.amount, r.via, r.phase.String(), int64(r.epoch), int64(r.round),
-		r.canonical, r.commitRound, r.ownVoteRound, r.ownVoteHash, r.retryCount, r.retryAt, r.payoutAttempts, r.payoutTx,
-		r.signedHash, r.requestedAt, r.phaseSince, r.firstRoundAt, r.doneAt, r.updatedAt, r.lastOffset}
+// streamRow is a signing_streams row.
+type streamRow struct {
+	stream                      string
+	nextNonce, pending, blocked int64
 }
 
-func (r *phaseRow) scan(sc RowScanner) error {
-	var phase string
-	var epoch, round int64
-	if err := sc.Scan(&r.eventID, &r.stream, &r.nonce, &r.destination, &r.amount, &r.via, &phase, &epoch, &round,
-		&r.canonical, &r.commitRound, &r.ownVoteRound, &r.ownVoteHash, &r.retryCount, &r.retryAt, &r.payoutAttempts, &r.payoutTx,
-		&r.signedHash, &r.requestedAt, &r.phaseSince, &r.firstRoundAt, &r.doneAt, &r.updatedAt, &r.lastOffset); err != nil {
-		return err
-	}
-	var ok bool
-	if r.phase, ok = parsePhase(phase); !ok {
-		return fmt.Errorf("event_phase row %s: unknown phase %q", r.eventID, phase)
-	}
-	r.epoch, r.round = uint32(epoch), uint32(round)
-	return nil
-}
+var streamTable = declareTable(Versioned("signing_streams", EventPhases{}.Version()), []string{"stream"}, nil,
+	strCol("stream", func(r *streamRow) *string { return &r.stream }),
+	i64Col("next_nonce", func(r *streamRow) *int64 { return &r.nextNonce }),
+	i64Col("pending", func(r *streamRow) *int64 { return &r.pending }),
+	i64Col("blocked", func(r *streamRow) *int64 { return &r.blocked }),
+)
 
-func parsePhase(s string) (twophase.Phase, bool) {
-	for p := twophase.PhaseUnknown; p <= twophase.PhaseAbandoned; p++ {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return 0, false
-}
+var (
+	phaseInsert = phaseTable.insertSQL()
+	phaseByID   = phaseTable.selectSQL("event_id = ?")
+	// A fact changes all but what the request fixed.
+	phaseFolded = phaseTable.update("phase", "epoch", "round", "canonical_hash", "commit_round", "own_vote_round", "own_vote_hash",
+		"retry_count", "retry_at", "payout_attempts", "payout_txid", "signed_hash", "phase_since", "first_round_at", "done_at",
+		"updated_at", "last_offset")
+	phaseKnown   = phaseTable.selectSQL("event_id = ?", "1")
+	nonceTaken   = phaseTable.selectSQL("stream = ? AND nonce = ?", "1")
+	phaseAtNonce = phaseTable.selectSQL("stream = ? AND nonce = ?", "phase")
+	// A stream's events at or after a nonce, and how many hold it.
+	phasesFrom    = phaseTable.selectSQL("stream = ? AND nonce >= ?", "count(*)", "coalesce(sum(CASE WHEN nonce = ? THEN 1 ELSE 0 END), 0)")
+	streamCreate  = streamTable.insertNewSQL()
+	streamNextOf  = streamTable.selectSQL("stream = ?", "next_nonce")
+	streamSettled = streamTable.update("next_nonce", "pending", "blocked")
+)
 
 // fold applies one fact of the row's event exactly as [twophase.State.Apply]
 // does (see apply.go), and reports whether the row changed.
@@ -257,7 +254,7 @@ func (p EventPhases) Apply(ctx context.Context, tx Tx, ev *Event) error {
 		return nil
 	}
 	var r phaseRow
-	err := r.scan(tx.QueryRow(ctx, `SELECT `+phaseCols+` FROM event_phase_v1 WHERE event_id = ?`, id.Hex()))
+	err := phaseTable.scan(tx.QueryRow(ctx, phaseByID, id.Hex()), &r)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil // an event the signer never took up: its state ignores the fact too
@@ -271,12 +268,7 @@ func (p EventPhases) Apply(ctx context.Context, tx Tx, ev *Event) error {
 		return nil
 	}
 	r.lastOffset = ev.Position.Offset
-	if _, err := tx.Exec(ctx, `UPDATE event_phase_v1 SET phase = ?, epoch = ?, round = ?, canonical_hash = ?, commit_round = ?,
-		own_vote_round = ?, own_vote_hash = ?, retry_count = ?, retry_at = ?, payout_attempts = ?, payout_txid = ?, signed_hash = ?,
-		phase_since = ?, first_round_at = ?, done_at = ?, updated_at = ?, last_offset = ? WHERE event_id = ?`,
-		r.phase.String(), int64(r.epoch), int64(r.round), r.canonical, r.commitRound, r.ownVoteRound, r.ownVoteHash, r.retryCount,
-		r.retryAt, r.payoutAttempts, r.payoutTx, r.signedHash, r.phaseSince, r.firstRoundAt, r.doneAt, r.updatedAt, r.lastOffset,
-		r.eventID); err != nil {
+	if _, err := tx.Exec(ctx, phaseFolded.sql, phaseFolded.args(&r)...); err != nil {
 		return err
 	}
 	if !wasCompleted && r.phase == twophase.PhaseCompleted {
@@ -291,7 +283,7 @@ func (p EventPhases) Apply(ctx context.Context, tx Tx, ev *Event) error {
 func (p EventPhases) requested(ctx context.Context, tx Tx, ev *Event, f *twophase.EventRequested) error {
 	id := f.Event.ID()
 	var one int
-	switch err := tx.QueryRow(ctx, `SELECT 1 FROM event_phase_v1 WHERE event_id = ?`, id.Hex()).Scan(&one); {
+	switch err := tx.QueryRow(ctx, phaseKnown, id.Hex()).Scan(&one); {
 	case err == nil:
 		return nil
 	case !errors.Is(err, sql.ErrNoRows):
@@ -305,7 +297,7 @@ func (p EventPhases) requested(ctx context.Context, tx Tx, ev *Event, f *twophas
 	if err != nil || nonce.Int64 < next {
 		return err
 	}
-	switch err := tx.QueryRow(ctx, `SELECT 1 FROM event_phase_v1 WHERE stream = ? AND nonce = ?`, f.Event.Stream, nonce.Int64).Scan(&one); {
+	switch err := tx.QueryRow(ctx, nonceTaken, f.Event.Stream, nonce.Int64).Scan(&one); {
 	case err == nil:
 		return nil
 	case !errors.Is(err, sql.ErrNoRows):
@@ -315,8 +307,7 @@ func (p EventPhases) requested(ctx context.Context, tx Tx, ev *Event, f *twophas
 	r := phaseRow{eventID: id.Hex(), stream: f.Event.Stream, nonce: nonce.Int64, destination: f.Event.Destination,
 		amount: strconv.FormatUint(f.Event.Amount, 10), via: f.Via, phase: twophase.PhaseUnknown,
 		requestedAt: at, updatedAt: at, lastOffset: ev.Position.Offset}
-	if _, err := tx.Exec(ctx, `INSERT INTO event_phase_v1 (`+phaseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.args()...); err != nil {
+	if _, err := tx.Exec(ctx, phaseInsert, phaseTable.args(&r, nil, false)...); err != nil {
 		return err
 	}
 	return p.settleStream(ctx, tx, f.Event.Stream)
@@ -329,12 +320,11 @@ func (p EventPhases) streamNext(ctx context.Context, tx Tx, stream string, ev *E
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO signing_streams_v1 (stream, next_nonce, pending, blocked) VALUES (?, ?, 0, 0)
-		ON CONFLICT (stream) DO NOTHING`, stream, first.Int64); err != nil {
+	if _, err := tx.Exec(ctx, streamCreate, streamTable.args(&streamRow{stream: stream, nextNonce: first.Int64}, nil, false)...); err != nil {
 		return 0, err
 	}
 	var next int64
-	err = tx.QueryRow(ctx, `SELECT next_nonce FROM signing_streams_v1 WHERE stream = ?`, stream).Scan(&next)
+	err = tx.QueryRow(ctx, streamNextOf, stream).Scan(&next)
 	return next, err
 }
 
@@ -344,32 +334,29 @@ func (p EventPhases) streamNext(ctx context.Context, tx Tx, stream string, ev *E
 // all from the event rows, so the result does not depend on the order in
 // which the streams' partitions were folded.
 func (p EventPhases) settleStream(ctx context.Context, tx Tx, stream string) error {
-	var next int64
-	if err := tx.QueryRow(ctx, `SELECT next_nonce FROM signing_streams_v1 WHERE stream = ?`, stream).Scan(&next); err != nil {
+	r := streamRow{stream: stream}
+	if err := tx.QueryRow(ctx, streamNextOf, stream).Scan(&r.nextNonce); err != nil {
 		return err
 	}
 	for {
 		var phase string
-		err := tx.QueryRow(ctx, `SELECT phase FROM event_phase_v1 WHERE stream = ? AND nonce = ?`, stream, next).Scan(&phase)
+		err := tx.QueryRow(ctx, phaseAtNonce, stream, r.nextNonce).Scan(&phase)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && phase != twophase.PhaseCompleted.String()) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		next++
+		r.nextNonce++
 	}
-	var pending, head int64
-	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(CASE WHEN nonce = ? THEN 1 ELSE 0 END), 0) FROM event_phase_v1
-		WHERE stream = ? AND nonce >= ?`, next, stream, next).Scan(&pending, &head); err != nil {
+	var head int64
+	if err := tx.QueryRow(ctx, phasesFrom, r.nextNonce, stream, r.nextNonce).Scan(&r.pending, &head); err != nil {
 		return err
 	}
-	blocked := 0
-	if pending > 0 && head == 0 {
-		blocked = 1 // later nonces wait for a missing one
+	if r.pending > 0 && head == 0 {
+		r.blocked = 1 // later nonces wait for a missing one
 	}
-	_, err := tx.Exec(ctx, `UPDATE signing_streams_v1 SET next_nonce = ?, pending = ?, blocked = ? WHERE stream = ?`,
-		next, pending, blocked, stream)
+	_, err := tx.Exec(ctx, streamSettled.sql, streamSettled.args(&r)...)
 	return err
 }
 
@@ -388,49 +375,61 @@ func (EventProposals) Version() int           { return 1 }
 func (EventProposals) Topics() []string       { return []string{topics.TopicSigning} }
 func (EventProposals) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-func (p EventProposals) Tables() []Table {
-	return []Table{{
-		Name: Versioned("event_proposals", p.Version()),
-		Columns: []Column{
-			{Name: "event_id", Type: Text}, {Name: "epoch", Type: Integer}, {Name: "round", Type: Integer},
-			{Name: "voter", Type: Text}, {Name: "record", Type: Text},
-			{Name: "hash", Type: Text, Nullable: true}, {Name: "no_vote", Type: Integer},
-			{Name: "reason", Type: Text}, {Name: "detail", Type: Text},
-			{Name: "own", Type: Integer}, {Name: "accepted", Type: Integer}, {Name: "at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"event_id", "epoch", "round", "voter", "record"},
-	}}
+func (p EventProposals) Tables() []Table { return []Table{proposalTable.Table} }
+
+// proposalRow is an event_proposals row.
+type proposalRow struct {
+	eventID, voter, record, reason, detail string
+	epoch, round, noVote, own, accepted    int64
+	hash, at                               sql.NullString
 }
 
+var proposalTable = declareTable(Versioned("event_proposals", EventProposals{}.Version()),
+	[]string{"event_id", "epoch", "round", "voter", "record"}, nil,
+	strCol("event_id", func(r *proposalRow) *string { return &r.eventID }),
+	i64Col("epoch", func(r *proposalRow) *int64 { return &r.epoch }),
+	i64Col("round", func(r *proposalRow) *int64 { return &r.round }),
+	strCol("voter", func(r *proposalRow) *string { return &r.voter }),
+	strCol("record", func(r *proposalRow) *string { return &r.record }),
+	textCol("hash", func(r *proposalRow) *sql.NullString { return &r.hash }),
+	i64Col("no_vote", func(r *proposalRow) *int64 { return &r.noVote }),
+	strCol("reason", func(r *proposalRow) *string { return &r.reason }),
+	strCol("detail", func(r *proposalRow) *string { return &r.detail }),
+	i64Col("own", func(r *proposalRow) *int64 { return &r.own }),
+	i64Col("accepted", func(r *proposalRow) *int64 { return &r.accepted }),
+	textCol("at", func(r *proposalRow) *sql.NullString { return &r.at }),
+)
+
+var proposalInsert = proposalTable.insertNewSQL()
+
 func (p EventProposals) Apply(ctx context.Context, tx Tx, ev *Event) error {
-	var args []any
+	var r proposalRow
 	switch f := ev.Body.(type) {
 	case *twophase.VoteAccepted:
-		hash := nullText(f.Hash.Hex())
+		r = proposalRow{eventID: f.EventID.Hex(), epoch: int64(f.Epoch), round: int64(f.Round), voter: string(f.Voter), record: "vote",
+			hash: nullText(f.Hash.Hex()), noVote: boolInt(f.NoVote), reason: string(f.Reason), own: boolInt(f.Own), accepted: 1, at: nsTime(f.AtNs)}
 		if f.NoVote {
-			hash = sql.NullString{}
+			r.hash = sql.NullString{}
 		}
-		args = []any{f.EventID.Hex(), int64(f.Epoch), int64(f.Round), string(f.Voter), "vote", hash, boolInt(f.NoVote),
-			string(f.Reason), "", boolInt(f.Own), 1, nsTime(f.AtNs)}
 	case *twophase.VoteRejected:
-		args = []any{f.EventID.Hex(), int64(f.Epoch), int64(f.Round), string(f.Sender), "rejected/" + f.Digest.Hex(),
-			hashOrNull(f.Hash), 0, string(f.Reason), f.Detail, 0, 0, nsTime(f.AtNs)}
+		r = proposalRow{eventID: f.EventID.Hex(), epoch: int64(f.Epoch), round: int64(f.Round), voter: string(f.Sender),
+			record: "rejected/" + f.Digest.Hex(), hash: hashOrNull(f.Hash), reason: string(f.Reason), detail: f.Detail, at: nsTime(f.AtNs)}
 	case *twophase.Equivocation:
 		first := "first vote: none"
 		if !f.FirstHash.IsZero() {
 			first = "first vote: " + f.FirstHash.Hex()
 		}
-		args = []any{f.EventID.Hex(), int64(f.Epoch), int64(f.Round), string(f.Voter), "equivocation/" + f.SecondHash.Hex(),
-			hashOrNull(f.SecondHash), 0, string(twophase.ReasonEquivocation), first, 0, 0, nsTime(f.AtNs)}
+		r = proposalRow{eventID: f.EventID.Hex(), epoch: int64(f.Epoch), round: int64(f.Round), voter: string(f.Voter),
+			record: "equivocation/" + f.SecondHash.Hex(), hash: hashOrNull(f.SecondHash), reason: string(twophase.ReasonEquivocation),
+			detail: first, at: nsTime(f.AtNs)}
 	default:
 		return nil
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO event_proposals_v1 (event_id, epoch, round, voter, record, hash, no_vote, reason, detail, own, accepted, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id, epoch, round, voter, record) DO NOTHING`, args...)
+	_, err := tx.Exec(ctx, proposalInsert, proposalTable.args(&r, nil, false)...)
 	return err
 }
 
-func boolInt(b bool) int {
+func boolInt(b bool) int64 {
 	if b {
 		return 1
 	}
@@ -459,23 +458,31 @@ func (SignedTemplates) Version() int           { return 1 }
 func (SignedTemplates) Topics() []string       { return []string{topics.TopicSigning} }
 func (SignedTemplates) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-func (p SignedTemplates) Tables() []Table {
-	return []Table{{
-		Name: Versioned("signed_templates", p.Version()),
-		Columns: []Column{
-			{Name: "event_id", Type: Text}, {Name: "hash", Type: Text}, {Name: "round", Type: Integer},
-			{Name: "txid", Type: Text}, {Name: "signed_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"event_id"},
-	}}
+func (p SignedTemplates) Tables() []Table { return []Table{templateTable.Table} }
+
+// templateRow is a signed_templates row.
+type templateRow struct {
+	eventID, hash, txid string
+	round               int64
+	signedAt            sql.NullString
 }
+
+var templateTable = declareTable(Versioned("signed_templates", SignedTemplates{}.Version()), []string{"event_id"}, nil,
+	strCol("event_id", func(r *templateRow) *string { return &r.eventID }),
+	strCol("hash", func(r *templateRow) *string { return &r.hash }),
+	i64Col("round", func(r *templateRow) *int64 { return &r.round }),
+	strCol("txid", func(r *templateRow) *string { return &r.txid }),
+	textCol("signed_at", func(r *templateRow) *sql.NullString { return &r.signedAt }),
+)
+
+var templateInsert = templateTable.insertNewSQL()
 
 func (p SignedTemplates) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	f, ok := ev.Body.(*twophase.TemplateSigned)
 	if !ok {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO signed_templates_v1 (event_id, hash, round, txid, signed_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (event_id) DO NOTHING`, f.EventID.Hex(), f.Hash.Hex(), int64(f.Round), f.TxID.Hex(), nsTime(f.AtNs))
+	r := templateRow{eventID: f.EventID.Hex(), hash: f.Hash.Hex(), round: int64(f.Round), txid: f.TxID.Hex(), signedAt: nsTime(f.AtNs)}
+	_, err := tx.Exec(ctx, templateInsert, templateTable.args(&r, nil, false)...)
 	return err
 }

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -37,29 +38,64 @@ func (LockCertificates) Version() int           { return 1 }
 func (LockCertificates) Topics() []string       { return []string{topics.TopicSigning} }
 func (LockCertificates) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
-func (p LockCertificates) Tables() []Table {
-	return []Table{{
-		Name: Versioned("lock_certificates", p.Version()),
-		Columns: []Column{
-			{Name: "event_id", Type: Text}, {Name: "epoch", Type: Integer}, {Name: "round", Type: Integer},
-			{Name: "anchor", Type: Integer}, {Name: "template_hash", Type: Text},
-			{Name: "signers", Type: Text}, {Name: "outpoints", Type: Integer},
-			{Name: "accepted_at", Type: Text, Nullable: true},
-			{Name: "released_by", Type: Text, Nullable: true}, {Name: "released_at", Type: Text, Nullable: true},
-			{Name: "last_offset", Type: Integer},
-		},
-		PrimaryKey: []string{"event_id", "epoch", "round"},
-	}, {
-		Name: Versioned("reserved_outpoints", p.Version()),
-		Columns: []Column{
-			{Name: "outpoint", Type: Text}, {Name: "event_id", Type: Text}, {Name: "epoch", Type: Integer},
-			{Name: "round", Type: Integer}, {Name: "template_hash", Type: Text}, {Name: "anchor", Type: Integer},
-			{Name: "reserved_at", Type: Text, Nullable: true},
-			{Name: "released_by", Type: Text, Nullable: true}, {Name: "released_at", Type: Text, Nullable: true},
-		},
-		PrimaryKey: []string{"outpoint", "event_id", "epoch", "round"},
-		Indexes:    []Index{{Columns: []string{"event_id", "epoch", "round"}}},
-	}}
+func (p LockCertificates) Tables() []Table { return []Table{certTable.Table, outpointTable.Table} }
+
+// certRow is one row of lock_certificates.
+type certRow struct {
+	eventID, templateHash, signers              string
+	epoch, round, anchor, outpoints, lastOffset int64
+	acceptedAt, releasedBy, releasedAt          sql.NullString
+}
+
+var certTable = declareTable(Versioned("lock_certificates", LockCertificates{}.Version()), []string{"event_id", "epoch", "round"}, nil,
+	strCol("event_id", func(r *certRow) *string { return &r.eventID }),
+	i64Col("epoch", func(r *certRow) *int64 { return &r.epoch }),
+	i64Col("round", func(r *certRow) *int64 { return &r.round }),
+	i64Col("anchor", func(r *certRow) *int64 { return &r.anchor }),
+	strCol("template_hash", func(r *certRow) *string { return &r.templateHash }),
+	strCol("signers", func(r *certRow) *string { return &r.signers }),
+	i64Col("outpoints", func(r *certRow) *int64 { return &r.outpoints }),
+	textCol("accepted_at", func(r *certRow) *sql.NullString { return &r.acceptedAt }),
+	textCol("released_by", func(r *certRow) *sql.NullString { return &r.releasedBy }),
+	textCol("released_at", func(r *certRow) *sql.NullString { return &r.releasedAt }),
+	i64Col("last_offset", func(r *certRow) *int64 { return &r.lastOffset }),
+)
+
+// outpointRow is one row of reserved_outpoints.
+type outpointRow struct {
+	outpoint, eventID, templateHash    string
+	epoch, round, anchor               int64
+	reservedAt, releasedBy, releasedAt sql.NullString
+}
+
+var outpointTable = declareTable(Versioned("reserved_outpoints", LockCertificates{}.Version()),
+	[]string{"outpoint", "event_id", "epoch", "round"}, []Index{{Columns: []string{"event_id", "epoch", "round"}}},
+	strCol("outpoint", func(r *outpointRow) *string { return &r.outpoint }),
+	strCol("event_id", func(r *outpointRow) *string { return &r.eventID }),
+	i64Col("epoch", func(r *outpointRow) *int64 { return &r.epoch }),
+	i64Col("round", func(r *outpointRow) *int64 { return &r.round }),
+	strCol("template_hash", func(r *outpointRow) *string { return &r.templateHash }),
+	i64Col("anchor", func(r *outpointRow) *int64 { return &r.anchor }),
+	textCol("reserved_at", func(r *outpointRow) *sql.NullString { return &r.reservedAt }),
+	textCol("released_by", func(r *outpointRow) *sql.NullString { return &r.releasedBy }),
+	textCol("released_at", func(r *outpointRow) *sql.NullString { return &r.releasedAt }),
+)
+
+var (
+	certInsert     = certTable.insertNewSQL()
+	outpointInsert = outpointTable.insertNewSQL()
+	// The certificates a fact changes: the event's, last changed before
+	// it, and held or given up as the fact requires.
+	certsGivenUp     = certsToChange("epoch = ? AND round = ? AND template_hash = ? AND released_by IN (?, ?)")
+	certsHeldInEpoch = certsToChange("epoch = ? AND released_by IS NULL")
+	certsHeld        = certsToChange("released_by IS NULL")
+	certsHeldBefore  = certsToChange("epoch < ? AND released_by IS NULL")
+	certRelease      = certTable.update("released_by", "released_at", "last_offset")
+	outpointsRelease = outpointTable.updateWhereSQL("event_id = ? AND epoch = ? AND round = ?", "released_by", "released_at")
+)
+
+func certsToChange(where string) string {
+	return certTable.selectSQL("event_id = ? AND last_offset < ? AND "+where, "epoch", "round")
 }
 
 // certKey names one lock_certificates row.
@@ -74,19 +110,19 @@ func (p LockCertificates) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	case *twophase.Committed:
 		// Holds again a certificate whose commit was given up and is
 		// made again (the state takes the reservation from the commit).
-		return p.change(ctx, tx, ev, f.EventID, nil, `epoch = ? AND round = ? AND template_hash = ? AND released_by IN (?, ?)`,
+		return p.change(ctx, tx, ev, f.EventID, release{}, certsGivenUp,
 			int64(f.Epoch), int64(f.Round), f.Hash.Hex(), givenUp(twophase.ReasonRevalidationFailed), givenUp(twophase.ReasonPayoutRejected))
 	case *twophase.RoundFailed:
 		if f.Reason != twophase.ReasonRevalidationFailed && f.Reason != twophase.ReasonPayoutRejected {
 			return nil
 		}
-		return p.change(ctx, tx, ev, f.EventID, released(givenUp(f.Reason), f.AtNs), `epoch = ? AND released_by IS NULL`, int64(f.Epoch))
+		return p.change(ctx, tx, ev, f.EventID, released(givenUp(f.Reason), f.AtNs), certsHeldInEpoch, int64(f.Epoch))
 	case *twophase.Completed:
-		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), `released_by IS NULL`)
+		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), certsHeld)
 	case *twophase.Abandoned:
-		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), `released_by IS NULL`)
+		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), certsHeld)
 	case *twophase.AdminReset:
-		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), `epoch < ? AND released_by IS NULL`, int64(f.Epoch))
+		return p.change(ctx, tx, ev, f.EventID, released(f.EventType(), f.AtNs), certsHeldBefore, int64(f.Epoch))
 	}
 	return nil
 }
@@ -103,18 +139,18 @@ func (p LockCertificates) accepted(ctx context.Context, tx Tx, ev *Event, f *two
 	for i, s := range f.Signers {
 		signers[i] = string(s)
 	}
-	id, epoch, round, hash, at := f.EventID.Hex(), int64(f.Epoch), int64(f.Round), f.TemplateHash.Hex(), nsTime(f.AtNs)
-	n, err := tx.Exec(ctx, `INSERT INTO lock_certificates_v1 (event_id, epoch, round, anchor, template_hash, signers, outpoints,
-		accepted_at, released_by, released_at, last_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
-		ON CONFLICT (event_id, epoch, round) DO NOTHING`,
-		id, epoch, round, anchor, hash, strings.Join(signers, ","), len(f.Outpoints), at, ev.Position.Offset)
+	r := certRow{eventID: f.EventID.Hex(), epoch: int64(f.Epoch), round: int64(f.Round), anchor: anchor.Int64,
+		templateHash: f.TemplateHash.Hex(), signers: strings.Join(signers, ","), outpoints: int64(len(f.Outpoints)),
+		acceptedAt: nsTime(f.AtNs), lastOffset: ev.Position.Offset}
+	n, err := tx.Exec(ctx, certInsert, certTable.args(&r, nil, false)...)
 	if err != nil || n == 0 {
 		return err // n == 0: folded already, or another certificate of the round stands
 	}
+	var args []any
 	for _, o := range f.Outpoints {
-		if _, err := tx.Exec(ctx, `INSERT INTO reserved_outpoints_v1 (outpoint, event_id, epoch, round, template_hash, anchor,
-			reserved_at, released_by, released_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)
-			ON CONFLICT (outpoint, event_id, epoch, round) DO NOTHING`, o.String(), id, epoch, round, hash, anchor, at); err != nil {
+		args = outpointTable.args(&outpointRow{outpoint: o.String(), eventID: r.eventID, epoch: r.epoch, round: r.round,
+			templateHash: r.templateHash, anchor: r.anchor, reservedAt: r.acceptedAt}, args[:0], false)
+		if _, err := tx.Exec(ctx, outpointInsert, args...); err != nil {
 			return err
 		}
 	}
@@ -124,20 +160,20 @@ func (p LockCertificates) accepted(ctx context.Context, tx Tx, ev *Event, f *two
 // givenUp is released_by of a commit given up for reason.
 func givenUp(reason twophase.Reason) string { return twophase.TypeRoundFailed + "/" + string(reason) }
 
-// release is what a releasing fact writes: released_by and released_at.
+// release is what a releasing fact writes: released_by and released_at
+// (NULL, NULL holds a certificate again).
 type release struct {
-	by, at any
+	by, at sql.NullString
 }
 
-func released(by string, atNs int64) *release { return &release{by: by, at: nsTime(atNs)} }
+func released(by string, atNs int64) release { return release{by: nullText(by), at: nsTime(atNs)} }
 
-// change sets released_by and released_at (rel; nil holds the rows
-// again) on the event's certificates that match where and were last
-// changed before this fact, and on their reservations.
-func (p LockCertificates) change(ctx context.Context, tx Tx, ev *Event, event twophase.Hash, rel *release, where string, args ...any) error {
+// change sets released_by and released_at to rel on the event's
+// certificates that sel (a certsToChange) selects with args, and on their
+// reservations.
+func (p LockCertificates) change(ctx context.Context, tx Tx, ev *Event, event twophase.Hash, rel release, sel string, args ...any) error {
 	id := event.Hex()
-	rows, err := tx.Query(ctx, `SELECT epoch, round FROM lock_certificates_v1 WHERE event_id = ? AND last_offset < ? AND `+where,
-		append([]any{id, ev.Position.Offset}, args...)...)
+	rows, err := tx.Query(ctx, sel, append([]any{id, ev.Position.Offset}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -156,16 +192,12 @@ func (p LockCertificates) change(ctx context.Context, tx Tx, ev *Event, event tw
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if rel == nil {
-		rel = &release{}
-	}
 	for _, k := range keys {
-		if _, err := tx.Exec(ctx, `UPDATE lock_certificates_v1 SET released_by = ?, released_at = ?, last_offset = ?
-			WHERE event_id = ? AND epoch = ? AND round = ?`, rel.by, rel.at, ev.Position.Offset, id, k.epoch, k.round); err != nil {
+		r := certRow{eventID: id, epoch: k.epoch, round: k.round, releasedBy: rel.by, releasedAt: rel.at, lastOffset: ev.Position.Offset}
+		if _, err := tx.Exec(ctx, certRelease.sql, certRelease.args(&r)...); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE reserved_outpoints_v1 SET released_by = ?, released_at = ?
-			WHERE event_id = ? AND epoch = ? AND round = ?`, rel.by, rel.at, id, k.epoch, k.round); err != nil {
+		if _, err := tx.Exec(ctx, outpointsRelease, rel.by, rel.at, id, k.epoch, k.round); err != nil {
 			return err
 		}
 	}

@@ -45,7 +45,7 @@ func DedupTotals(ctx context.Context, tx Tx) (keys, duplicates, conflicts int64,
 		return 0, 0, 0, err
 	}
 	pe := Versioned("processed_events", v)
-	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(duplicates), 0) FROM `+pe).Scan(&keys, &duplicates); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT `+processedTable.list("count(*)", "coalesce(sum(duplicates), 0)")+` FROM `+pe).Scan(&keys, &duplicates); err != nil {
 		return 0, 0, 0, err
 	}
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+Versioned("event_conflicts", v)).Scan(&conflicts); err != nil {

@@ -505,3 +505,14 @@ func loadWrittenConfig(path string) (relayConfig, error) {
 	}
 	return cfg, json.Unmarshal(b, &cfg)
 }
+
+// envelopesPerAggregate counts the envelopes of one type on a topic per
+// aggregate id.
+func envelopesPerAggregate(t *testing.T, lg topics.Log, topic, typ string) map[string]int {
+	t.Helper()
+	per := map[string]int{}
+	for _, e := range logEnvelopes(t, lg, topic, typ) {
+		per[e.AggregateID]++
+	}
+	return per
+}
