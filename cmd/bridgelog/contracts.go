@@ -118,7 +118,7 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	}
 	octx, cancel := context.WithTimeout(ctx, o.callTimeout)
 	wallet, err := evmwallet.Open(octx, evmwallet.Spec{Name: "deployer", Address: domain.Address(w.from), Keystore: o.keystore,
-		External: o.external, Passphrase: o.passphrase}, evmwallet.Options{})
+		External: o.external, Passphrase: o.passphrase}, evmwallet.Options{ExternalTimeout: o.callTimeout})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrDeploy, err)

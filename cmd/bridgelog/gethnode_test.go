@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"encoding/hex"
 	"encoding/json"
 	"math/big"
 	"net"
@@ -28,6 +27,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet/cleftest"
 	"github.com/bridgelog/bridgelog/adapters/evm/gethproc"
 	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
@@ -155,28 +155,10 @@ func newKeystoreWallets(t *testing.T, dir string) *keystoreWallets {
 
 // name fills in the key sources of the wallets contracts deploy listed
 // by address, as the operator does.
-func (w *keystoreWallets) name(t *testing.T, cfg *relayConfig) {
-	t.Helper()
+func (w *keystoreWallets) name(cfg *relayConfig) {
 	for _, s := range []*evmwallet.Spec{&cfg.Wallets.Relayer, &cfg.Wallets.Mint[0]} {
 		s.Keystore, s.Passphrase = w.dir, secrets.Passphrase{File: w.passphraseFile}
 	}
-	// TODO(keystore relay): the relay reads relayerKey and mintKeys until
-	// it unlocks wallets; give it the same accounts' keys as dev keys.
-	cfg.DevChain, cfg.RelayerKey, cfg.MintKeys = true, w.key(t, w.relayer), []string{w.key(t, w.minter)}
-}
-
-// key is the hex private key of a, out of the keystore.
-func (w *keystoreWallets) key(t *testing.T, a accounts.Account) string {
-	t.Helper()
-	b, err := os.ReadFile(a.URL.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := keystore.DecryptKey(b, walletPassphrase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(crypto.FromECDSA(k.PrivateKey))
 }
 
 func writeSecret(t *testing.T, path, s string) string {
@@ -240,7 +222,7 @@ func TestContractsDeployToGethAndRelay(t *testing.T) {
 		t.Fatalf("a deploy over an existing config: %s", stderr)
 	}
 
-	wallets.name(t, &cfg)
+	wallets.name(&cfg)
 	cfg.BatchMaxWait, cfg.PollInterval, cfg.StuckAfter = "1s", "250ms", "30s"
 	if err := os.Remove(out); err != nil {
 		t.Fatal(err)
@@ -515,4 +497,55 @@ func envelopesPerAggregate(t *testing.T, lg topics.Log, topic, typ string) map[s
 		per[e.AggregateID]++
 	}
 	return per
+}
+
+// TestContractsDeployThroughAnExternalSigner: the deployer may be an
+// external signer (the clef protocol), which holds the key the command
+// never sees: a signer that refuses sends nothing and writes nothing; one
+// that signs deploys both contracts.
+func TestContractsDeployThroughAnExternalSigner(t *testing.T) {
+	bin := testBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	g := newGethOperator(t, ctx)
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployer := crypto.PubkeyToAddress(key.PublicKey)
+	g.fund(t, ctx, []common.Address{deployer}, big.NewInt(1e18))
+	signer, err := cleftest.Start(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer signer.Close()
+	out := filepath.Join(t.TempDir(), "relay.json")
+	args := []string{"contracts", "deploy", "--rpc", g.dev.HTTP, "--from", deployer.Hex(), "--external", signer.URL(),
+		"--confirmations", "1", "--out", out, "--timeout", "3s"}
+
+	signer.SetMode(cleftest.Refuse)
+	if _, stderr := runCommand(t, bin, 1, args...); !strings.Contains(stderr, "wallet deployer: external signer refused") {
+		t.Fatalf("a refusing signer: %s", stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("%s written after a refusal (%v)", out, err)
+	}
+	if n, err := g.cl.PendingNonceAt(ctx, deployer); err != nil || n != 0 {
+		t.Fatalf("the deployer sent %d transactions (%v) through a refusing signer", n, err)
+	}
+
+	signer.SetMode(cleftest.Sign)
+	runCommand(t, bin, 0, args...)
+	cfg, err := loadWrittenConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signer.Signed(deployer) != 2 || cfg.Wallets.Relayer.Address != domain.Address(deployer) {
+		t.Fatalf("the signer signed %d transactions; config %+v", signer.Signed(deployer), cfg)
+	}
+	for _, a := range []domain.Address{cfg.Distributor, cfg.Token} {
+		if code, err := g.cl.CodeAt(ctx, common.Address(a), nil); err != nil || len(code) == 0 {
+			t.Fatalf("no contract at %s (%v)", a, err)
+		}
+	}
 }
