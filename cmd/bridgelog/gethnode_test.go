@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
@@ -59,12 +58,10 @@ func gethDev(t *testing.T, ctx context.Context) *gethproc.Dev {
 	return dev
 }
 
-// gethOperator is an operator at a geth --dev node: a client, and the
-// developer account's wallet, opened from the node's keystore.
+// gethOperator is an operator at a geth --dev node, with a client.
 type gethOperator struct {
-	dev       *gethproc.Dev
-	cl        *ethclient.Client
-	developer evmwallet.TxSigner
+	dev *gethproc.Dev
+	cl  *ethclient.Client
 }
 
 func newGethOperator(t *testing.T, ctx context.Context) *gethOperator {
@@ -75,56 +72,14 @@ func newGethOperator(t *testing.T, ctx context.Context) *gethOperator {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
-	w, err := evmwallet.Open(ctx, evmwallet.Spec{Name: "developer", Address: dev.Account, Keystore: dev.Keystore,
-		Passphrase: secrets.Passphrase{File: dev.PassphraseFile}}, evmwallet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &gethOperator{dev: dev, cl: cl, developer: w}
+	return &gethOperator{dev: dev, cl: cl}
 }
 
-// fund sends value from the developer account to each of tos and waits
-// until every transfer is mined.
+// fund sends value from the developer account to each of tos, mined.
 func (g *gethOperator) fund(t *testing.T, ctx context.Context, tos []common.Address, value *big.Int) {
 	t.Helper()
-	nonce, err := g.cl.PendingNonceAt(ctx, common.Address(g.dev.Account))
-	if err != nil {
+	if err := g.dev.Fund(ctx, value, tos...); err != nil {
 		t.Fatal(err)
-	}
-	tip, err := g.cl.SuggestGasTipCap(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := g.cl.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
-	var sent []common.Hash
-	for i, to := range tos {
-		tx := types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(gethproc.ChainID), Nonce: nonce + uint64(i),
-			GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: value})
-		signed, err := g.developer.SignTx(ctx, tx, big.NewInt(gethproc.ChainID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.cl.SendTransaction(ctx, signed); err != nil {
-			t.Fatal(err)
-		}
-		sent = append(sent, signed.Hash())
-	}
-	for _, h := range sent {
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-			if r, err := g.cl.TransactionReceipt(ctx, h); err == nil {
-				if r.Status != types.ReceiptStatusSuccessful {
-					t.Fatalf("transfer %s failed", h)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("transfer %s not mined in 60 s", h)
-			}
-		}
 	}
 }
 
