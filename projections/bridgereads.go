@@ -161,6 +161,21 @@ func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent,
 	return out, err
 }
 
+// OpenIntentsFrom counts the intents sender signed on chainID that have
+// no outcome yet.
+func (r BridgeReader) OpenIntentsFrom(ctx context.Context, chainID uint64, sender domain.Address) (int, error) {
+	var n int
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, TxIntents{}.Name(), "tx_intents")
+		if err != nil || t == "" {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+t+` WHERE chain_id = ? AND sender = ? AND status = ?`,
+			int64(chainID), sender.Hex(), TxOpen).Scan(&n)
+	})
+	return n, err
+}
+
 // ToAnchor returns the sequence's last batch if it is created but not yet
 // anchored, rebuilt from batches and batch_leaves, with its open anchor
 // intents.

@@ -138,7 +138,7 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 	}
 	defer chain.Close()
 	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
-	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: domain.DefaultConfirmationDepth,
+	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: domain.DefaultConfirmationDepth, DevChain: true,
 		RelayerKey: keyHex(devRelayer), BatchMaxWait: "1s", StuckAfter: "20s", PollInterval: "100ms"}
 	for i := 0; i < fl.executors; i++ {
 		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
