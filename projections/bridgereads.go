@@ -48,6 +48,7 @@ var (
 	lastBatchIn   = batchTable.selectLive("sequence_id = ? AND status = ? ORDER BY id DESC LIMIT 1")
 	leavesOf      = leafTable.selectLive("sequence_id = ? AND batch_id = ? ORDER BY leaf_index")
 	openIntentsOf = txIntentTable.selectLive("subject = ? AND status = ? ORDER BY nonce, attempt", "intent_json")
+	openFrom      = txIntentTable.selectLive("chain_id = ? AND sender = ? AND status = ?", "COUNT(*)")
 )
 
 // Cursor reads chain chainID's cursor.
@@ -170,8 +171,7 @@ func (r BridgeReader) OpenIntentsFrom(ctx context.Context, chainID uint64, sende
 		if err != nil || t == "" {
 			return err
 		}
-		return tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+t+` WHERE chain_id = ? AND sender = ? AND status = ?`,
-			int64(chainID), sender.Hex(), TxOpen).Scan(&n)
+		return tx.QueryRow(ctx, openFrom.on(t), int64(chainID), sender.Hex(), TxOpen).Scan(&n)
 	})
 	return n, err
 }
