@@ -32,6 +32,9 @@ type ClaimExecutor struct {
 	Group    string        // consumer group, default "bridgelog-claims"
 	Calls    ClaimCalls
 	Driver   *TxDriver
+	// Retiring wallets' drivers see through the claims they have open
+	// intents for; they take no new claim (see WalletRetirer).
+	Retiring []*TxDriver
 	Metrics  ClaimMetrics
 	Logger   *slog.Logger
 
@@ -104,7 +107,11 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 		if err == nil || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		loggerOr(x.Logger).Warn("claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
+		level := slog.LevelWarn
+		if errors.Is(err, ErrSigning) && x.Driver.Health != nil {
+			level = slog.LevelDebug // the wallet's signer health logged its failure once
+		}
+		loggerOr(x.Logger).Log(ctx, level, "claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
 		metricsOr(x.Metrics).ClaimAttemptFailed()
 		select {
@@ -169,7 +176,11 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *projections.ClaimState) e
 	}
 	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
 		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.Open))
-	out, err := x.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Call: x.Calls.Claim(req),
+	drv := x.Driver
+	if d := driverOf(x.Retiring, st.Open); d != nil {
+		drv = d
+	}
+	out, err := drv.Drive(ctx, TxRequest{Purpose: domain.PurposeClaim, Subject: req.AggregateID(), Call: x.Calls.Claim(req),
 		Open: st.Open, Cause: cause})
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog/kafkatest"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
@@ -186,7 +187,7 @@ func balancedBatch(t *testing.T, s domain.Settlement, n int) domain.BatchCreated
 }
 
 func (s *claimSwarm) signer(wallet int) evmchain.Signer {
-	return evmchain.Signer{Client: s.client, Wallet: evmchain.NewWallet(devchain.DevKey(wallet))}
+	return evmchain.Signer{Client: s.client, Wallet: evmwallet.NewKeySigner(devchain.DevKey(wallet))}
 }
 
 // requestClaims appends the batch's claim requests, as the anchorer does.

@@ -31,10 +31,13 @@ type Minter struct {
 	// Pool, if set, are more wallets to mint with: each wallet sends one
 	// transaction at a time (its nonces stay in order), so deposits are
 	// spread over the wallets and mint in parallel.
-	Pool    []*TxDriver
-	Batch   int // deposits per poll, default 50
-	Metrics MinterMetrics
-	Logger  *slog.Logger
+	Pool []*TxDriver
+	// Retiring wallets take no new deposit: they only see through the
+	// deposits they have open intents for (see WalletRetirer).
+	Retiring []*TxDriver
+	Batch    int // deposits per poll, default 50
+	Metrics  MinterMetrics
+	Logger   *slog.Logger
 }
 
 // Poll mints what is pending and returns how many deposits it finished.
@@ -47,11 +50,13 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	drivers := append([]*TxDriver{mn.Driver}, mn.Pool...)
-	// A deposit with open intents stays with the wallet that signed them.
+	active := 1 + len(mn.Pool)
+	drivers := append(append([]*TxDriver{mn.Driver}, mn.Pool...), mn.Retiring...)
+	// A deposit with open intents stays with the wallet that signed them;
+	// new deposits are spread over the active wallets.
 	byDriver := make([][]domain.MintTask, len(drivers))
 	for i, t := range tasks {
-		k := i % len(drivers)
+		k := i % active
 		if len(t.Open) > 0 {
 			for j, d := range drivers {
 				if d.Chain.From() == t.Open[0].From {
@@ -73,6 +78,11 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 			defer wg.Done()
 			for _, t := range byDriver[k] {
 				ok, err := mn.mint(ctx, d, t)
+				if errors.Is(err, ErrSigning) && d.Health != nil {
+					// The wallet's signer is down: its health says so
+					// once; its deposits wait for it, the others mint.
+					return
+				}
 				if err != nil {
 					errs[k] = err
 					return

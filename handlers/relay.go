@@ -25,6 +25,7 @@ type Relay struct {
 	Minter    *Minter
 	Batcher   *Batcher
 	Anchorer  *Anchorer
+	Retirer   *WalletRetirer
 	Interval  time.Duration // pause between idle rounds, default 100ms
 	Logger    *slog.Logger
 	Metrics   StepMetrics
@@ -93,6 +94,9 @@ func (r *Relay) Round(ctx context.Context) error {
 	}
 	if r.Anchorer != nil {
 		step("anchor", func() error { _, err := r.Anchorer.Poll(ctx); return err })
+	}
+	if r.Retirer != nil {
+		step("retire", func() error { _, err := r.Retirer.Poll(ctx); return err })
 	}
 	return errors.Join(errs...)
 }

@@ -18,7 +18,7 @@ type TxChain interface {
 	From() domain.Address
 	Fees(ctx context.Context) (feeCap, tipCap *big.Int, err error)
 	Estimate(ctx context.Context, from domain.Address, call domain.ContractCall) (uint64, error)
-	SignCall(call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error)
+	SignCall(ctx context.Context, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error)
 	SendRaw(ctx context.Context, raw []byte) error
 	WalletNonces(ctx context.Context) (confirmed, pending uint64, err error)
 	Observe(ctx context.Context, in domain.TxIntent) (domain.Observation, error)
@@ -40,6 +40,10 @@ type TxDriver struct {
 	Now          func() time.Time
 	Logger       *slog.Logger
 	DryRun       bool // estimate and log, never sign or send
+	// Health, if set, follows the wallet's signer as the step
+	// "sign:<address>": the first failure to sign and the first signature
+	// after are one log line and one event each, every failure a metric.
+	Health *StepHealth
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
@@ -168,13 +172,25 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	return in, nil, err
 }
 
+// ErrSigning: the wallet did not sign (its external signer refused or
+// did not answer). Nothing was recorded or sent; driving the request again
+// later is safe.
+var ErrSigning = errors.New("wallet did not sign")
+
 // send signs, records the intent, then broadcasts. The intent is on the
-// log before the transaction can reach the chain.
+// log before the transaction can reach the chain, and a transaction that
+// could not be signed leaves no intent.
 func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int,
 	attempt int, cancel bool) (domain.TxIntent, error) {
-	hash, raw, err := d.Chain.SignCall(call, nonce, gas, feeCap, tipCap)
+	hash, raw, err := d.Chain.SignCall(ctx, call, nonce, gas, feeCap, tipCap)
+	if ctx.Err() != nil {
+		return domain.TxIntent{}, ctx.Err() // stopping: not the signer's failure
+	}
+	if d.Health != nil {
+		d.Health.Track(ctx, d.SignStep(), err)
+	}
 	if err != nil {
-		return domain.TxIntent{}, err
+		return domain.TxIntent{}, fmt.Errorf("%w: %s for %s: %w", ErrSigning, req.Purpose, req.Subject, err)
 	}
 	fc, _ := domain.NewAmount(feeCap)
 	tc, _ := domain.NewAmount(tipCap)
@@ -193,6 +209,9 @@ func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.Contract
 	}
 	return in, nil
 }
+
+// SignStep names the wallet's signer in step health events and metrics.
+func (d *TxDriver) SignStep() string { return "sign:" + d.Chain.From().Hex() }
 
 // cancelGas is a plain value transfer's gas.
 const cancelGas = 21_000

@@ -13,6 +13,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -53,7 +54,7 @@ func newTxFixture(t *testing.T) *txFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lg.Close() })
-	return &txFixture{chain: ch, bridge: b, client: cl, signer: evmchain.Signer{Client: cl, Wallet: evmchain.NewWallet(relayer)},
+	return &txFixture{chain: ch, bridge: b, client: cl, signer: evmchain.Signer{Client: cl, Wallet: evmwallet.NewKeySigner(relayer)},
 		log: lg, app: &Appender{Log: lg, Catalog: topics.DefaultCatalog()},
 		calls: evmchain.NewCalls(evmchain.Contracts{Distributor: domain.Address(b.Distributor), Token: domain.Address(b.Token)})}
 }
@@ -138,7 +139,7 @@ func (f *txFixture) unsentIntent(t *testing.T, dep domain.DepositDetected, call 
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash, raw, err := f.signer.SignCall(call, pending, 200_000, feeCap, tip)
+	hash, raw, err := f.signer.SignCall(ctx, call, pending, 200_000, feeCap, tip)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestDriveResolvesNonceTooLow(t *testing.T) {
 	pending, hash := stale.Nonce, stale.TxHash
 	// Something else of this wallet takes the nonce first.
 	other := f.calls.Mint(domain.DepositDetected{Ref: domain.LogRef{ChainID: devchain.ChainID, TxHash: domain.Hash32{0x77}}, Amount: domain.AmountFromUint64(1), Recipient: domain.Address{1}})
-	_, otherRaw, err := f.signer.SignCall(other, pending, 200_000, stale.GasFeeCap.Big(), stale.GasTipCap.Big())
+	_, otherRaw, err := f.signer.SignCall(ctx, other, pending, 200_000, stale.GasFeeCap.Big(), stale.GasTipCap.Big())
 	if err != nil {
 		t.Fatal(err)
 	}

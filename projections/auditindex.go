@@ -61,7 +61,11 @@ var auditKeyTable = declareTable(Versioned(AuditKeys{}.Name(), AuditKeys{}.Versi
 	strCol("kind", func(r *auditRow) *string { return &r.kind }),
 )
 
-var auditKeyCols = auditKeyTable.ColumnNames()
+var (
+	auditKeyCols = auditKeyTable.ColumnNames()
+	// auditHitsOf reads the rows of a key's hash, in position order.
+	auditHitsOf = auditKeyTable.selectLive("key_hash = ? ORDER BY id", "id", "kind")
+)
 
 func (p AuditKeys) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	var w auditKeyWriter
@@ -101,7 +105,7 @@ const auditWriteEvents = 512
 // replay) stay.
 func (w *auditKeyWriter) write(ctx context.Context, tx Tx, table string, evs []*Event) error {
 	a := colArgs(stageOf(tx, table) != nil)
-	ins := Bulk{Table: table, Columns: auditKeyCols, OnConflict: []string{"id"}}
+	ins := Bulk{Table: table, Columns: auditKeyCols, OnConflict: auditKeyTable.PrimaryKey}
 	for len(evs) > 0 {
 		chunk := evs[:min(len(evs), auditWriteEvents)]
 		evs = evs[len(chunk):]
@@ -199,7 +203,7 @@ func (r BridgeReader) AuditHits(ctx context.Context, key string) ([]AuditHit, er
 			return err
 		}
 		key = NormalizeAuditKey(key)
-		return queryEach(ctx, tx, `SELECT id, kind FROM `+t+` WHERE key_hash = ? ORDER BY id`,
+		return queryEach(ctx, tx, auditHitsOf.on(t),
 			[]any{AuditKeyHash(key)}, func(rows RowScanner) error {
 				var id int64
 				var h AuditHit

@@ -61,6 +61,8 @@ func NewBody(typ string) domain.Event {
 		return new(domain.RelayStepRecovered)
 	case domain.TypeRelayBound:
 		return new(domain.RelayBound)
+	case domain.TypeWalletRetired:
+		return new(domain.WalletRetired)
 	case domain.TypeBatchCreated:
 		return new(domain.BatchCreated)
 	case domain.TypeBatchAnchored:

@@ -39,6 +39,18 @@ func table(ctx context.Context, tx Tx, projection, base string) (string, error) 
 	return Versioned(base, v), nil
 }
 
+// The reads' statements, built and checked once (see [liveSQL]).
+var (
+	cursorOf      = cursorTable.selectLive("chain_id = ?")
+	cursorsAll    = cursorTable.queryLive("ORDER BY chain_id")
+	blocksOf      = blockTable.selectLive("chain_id = ? ORDER BY block DESC")
+	lastBatch     = batchTable.selectLive("sequence_id = ? ORDER BY id DESC LIMIT 1")
+	lastBatchIn   = batchTable.selectLive("sequence_id = ? AND status = ? ORDER BY id DESC LIMIT 1")
+	leavesOf      = leafTable.selectLive("sequence_id = ? AND batch_id = ? ORDER BY leaf_index")
+	openIntentsOf = txIntentTable.selectLive("subject = ? AND status = ? ORDER BY nonce, attempt", "intent_json")
+	openFrom      = txIntentTable.selectLive("chain_id = ? AND sender = ? AND status = ?", "COUNT(*)")
+)
+
 // Cursor reads chain chainID's cursor.
 func (r BridgeReader) Cursor(ctx context.Context, chainID uint64) (domain.Cursor, error) {
 	var c domain.Cursor
@@ -48,7 +60,7 @@ func (r BridgeReader) Cursor(ctx context.Context, chainID uint64) (domain.Cursor
 			return err
 		}
 		var row cursorRow
-		err = cursorTable.scan(tx.QueryRow(ctx, cursorTable.selectFrom(t, "chain_id = ?"), int64(chainID)), &row)
+		err = cursorTable.scan(tx.QueryRow(ctx, cursorOf.on(t), int64(chainID)), &row)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -78,7 +90,7 @@ func (r BridgeReader) ScannedBlocks(ctx context.Context, chainID uint64) ([]doma
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, blockTable.selectFrom(t, "chain_id = ? ORDER BY block DESC"), []any{int64(chainID)},
+		return queryEach(ctx, tx, blocksOf.on(t), []any{int64(chainID)},
 			func(rows RowScanner) error {
 				var b blockRow
 				if err := blockTable.scan(rows, &b); err != nil {
@@ -104,7 +116,7 @@ func (r BridgeReader) Sequence(ctx context.Context, s domain.Settlement) (domain
 			return err
 		}
 		var b batchRow
-		err = batchTable.scan(tx.QueryRow(ctx, batchTable.selectFrom(t, "sequence_id = ? ORDER BY id DESC LIMIT 1"), s.SequenceID()), &b)
+		err = batchTable.scan(tx.QueryRow(ctx, lastBatch.on(t), s.SequenceID()), &b)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -134,7 +146,7 @@ func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent,
 		return nil, err
 	}
 	var out []domain.TxIntent
-	err = queryEach(ctx, tx, `SELECT intent_json FROM `+t+` WHERE subject = ? AND status = ? ORDER BY nonce, attempt`,
+	err = queryEach(ctx, tx, openIntentsOf.on(t),
 		[]any{subject, TxOpen}, func(rows RowScanner) error {
 			var js string
 			if err := rows.Scan(&js); err != nil {
@@ -150,6 +162,20 @@ func openIntents(ctx context.Context, tx Tx, subject string) ([]domain.TxIntent,
 	return out, err
 }
 
+// OpenIntentsFrom counts the intents sender signed on chainID that have
+// no outcome yet.
+func (r BridgeReader) OpenIntentsFrom(ctx context.Context, chainID uint64, sender domain.Address) (int, error) {
+	var n int
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, TxIntents{}.Name(), "tx_intents")
+		if err != nil || t == "" {
+			return err
+		}
+		return tx.QueryRow(ctx, openFrom.on(t), int64(chainID), sender.Hex(), TxOpen).Scan(&n)
+	})
+	return n, err
+}
+
 // ToAnchor returns the sequence's last batch if it is created but not yet
 // anchored, rebuilt from batches and batch_leaves, with its open anchor
 // intents.
@@ -162,8 +188,7 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 		}
 		lt := "batch_leaves" + bt[len("batches"):]
 		var row batchRow
-		err = batchTable.scan(tx.QueryRow(ctx, batchTable.selectFrom(bt, "sequence_id = ? AND status = ? ORDER BY id DESC LIMIT 1"),
-			s.SequenceID(), batchCreated), &row)
+		err = batchTable.scan(tx.QueryRow(ctx, lastBatchIn.on(bt), s.SequenceID(), batchCreated), &row)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -178,7 +203,7 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 		if b.TotalAmount, err = domain.ParseAmount(row.totalAmount); err != nil {
 			return err
 		}
-		err = queryEach(ctx, tx, leafTable.selectFrom(lt, "sequence_id = ? AND batch_id = ? ORDER BY leaf_index"),
+		err = queryEach(ctx, tx, leavesOf.on(lt),
 			[]any{s.SequenceID(), id}, func(rows RowScanner) error {
 				var r leafRow
 				if err := leafTable.scan(rows, &r); err != nil {
@@ -210,6 +235,27 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 	return task, err
 }
 
+// unconfirmedFrom are the tables [BridgeReader.Unconfirmed] reads, each
+// with its statement: the logs of a chain in a status, seen in a block
+// they were not reorged out of.
+var unconfirmedFrom = func() []unconfirmedSource {
+	const where = "chain_id = ? AND status = ? AND block_hash IS NOT NULL" +
+		" AND (reorged_block_hash IS NULL OR reorged_block_hash <> block_hash)" +
+		" ORDER BY block_number, tx_hash, log_index"
+	cols := []string{"tx_hash", "log_index", "block_number", "block_hash"}
+	return []unconfirmedSource{
+		{Deposits{}.Name(), domain.ObservedDeposit, depositTable.selectLive(where, cols...)},
+		{Withdrawals{}.Name(), domain.ObservedWithdrawal, withdrawalTable.selectLive(where, cols...)},
+		{WithdrawalsToKaspa{}.Name(), domain.ObservedWithdrawalToKaspa, burnTable.selectLive(where, cols...)},
+	}
+}()
+
+type unconfirmedSource struct {
+	projection string // and its table's name
+	kind       domain.ObservationKind
+	read       liveSQL
+}
+
 // Unconfirmed lists chain chainID's detected deposits, withdrawals and
 // burns toward Kaspa that are neither confirmed nor known to be reorged
 // out. A store folds only the projections of its process (a signer keeps
@@ -217,11 +263,7 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain.Observed, error) {
 	var out []domain.Observed
 	err := r.read(ctx, func(tx Tx) error {
-		for _, src := range []struct {
-			projection string
-			kind       domain.ObservationKind
-		}{{Deposits{}.Name(), domain.ObservedDeposit}, {Withdrawals{}.Name(), domain.ObservedWithdrawal},
-			{WithdrawalsToKaspa{}.Name(), domain.ObservedWithdrawalToKaspa}} {
+		for _, src := range unconfirmedFrom {
 			t, err := table(ctx, tx, src.projection, src.projection)
 			if err != nil {
 				return err
@@ -229,10 +271,7 @@ func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain
 			if t == "" {
 				continue
 			}
-			err = queryEach(ctx, tx, `SELECT tx_hash, log_index, block_number, block_hash FROM `+t+`
-				WHERE chain_id = ? AND status = ? AND block_hash IS NOT NULL
-				AND (reorged_block_hash IS NULL OR reorged_block_hash <> block_hash)
-				ORDER BY block_number, tx_hash, log_index`, []any{int64(chainID), string(domain.StatusDetected)}, func(rows RowScanner) error {
+			err = queryEach(ctx, tx, src.read.on(t), []any{int64(chainID), string(domain.StatusDetected)}, func(rows RowScanner) error {
 				var txHash, blockHash string
 				var logIndex, block int64
 				if err := rows.Scan(&txHash, &logIndex, &block, &blockHash); err != nil {
@@ -258,6 +297,10 @@ func (r BridgeReader) Unconfirmed(ctx context.Context, chainID uint64) ([]domain
 	return out, err
 }
 
+// mintPending reads confirmed deposits in log order (see MintPending).
+var mintPending = depositTable.selectLive("status = ? ORDER BY first_partition, first_offset LIMIT ?",
+	"chain_id", "tx_hash", "log_index", "contract", "depositor", "amount", "recipient", "block_number", "block_hash", "onchain_id")
+
 // MintPending lists confirmed deposits not yet minted or failed, oldest
 // first, with their open mint intents.
 func (r BridgeReader) MintPending(ctx context.Context, limit int) ([]domain.MintTask, error) {
@@ -267,8 +310,7 @@ func (r BridgeReader) MintPending(ctx context.Context, limit int) ([]domain.Mint
 		if err != nil || t == "" {
 			return err
 		}
-		err = queryEach(ctx, tx, `SELECT chain_id, tx_hash, log_index, contract, depositor, amount, recipient,
-			block_number, block_hash, onchain_id FROM `+t+` WHERE status = ? ORDER BY first_partition, first_offset LIMIT ?`,
+		err = queryEach(ctx, tx, mintPending.on(t),
 			[]any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
 				var chainID, logIndex, block, onchain int64
 				var txHash, contract, depositor, amount, recipient, blockHash string
@@ -302,6 +344,22 @@ func (r BridgeReader) MintPending(ctx context.Context, limit int) ([]domain.Mint
 	return out, err
 }
 
+// unbatched reads the confirmed withdrawals in no batch: on(withdrawals,
+// batch_leaves); unbatchedAll, on(withdrawals), reads them all while no
+// batch table was built.
+var unbatched, unbatchedAll = func() (liveSQL, liveSQL) {
+	w, l := withdrawalTable.as("w"), leafTable.as("l")
+	head := "SELECT " + w.list("chain_id", "tx_hash", "log_index", "onchain_id", "withdrawer", "recipient", "amount", "confirmed_at") +
+		" FROM "
+	where := " " + w.alias + " WHERE " + w.col("status") + " = ?"
+	order := " ORDER BY " + w.list("onchain_id", "tx_hash", "log_index") + " LIMIT ?"
+	// A batch created but not yet marked on its withdrawals (a crash in
+	// between) still owns them.
+	notBatched := " " + l.alias + " WHERE " + l.col("w_tx_hash") + " = " + w.col("tx_hash") +
+		" AND " + l.col("w_log_index") + " = " + w.col("log_index") + ")"
+	return liveSQL{head, where + " AND NOT EXISTS (SELECT 1 FROM ", notBatched + order}, liveSQL{head, where + order}
+}()
+
 // Unbatched lists confirmed withdrawals that are in no batch yet, lowest
 // on-chain id first.
 func (r BridgeReader) Unbatched(ctx context.Context, limit int) ([]domain.PendingWithdrawal, error) {
@@ -315,14 +373,11 @@ func (r BridgeReader) Unbatched(ctx context.Context, limit int) ([]domain.Pendin
 		if err != nil {
 			return err
 		}
-		notBatched := ""
+		q := unbatchedAll.on(wt)
 		if bt != "" {
-			// A batch created but not yet marked on its withdrawals (a
-			// crash in between) still owns them.
-			notBatched = ` AND NOT EXISTS (SELECT 1 FROM ` + bt + ` l WHERE l.w_tx_hash = w.tx_hash AND l.w_log_index = w.log_index)`
+			q = unbatched.on(wt, bt)
 		}
-		return queryEach(ctx, tx, `SELECT w.chain_id, w.tx_hash, w.log_index, w.onchain_id, w.withdrawer, w.recipient, w.amount, w.confirmed_at
-			FROM `+wt+` w WHERE w.status = ?`+notBatched+` ORDER BY w.onchain_id, w.tx_hash, w.log_index LIMIT ?`,
+		return queryEach(ctx, tx, q,
 			[]any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
 				var chainID, logIndex, onchain int64
 				var txHash, withdrawer, recipient, amount string
@@ -368,16 +423,24 @@ type GasStats struct {
 	Max    int64
 }
 
+// The statements of Stats: rows by status, and settled transactions' gas.
+var (
+	depositsByStatus    = depositTable.countBy("status")
+	withdrawalsByStatus = withdrawalTable.countBy("status")
+	batchesByStatus     = batchTable.countBy("status")
+	gasUsed             = txIntentTable.selectLive("status = ? AND gas_used > 0 ORDER BY purpose, gas_used", "purpose", "gas_used")
+)
+
 // Stats reads the bridge's counters.
 func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 	s := BridgeStats{Deposits: map[string]int64{}, Withdrawals: map[string]int64{}, Batches: map[string]int64{}, Gas: map[string]GasStats{}}
 	err := r.read(ctx, func(tx Tx) error {
-		count := func(projection, base, col string, into map[string]int64) error {
+		count := func(projection, base string, byStatus liveSQL, into map[string]int64) error {
 			t, err := table(ctx, tx, projection, base)
 			if err != nil || t == "" {
 				return err
 			}
-			return queryEach(ctx, tx, `SELECT `+col+`, COUNT(*) FROM `+t+` GROUP BY `+col, nil, func(rows RowScanner) error {
+			return queryEach(ctx, tx, byStatus.on(t), nil, func(rows RowScanner) error {
 				var k string
 				var n int64
 				if err := rows.Scan(&k, &n); err != nil {
@@ -388,9 +451,9 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 			})
 		}
 		if err := errors.Join(
-			count(Deposits{}.Name(), "deposits", "status", s.Deposits),
-			count(Withdrawals{}.Name(), "withdrawals", "status", s.Withdrawals),
-			count(Batches{}.Name(), "batches", "status", s.Batches),
+			count(Deposits{}.Name(), "deposits", depositsByStatus, s.Deposits),
+			count(Withdrawals{}.Name(), "withdrawals", withdrawalsByStatus, s.Withdrawals),
+			count(Batches{}.Name(), "batches", batchesByStatus, s.Batches),
 		); err != nil {
 			return err
 		}
@@ -406,7 +469,7 @@ func (r BridgeReader) Stats(ctx context.Context) (BridgeStats, error) {
 			return err
 		}
 		all := map[string][]int64{}
-		err = queryEach(ctx, tx, `SELECT purpose, gas_used FROM `+t+` WHERE status = ? AND gas_used > 0 ORDER BY purpose, gas_used`,
+		err = queryEach(ctx, tx, gasUsed.on(t),
 			[]any{string(domain.TxSucceeded)}, func(rows RowScanner) error {
 				var p string
 				var g int64
@@ -445,7 +508,7 @@ func (r BridgeReader) Cursors(ctx context.Context) ([]ChainCursorRow, error) {
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, `SELECT `+cursorTable.list()+` FROM `+t+` ORDER BY `+cursorTable.clause("chain_id"), nil,
+		return queryEach(ctx, tx, cursorsAll.on(t), nil,
 			func(rows RowScanner) error {
 				var r cursorRow
 				if err := cursorTable.scan(rows, &r); err != nil {

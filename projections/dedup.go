@@ -87,6 +87,11 @@ var (
 	// What a look-up reads of a stored key (the rest is written once).
 	firstSeenCols = processedTable.named("event_source", "id", "first_topic", "first_partition", "first_offset",
 		"first_event_id", "event_type", "content_hash")
+	// A look-up by source hash (see lookup), and the column it matches.
+	firstSeenSelect = "SELECT " + strings.Join(firstSeenCols, ", ") + " FROM " + processedTable.Name
+	sourceHashCol   = processedTable.col("source_hash")
+	// The counter of a key's later duplicates (see addDuplicates).
+	duplicatesCol = processedTable.col("duplicates")
 )
 
 // Apply judges one event as if it were the next one after the table's
@@ -232,7 +237,7 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	}
 	if stage := stageOf(tx, p.table()); stage != nil {
 		for f, n := range dups {
-			if err := stage.Add(f.rowid, "duplicates", int64(n)); err != nil {
+			if err := stage.Add(f.rowid, duplicatesCol, int64(n)); err != nil {
 				return st, err
 			}
 		}
@@ -240,6 +245,17 @@ func (p ProcessedEvents) judge(ctx context.Context, tx Tx, evs []*Event, cp chec
 	}
 	return st, p.addDuplicates(ctx, tx, dups)
 }
+
+// addDuplicatesSQL is the statement of addDuplicates, around a list of
+// (id, duplicates) rows: d.column1 and d.column2 are the names both
+// engines give the columns of a VALUES list. Every parameter is cast, so
+// neither engine has to infer the type of a bare parameter in it.
+var addDuplicatesSQL = [2]string{
+	"UPDATE " + processedTable.Name + " SET " + duplicatesCol + " = " + duplicatesCol + " + d.column2 FROM (VALUES ",
+	") AS d WHERE " + processedTable.col("id") + " = d.column1",
+}
+
+const addDuplicatesRow = "(CAST(? AS BIGINT), CAST(? AS BIGINT))"
 
 // addDuplicates adds to each row the later duplicates of its key, up to
 // 64 rows a statement (see inChunks): one statement a row cost PostgreSQL
@@ -250,12 +266,8 @@ func (p ProcessedEvents) addDuplicates(ctx context.Context, tx Tx, dups map[*fir
 	for f, n := range dups {
 		args = append(args, f.rowid, n)
 	}
-	// Every parameter is cast, so neither engine has to infer the type of
-	// a bare parameter in a VALUES list.
-	const row = "(CAST(? AS BIGINT), CAST(? AS BIGINT))"
 	return inChunks(args, 2, func(k int, chunk []any) error {
-		q := `UPDATE ` + p.table() + ` SET duplicates = duplicates + d.column2 FROM (VALUES ` +
-			strings.Repeat(row+", ", k-1) + row + `) AS d WHERE id = d.column1`
+		q := addDuplicatesSQL[0] + strings.Repeat(addDuplicatesRow+", ", k-1) + addDuplicatesRow + addDuplicatesSQL[1]
 		_, err := tx.Exec(ctx, q, chunk...)
 		return err
 	})
@@ -315,8 +327,7 @@ func (p ProcessedEvents) lookup(ctx context.Context, tx Tx, evs []*Event, cache 
 	if err := selectByID(ctx, tx, p.table(), firstSeenCols, ids, scan); err != nil {
 		return nil, err
 	}
-	sel := `SELECT ` + strings.Join(firstSeenCols, ", ") + ` FROM ` + p.table()
-	if err := queryIn(ctx, tx, sel, processedTable.named("source_hash")[0], hashes, scan); err != nil {
+	if err := queryIn(ctx, tx, firstSeenSelect, sourceHashCol, hashes, scan); err != nil {
 		return nil, err
 	}
 	return known, nil

@@ -65,11 +65,16 @@
 // and digested in all come from that list. So do the statements
 // (statements.go): insertSQL, insertNewSQL and upsertSQL write whole
 // rows; update("a", "b") sets some columns of a row found by its key;
-// selectSQL, updateWhereSQL and deleteSQL take a condition. Every column
-// a statement names is checked against the declaration when the package
-// loads, so a misspelt one panics at start-up. Adding a column is then a
-// line in the declaration, a field in the row, its case in the fold, and
-// a new Version.
+// selectSQL, updateWhereSQL and deleteSQL take a condition. A reader's
+// statement (selectLive, queryLive, countBy) is built once too and
+// completed per read with the live table's name (a [liveSQL]). SQL that
+// no builder writes (a join, an aggregate, a staged counter) names its
+// columns through the declaration: tbl.col("status"), or, in a join,
+// tbl.as("w").col("status") for w.status; kept in package variables, so
+// that the check runs at load. Every column a statement names is checked
+// against the declaration when the package loads, so a misspelt one
+// panics at start-up. Adding a column is then a line in the declaration,
+// a field in the row, its case in the fold, and a new Version.
 //
 // # The runner
 //

@@ -34,9 +34,13 @@ func newRowID(ev *Event) (rowID, error) {
 	return rowID{id: id, part: ev.Position.Partition, off: ev.Position.Offset}, err
 }
 
-// lifecycleKeyCols are the leading columns of both tables: see
-// [lifecycleTable].
+// lifecycleKeyCols are the leading columns of both tables (see
+// [lifecycleTable]), a row's log, which never changes; lifecycleLookup is
+// the one a batch's stored rows are found by, which the unique index
+// leads with. lifecycleTable checks both when it declares a table.
 var lifecycleKeyCols = []string{"id", "first_partition", "first_offset", "chain_id", "tx_hash", "log_index"}
+
+const lifecycleLookup = "tx_hash"
 
 // lifecycleIndexes: the seed's uniqueness of a chain log (tx_hash first, as
 // lookups go by it) and its status index.
@@ -51,14 +55,8 @@ func lifecycleIndexes() []Index {
 // every column but the key columns. Those never change once a row exists,
 // and leaving them out spares SQLite rewriting the row's entry in the
 // (tx_hash, log_index, chain_id) unique index on every update.
-func lifecycleUpsert(table string, cols []string) Bulk {
-	var update []string
-	for _, c := range cols {
-		if !slices.Contains(lifecycleKeyCols, c) {
-			update = append(update, c)
-		}
-	}
-	return Bulk{Table: table, Columns: cols, OnConflict: []string{"id"}, Update: update}
+func lifecycleUpsert(t Table) Bulk {
+	return Bulk{Table: t.Name, Columns: t.ColumnNames(), OnConflict: t.PrimaryKey, Update: t.except(lifecycleKeyCols...)}
 }
 
 // refOf builds a LogRef from scanned key columns.
@@ -165,7 +163,7 @@ func newLifecycleFold[R any, P interface {
 	*R
 	lifecycleRow
 }](t *rowTable[R], subject func(*Event) (domain.LogRef, bool), fromZero bool) *lifecycleFold[R, P] {
-	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](t.Name, lifecycleUpsert(t.Name, t.ColumnNames()),
+	return &lifecycleFold[R, P]{heldRows: newHeldRows[domain.LogRef, P](t.Name, lifecycleUpsert(t.Table),
 		func(r P, dst []any, a colArgs) []any { return t.args((*R)(r), dst, a) }, refHash, fromZero),
 		subject: subject, rows: t}
 }
@@ -242,7 +240,7 @@ func (f *lifecycleFold[R, P]) load(ctx context.Context, tx Tx, evs []*Event) err
 	if f.fromZero {
 		return selectByID(ctx, tx, f.table, cols, ids, each)
 	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table, "tx_hash", hashes, each)
+	return queryIn(ctx, tx, `SELECT `+strings.Join(cols, ", ")+` FROM `+f.table, lifecycleLookup, hashes, each)
 }
 
 // applyLifecycle folds one batch and writes it at once (the path without
@@ -292,7 +290,9 @@ func lifecycleTable[T any, P interface {
 		textCol("error_reason", func(r *T) *sql.NullString { return &P(r).obs().errorReason }),
 		textCol("reorged_block_hash", func(r *T) *sql.NullString { return &P(r).obs().reorgedBlockHash }),
 	)
-	return declareTable(name, []string{"id"}, lifecycleIndexes(), append(cols, after...)...)
+	t := declareTable(name, []string{"id"}, lifecycleIndexes(), append(cols, after...)...)
+	t.mustHave(append(slices.Clip(lifecycleKeyCols), lifecycleLookup)...) // the columns lifecycleFold names
+	return t
 }
 
 // colArgs passes a row's columns as its table takes them. SQL binds the

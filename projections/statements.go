@@ -89,7 +89,55 @@ func (t Table) selectSQL(where string, cols ...string) string {
 // selectFrom is selectSQL on table live, the live version of t that a
 // reader finds when it reads (see [LiveVersion]).
 func (t Table) selectFrom(live, where string, cols ...string) string {
-	return "SELECT " + t.list(cols...) + " FROM " + live + " WHERE " + t.clause(where)
+	return t.selectLive(where, cols...).on(live)
+}
+
+// liveSQL is a statement on tables whose names are known only when it
+// runs: the live versions a reader finds (see [LiveVersion]). It is
+// built, and the columns it names checked, when the package loads; a
+// read only puts the names in (see on). It is text, a table's name,
+// text, and so on.
+type liveSQL []string
+
+// on is q on tables, in the order of its slots.
+func (q liveSQL) on(tables ...string) string {
+	if len(tables) != len(q)-1 {
+		panic(fmt.Sprintf("projections: a statement on %d tables given %d", len(q)-1, len(tables)))
+	}
+	var b strings.Builder
+	n := 0
+	for _, s := range q {
+		n += len(s)
+	}
+	for _, t := range tables {
+		n += len(t)
+	}
+	b.Grow(n)
+	for i, s := range q {
+		b.WriteString(s)
+		if i < len(tables) {
+			b.WriteString(tables[i])
+		}
+	}
+	return b.String()
+}
+
+// selectLive is selectSQL on the live version of t, named when it runs.
+func (t Table) selectLive(where string, cols ...string) liveSQL {
+	return t.queryLive("WHERE "+where, cols...)
+}
+
+// queryLive reads cols (every column, in table order, if none) of the
+// live version of t; rest (a WHERE, an ORDER BY, a GROUP BY) follows the
+// table's name.
+func (t Table) queryLive(rest string, cols ...string) liveSQL {
+	return liveSQL{"SELECT " + t.list(cols...) + " FROM ", " " + t.clause(rest)}
+}
+
+// countBy counts the rows of the live version of t by their value of
+// col: rows of (value, count).
+func (t Table) countBy(col string) liveSQL {
+	return t.queryLive("GROUP BY "+col, col, "COUNT(*)")
 }
 
 // deleteSQL deletes the rows that match where.
@@ -126,6 +174,47 @@ func (t Table) clause(c string) string {
 func (t Table) named(names ...string) []string {
 	t.mustHave(names...)
 	return names
+}
+
+// col returns name after checking that it is a column of t: how SQL
+// that no builder here writes (an aggregate, a staged counter) names a
+// column, in a package-level variable so that the check runs at load.
+func (t Table) col(name string) string {
+	t.mustHave(name)
+	return name
+}
+
+// except is every column of t but names, in table order.
+func (t Table) except(names ...string) []string {
+	t.mustHave(names...)
+	var out []string
+	for _, c := range t.Columns {
+		if !slices.Contains(names, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// aliased is t under an alias, in SQL that reads several tables (a
+// join): its col and list qualify the names they check.
+type aliased struct {
+	table Table
+	alias string
+}
+
+func (t Table) as(alias string) aliased { return aliased{table: t, alias: alias} }
+
+// col is alias.name, after checking that name is a column of the table.
+func (a aliased) col(name string) string { return a.alias + "." + a.table.col(name) }
+
+// list joins the qualified names of cols (see col).
+func (a aliased) list(cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = a.col(c)
+	}
+	return strings.Join(q, ", ")
 }
 
 // mustHave panics unless every name is a column of t.

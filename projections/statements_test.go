@@ -22,6 +22,13 @@ func TestStatementsFromDeclaration(t *testing.T) {
 		{sampleTable.selectSQL("id = ?"), "SELECT " + cols + " FROM sample_v1 WHERE id = ?"},
 		{sampleTable.selectSQL("part = ? AND name <> 'x y' ORDER BY id DESC", "id"), "SELECT id FROM sample_v1 WHERE part = ? AND name <> 'x y' ORDER BY id DESC"},
 		{sampleTable.deleteSQL("part = ? AND coalesce(amount, 0) > ?"), "DELETE FROM sample_v1 WHERE part = ? AND coalesce(amount, 0) > ?"},
+		{sampleTable.selectLive("part = ? ORDER BY id", "name").on("sample_v2"), "SELECT name FROM sample_v2 WHERE part = ? ORDER BY id"},
+		{sampleTable.queryLive("ORDER BY part, id").on("sample_v2"), "SELECT " + cols + " FROM sample_v2 ORDER BY part, id"},
+		{sampleTable.countBy("part").on("sample_v2"), "SELECT part, COUNT(*) FROM sample_v2 GROUP BY part"},
+		{strings.Join(sampleTable.except("id", "note"), ", "), "part, name, amount"},
+		{liveSQL{"SELECT " + sampleTable.as("s").list("id", "name") + " FROM ", " s JOIN ",
+			" o ON " + sampleTable.as("o").col("id") + " = " + sampleTable.as("s").col("part")}.on("sample_v1", "sample_v2"),
+			"SELECT s.id, s.name FROM sample_v1 s JOIN sample_v2 o ON o.id = s.part"},
 	} {
 		if c.got != c.want {
 			t.Errorf("statement\n %s\nwant\n %s", c.got, c.want)
@@ -46,6 +53,13 @@ func TestStatementsRefuseUnknownColumns(t *testing.T) {
 		"select order":   func() { sampleTable.selectSQL("id > ? ORDER BY colour") },
 		"delete where":   func() { sampleTable.deleteSQL("id = ? OR colour IS NULL") },
 		"row update set": func() { sampleTable.update("colour") },
+		"live select":    func() { sampleTable.selectLive("colour = ?") },
+		"live order":     func() { sampleTable.queryLive("ORDER BY colour") },
+		"count by":       func() { sampleTable.countBy("colour") },
+		"column":         func() { sampleTable.col("colour") },
+		"all but":        func() { sampleTable.except("colour") },
+		"aliased column": func() { sampleTable.as("s").col("colour") },
+		"aliased list":   func() { sampleTable.as("s").list("id", "colour") },
 	} {
 		func() {
 			defer func() {

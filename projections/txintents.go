@@ -61,7 +61,14 @@ var txIntentTable = declareTable(Versioned("tx_intents", TxIntents{}.Version()),
 	textCol("settled_at", func(r *txRow) *sql.NullString { return &r.settledAt }),
 )
 
-var txIntentCols = txIntentTable.ColumnNames()
+var (
+	txIntentCols = txIntentTable.ColumnNames()
+	// A row's key columns never change: leaving them out of the update
+	// spares SQLite rewriting its (subject, tx_hash) index entry.
+	txIntentUpdate = txIntentTable.except("id", "subject", "tx_hash")
+	// txIntentSubject is the column a subject's rows are found by.
+	txIntentSubject = txIntentTable.col("subject")
+)
 
 // TxOpen is the status of an intent without an outcome.
 const TxOpen = "OPEN"
@@ -140,9 +147,7 @@ type txIntentFold struct {
 }
 
 func newTxIntentFold(table string, fromZero bool) *txIntentFold {
-	// A row's key columns never change: leaving them out of the update
-	// spares SQLite rewriting its (subject, tx_hash) index entry.
-	upsert := Bulk{Table: table, Columns: txIntentCols, OnConflict: []string{"id"}, Update: txIntentCols[3:]}
+	upsert := Bulk{Table: table, Columns: txIntentCols, OnConflict: txIntentTable.PrimaryKey, Update: txIntentUpdate}
 	return &txIntentFold{heldRows: newHeldRows[txKey, *txRow](table, upsert, txIntentTable.args, txKey.hash64, fromZero)}
 }
 
@@ -227,7 +232,7 @@ func (f *txIntentFold) load(ctx context.Context, tx Tx, evs []*Event) error {
 	if f.fromZero {
 		return selectByID(ctx, tx, f.table, txIntentCols, ids, each)
 	}
-	return queryIn(ctx, tx, `SELECT `+strings.Join(txIntentCols, ", ")+` FROM `+f.table, "subject", subjects, each)
+	return queryIn(ctx, tx, `SELECT `+strings.Join(txIntentCols, ", ")+` FROM `+f.table, txIntentSubject, subjects, each)
 }
 
 // intentJSON returns e's JSON in the fold's buffer, valid until the next call.

@@ -35,6 +35,7 @@ var bridgelogTypes = []EventType{
 	{domain.TypeRelayStepFailed, TopicChain, 1},
 	{domain.TypeRelayStepRecovered, TopicChain, 1},
 	{domain.TypeRelayBound, TopicChain, 1},
+	{domain.TypeWalletRetired, TopicChain, 1},
 	{domain.TypeMintIntent, TopicBridge, 1},
 	{domain.TypeMintOutcome, TopicBridge, 1},
 	{domain.TypeBatchCreated, TopicBatches, 1},

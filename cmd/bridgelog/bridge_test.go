@@ -95,7 +95,7 @@ func newTestBridgeOn(t *testing.T, eng testEngines, blockInterval time.Duration,
 	}
 	t.Cleanup(func() { chain.Close() })
 	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
-	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: 3, RelayerKey: keyHex(devRelayer),
+	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: 3, DevChain: true, RelayerKey: keyHex(devRelayer),
 		BatchMaxWait: "300ms", StuckAfter: "10s", PollInterval: "50ms"}
 	for i := 0; i < executors; i++ {
 		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
@@ -144,7 +144,11 @@ func (tb *testBridge) close() {
 }
 
 func (tb *testBridge) user(i int) (int, common.Address) {
-	k := userKey(len(tb.cfg.ClaimKeys), i)
+	claimWallets := len(tb.cfg.ClaimKeys)
+	if tb.cfg.Wallets != nil {
+		claimWallets += len(tb.cfg.Wallets.Claim)
+	}
+	k := userKey(claimWallets, i)
 	return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
 }
 
@@ -414,34 +418,7 @@ func catchUpShared(ctx context.Context, r *projections.Runner) error {
 // countEnvelopes counts the envelopes of one type on a topic.
 func countEnvelopes(t *testing.T, lg topics.Log, topic, typ string) int {
 	t.Helper()
-	ctx := context.Background()
-	ends, err := lg.EndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for p, end := range ends {
-		for off := int64(0); off < end; {
-			recs, err := lg.Read(ctx, topic, int32(p), off, 1000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(recs) == 0 {
-				break
-			}
-			for _, r := range recs {
-				e, err := topics.DecodeEnvelope(r.Value)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e.Type == typ {
-					n++
-				}
-				off = r.Offset + 1
-			}
-		}
-	}
-	return n
+	return len(logEnvelopes(t, lg, topic, typ))
 }
 
 // TestReorgBeforeConfirmation: a deposit seen in a block that is then
@@ -808,7 +785,7 @@ func TestTwoChains(t *testing.T) {
 	}
 	lockChain, lockBr := start(1337)
 	execChain, execBr := start(2222)
-	cfg := relayConfig{RPC: lockChain.URL(), ChainID: 1337, Confirmations: 3, Distributor: domain.Address(lockBr.Distributor),
+	cfg := relayConfig{RPC: lockChain.URL(), ChainID: 1337, Confirmations: 3, DevChain: true, Distributor: domain.Address(lockBr.Distributor),
 		Token: domain.Address(execBr.Token), RelayerKey: keyHex(devRelayer), ClaimKeys: []string{keyHex(devClaim0)},
 		BatchMaxWait: "200ms", StuckAfter: "10s", PollInterval: "50ms",
 		Execution: &executionChain{RPC: execChain.URL(), ChainID: 2222, Confirmations: 2}}

@@ -140,20 +140,18 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer chain.Close()
-	relayers := []common.Address{crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)}
 	wallets, err := writeDevnetWallets(dataDir, fl.executors)
 	if err != nil {
 		return err
 	}
 	cfg := relayConfig{RPC: chain.URL(), ChainID: devchain.ChainID, Confirmations: domain.DefaultConfirmationDepth, DevChain: true,
-		Wallets: wallets, RelayerKey: keyHex(devRelayer), BatchMaxWait: "1s", StuckAfter: "20s", PollInterval: "100ms"}
-	for i := 0; i < fl.executors; i++ {
-		relayers = append(relayers, crypto.PubkeyToAddress(devchain.DevKey(devClaim0+i).PublicKey))
-		cfg.ClaimKeys = append(cfg.ClaimKeys, keyHex(devClaim0+i))
-	}
+		Wallets: wallets, BatchMaxWait: "1s", StuckAfter: "20s", PollInterval: "100ms"}
 	// The claim wallets hold the relayer role on both contracts: they mint
 	// too, so deposits mint in parallel.
-	cfg.MintKeys = cfg.ClaimKeys
+	relayers := []common.Address{common.Address(wallets.Relayer.Address)}
+	for _, w := range wallets.Claim {
+		relayers = append(relayers, common.Address(w.Address))
+	}
 	br, err := chain.Deploy(ctx, devchain.DevKey(devAdmin), relayers...)
 	if err != nil {
 		return err

@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
@@ -45,7 +43,7 @@ type relayConfig struct {
 	// Keys are hex secp256k1 keys, the older form of Wallets: accepted on
 	// dev chains only.
 	RelayerKey string   `json:"relayerKey,omitempty"`
-	ClaimKeys  []string `json:"claimKeys"`
+	ClaimKeys  []string `json:"claimKeys,omitempty"`
 	// MintKeys are more wallets (with the token's relayer role) to mint
 	// with in parallel besides relayerKey: each wallet sends one
 	// transaction at a time, so one wallet mints about one deposit a block.
@@ -58,6 +56,10 @@ type relayConfig struct {
 	// minted and withdrawals burned there); the top-level chain is then
 	// the lock side only.
 	Execution *executionChain `json:"execution,omitempty"`
+
+	// dir is the config file's directory: relative keystore and
+	// passphrase paths are read from there.
+	dir string
 }
 
 // relayWallets are the relay's wallets: the relayer (anchors roots and
@@ -89,8 +91,16 @@ func loadRelayConfig(path string) (relayConfig, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
 	}
-	if c.RPC == "" || c.Distributor == (domain.Address{}) || c.Token == (domain.Address{}) || c.RelayerKey == "" {
-		return c, fmt.Errorf("%w: %s: rpc, distributor, token and relayerKey are required", ErrConfig, path)
+	if c.RPC == "" || c.Distributor == (domain.Address{}) || c.Token == (domain.Address{}) {
+		return c, fmt.Errorf("%w: %s: rpc, distributor and token are required", ErrConfig, path)
+	}
+	c.dir = filepath.Dir(path)
+	specs, err := c.walletSpecs()
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := specs.check(c.walletOptions()); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
 	}
 	if c.Execution != nil && c.Execution.RPC == "" {
 		return c, fmt.Errorf("%w: %s: execution.rpc is required when execution is set", ErrConfig, path)
@@ -106,6 +116,10 @@ func writeRelayConfig(path string, c relayConfig) error {
 	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
+func (c relayConfig) walletOptions() evmwallet.Options {
+	return evmwallet.Options{DevChain: c.DevChain, Dir: c.dir}
+}
+
 func durationOr(s string, def time.Duration) (time.Duration, error) {
 	if s == "" {
 		return def, nil
@@ -115,14 +129,6 @@ func durationOr(s string, def time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: duration %q: %v", ErrConfig, s, err)
 	}
 	return d, nil
-}
-
-func parseKey(hexKey string) (*ecdsa.PrivateKey, error) {
-	k, err := crypto.HexToECDSA(trim0x(hexKey))
-	if err != nil {
-		return nil, fmt.Errorf("%w: key: %v", ErrConfig, err)
-	}
-	return k, nil
 }
 
 func trim0x(s string) string {
@@ -223,36 +229,24 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
 	b.app = app
 	policy := domain.SendPolicy{StuckAfter: stuck}
-	newDriver := func(hexKey string, on *evmchain.Client) (*handlers.TxDriver, error) {
-		k, err := parseKey(hexKey)
-		if err != nil {
-			return nil, err
-		}
-		return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: evmchain.NewWallet(k)}, Appender: app,
-			Policy: policy, Logger: opt.logger, DryRun: opt.dryRun}, nil
-	}
-	relayDriver, err := newDriver(cfg.RelayerKey, b.client)
+	specs, err := cfg.walletSpecs()
 	if err != nil {
 		return err
 	}
-	// One driver per wallet and chain: a wallet's nonces must never be
-	// handed out by two drivers (executors fall back to the relayer key).
-	// One driver per wallet and chain: a wallet's nonces must never be
-	// handed out by two drivers (executors fall back to the relayer key,
-	// keys may repeat across roles).
-	drivers := map[string]*handlers.TxDriver{}
-	driverOn := func(k string, on *evmchain.Client) (*handlers.TxDriver, error) {
-		id := fmt.Sprintf("%d/%s", on.ChainID(), strings.ToLower(trim0x(k)))
-		if d, ok := drivers[id]; ok {
-			return d, nil
-		}
-		d, err := newDriver(k, on)
-		drivers[id] = d
-		return d, err
+	// Every wallet's signer is followed as a step of its own: an external
+	// signer that refuses or does not answer is one line and one event.
+	signing := &handlers.StepHealth{Appender: app, Logger: opt.logger, Metrics: opt.metrics}
+	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
+		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
+			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
+				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
+		}}
+	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
+	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)
+	if err != nil {
+		return err
 	}
-	drivers[fmt.Sprintf("%d/%s", b.client.ChainID(), strings.ToLower(trim0x(cfg.RelayerKey)))] = relayDriver
-	executorDriver := func(k string) (*handlers.TxDriver, error) { return driverOn(k, b.client) }
-	if err := b.addExecutors(cfg, opt, lg, calls, executorDriver); err != nil {
+	if err := b.addExecutors(specs, opt, lg, calls, executorDriver, retiringClaim); err != nil {
 		return err
 	}
 	if opt.claimsOnly {
@@ -261,21 +255,14 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		// second runner on a shared one.
 		return nil
 	}
-	// The relayer wallet mints too; on another chain it has its own
-	// nonces and so its own driver.
-	mintDriver, err := driverOn(cfg.RelayerKey, b.exec)
+	ld, err := drivers.loop(ctx, specs, b.client, b.exec)
 	if err != nil {
 		return err
 	}
-	var mintPool []*handlers.TxDriver
-	for _, k := range cfg.MintKeys {
-		d, err := driverOn(k, b.exec)
-		if err != nil {
-			return err
-		}
-		if d != mintDriver && !slices.Contains(mintPool, d) {
-			mintPool = append(mintPool, d)
-		}
+	retirer, err := newRetirer(b, app, opt, slices.Concat(retiringClaim, ld.retiringMint),
+		slices.Concat(b.executorDrivers(), ld.mintPool, []*handlers.TxDriver{ld.mint, ld.relayer}))
+	if err != nil {
+		return err
 	}
 	ropts := []projections.Option{projections.WithLogger(opt.logger)}
 	if opt.projMetrics != nil {
@@ -291,12 +278,13 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Projector: b.projector,
 		Indexers:  []*handlers.Indexer{b.indexer(b.client, lockSide, cfg.StartBlock, cfg.Confirmations, app, opt)},
 		Confirmer: []*handlers.Confirmer{b.confirmer(b.client, cfg.Confirmations, app, opt)},
-		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: mintDriver, Pool: mintPool, Metrics: opt.metrics,
-			Logger: opt.logger},
+		Minter: &handlers.Minter{Queue: b.reader, Calls: calls, Driver: ld.mint, Pool: ld.mintPool, Retiring: ld.retiringMint,
+			Metrics: opt.metrics, Logger: opt.logger},
 		Batcher: &handlers.Batcher{Settlement: b.settle, Reader: b.reader, Chain: anchors, Appender: app, Metrics: opt.metrics,
 			Logger: opt.logger, Policy: domain.BatchPolicy{MaxSize: cfg.BatchMaxSize, MaxWait: maxWait}},
 		Anchorer: &handlers.Anchorer{Settlement: b.settle, Queue: b.reader, Chain: anchors,
-			Driver: relayDriver, Metrics: opt.metrics, Logger: opt.logger},
+			Driver: ld.relayer, Metrics: opt.metrics, Logger: opt.logger},
+		Retirer:  retirer,
 		Interval: poll,
 		Logger:   opt.logger,
 		Metrics:  opt.metrics,
@@ -326,24 +314,24 @@ func (b *bridge) confirmer(c *evmchain.Client, depth uint64, app *handlers.Appen
 }
 
 // addExecutors creates this process's claim swarm members, one per claim
-// key (at most opt.executors), each with its own wallet.
-func (b *bridge) addExecutors(cfg relayConfig, opt bridgeOptions, lg topics.Log, calls *evmchain.Calls,
-	newDriver func(string) (*handlers.TxDriver, error)) error {
-	keys := cfg.ClaimKeys
-	if len(keys) == 0 {
-		keys = []string{cfg.RelayerKey}
+// wallet (at most opt.executors), each with its own wallet.
+func (b *bridge) addExecutors(specs walletSpecs, opt bridgeOptions, lg topics.Log, calls *evmchain.Calls,
+	newDriver func(evmwallet.Spec) (*handlers.TxDriver, error), retiring []*handlers.TxDriver) error {
+	claim := retiringOr(specs.claim, false)
+	if len(claim) == 0 {
+		claim = []evmwallet.Spec{specs.relayer}
 	}
-	if opt.executors > 0 && opt.executors < len(keys) {
-		keys = keys[:opt.executors]
+	if opt.executors > 0 && opt.executors < len(claim) {
+		claim = claim[:opt.executors]
 	}
-	for i, k := range keys {
-		d, err := newDriver(k)
+	for i, spec := range claim {
+		d, err := newDriver(spec)
 		if err != nil {
 			return err
 		}
 		logger := opt.logger.With("executor", i)
-		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Metrics: opt.metrics,
-			Consumer: claimConsumer(lg, logger), Logger: logger})
+		b.executors = append(b.executors, &handlers.ClaimExecutor{Log: lg, Calls: calls, Driver: d, Retiring: retiring,
+			Metrics: opt.metrics, Consumer: claimConsumer(lg, logger), Logger: logger})
 	}
 	return nil
 }

@@ -10,12 +10,10 @@ import (
 // roles and whose relayer may anchor roots. The caller waits for it to be mined
 // (bind.WaitDeployed on a live chain, Commit on a simulated one).
 func DeployDistributor(auth *bind.TransactOpts, backend bind.ContractBackend, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
-	c := NewBatchDistributor()
-	return bind.DeployContract(auth, common.FromHex(BatchDistributorMetaData.Bin), backend, c.PackConstructor(admin, relayer))
+	return bind.DeployContract(auth, DistributorCreation(admin, relayer).Code, backend, nil)
 }
 
 // DeployToken sends the creation transaction of a BridgeToken whose relayer may mint.
 func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
-	c := NewBridgeToken()
-	return bind.DeployContract(auth, common.FromHex(BridgeTokenMetaData.Bin), backend, c.PackConstructor(name, symbol, admin, relayer))
+	return bind.DeployContract(auth, TokenCreation(name, symbol, admin, relayer).Code, backend, nil)
 }

@@ -66,8 +66,8 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 			c    *bind.BoundContract
 			data []byte
 		}{
-			{d.Instance(cl, dAddr), d.PackGrantRole(relayerRole(), r)},
-			{t.Instance(cl, tAddr), t.PackGrantRole(relayerRole(), r)},
+			{d.Instance(cl, dAddr), d.PackGrantRole(contracts.RelayerRole, r)},
+			{t.Instance(cl, tAddr), t.PackGrantRole(contracts.RelayerRole, r)},
 		} {
 			auth.Nonce = next()
 			tx, err := bind.Transact(target.c, auth, target.data)
@@ -84,8 +84,6 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 	}
 	return Bridge{Distributor: dAddr, Token: tAddr}, nil
 }
-
-func relayerRole() [32]byte { return crypto.Keccak256Hash([]byte("RELAYER_ROLE")) }
 
 // WaitMined waits for a receipt, sealing blocks itself when the chain has
 // no ticker, and fails on a reverted transaction.

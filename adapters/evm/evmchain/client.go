@@ -6,7 +6,6 @@ package evmchain
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"math/big"
@@ -16,10 +15,10 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
+	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/domain"
 )
 
@@ -130,17 +129,6 @@ func (c *Client) Logs(ctx context.Context, from, to uint64, addrs []domain.Addre
 	return logs, rpcErr(fmt.Sprintf("logs %d..%d", from, to), err)
 }
 
-// Wallet signs the relayer's transactions.
-type Wallet struct {
-	Key  *ecdsa.PrivateKey
-	Addr domain.Address
-}
-
-// NewWallet derives the wallet of key.
-func NewWallet(key *ecdsa.PrivateKey) Wallet {
-	return Wallet{Key: key, Addr: domain.Address(crypto.PubkeyToAddress(key.PublicKey))}
-}
-
 // Call is a contract call the relayer wants mined.
 type Call = domain.ContractCall
 
@@ -193,13 +181,13 @@ func (c *Client) CallView(ctx context.Context, call Call) ([]byte, error) {
 	return out, rpcErr("call", err)
 }
 
-// Sign builds and signs an EIP-1559 transaction; nothing is sent.
-func (c *Client) Sign(w Wallet, call Call, nonce, gas uint64, feeCap, tipCap *big.Int) (*types.Transaction, []byte, error) {
+// Sign builds an EIP-1559 transaction and has w sign it; nothing is sent.
+func (c *Client) Sign(ctx context.Context, w evmwallet.TxSigner, call Call, nonce, gas uint64, feeCap, tipCap *big.Int) (*types.Transaction, []byte, error) {
 	to := common.Address(call.To)
 	chain := new(big.Int).SetUint64(c.chainID)
-	tx, err := types.SignNewTx(w.Key, types.LatestSignerForChainID(chain), &types.DynamicFeeTx{
+	tx, err := w.SignTx(ctx, types.NewTx(&types.DynamicFeeTx{
 		ChainID: chain, Nonce: nonce, GasTipCap: tipCap, GasFeeCap: feeCap, Gas: gas, To: &to, Data: call.Data,
-	})
+	}), chain)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sign tx nonce %d: %w", nonce, err)
 	}
@@ -313,15 +301,15 @@ func (c *Client) revertReason(ctx context.Context, in domain.TxIntent, block *bi
 // Signer is a client bound to one wallet: what the transaction driver uses.
 type Signer struct {
 	*Client
-	Wallet Wallet
+	Wallet evmwallet.TxSigner
 }
 
 // From is the wallet's address.
-func (s Signer) From() domain.Address { return s.Wallet.Addr }
+func (s Signer) From() domain.Address { return s.Wallet.Address() }
 
 // SignCall signs call with the wallet and returns its hash and raw bytes.
-func (s Signer) SignCall(call Call, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error) {
-	tx, raw, err := s.Sign(s.Wallet, call, nonce, gas, feeCap, tipCap)
+func (s Signer) SignCall(ctx context.Context, call Call, nonce, gas uint64, feeCap, tipCap *big.Int) (domain.Hash32, []byte, error) {
+	tx, raw, err := s.Sign(ctx, s.Wallet, call, nonce, gas, feeCap, tipCap)
 	if err != nil {
 		return domain.Hash32{}, nil, err
 	}
@@ -330,5 +318,5 @@ func (s Signer) SignCall(call Call, nonce, gas uint64, feeCap, tipCap *big.Int) 
 
 // WalletNonces are the wallet's confirmed and pending nonces.
 func (s Signer) WalletNonces(ctx context.Context) (confirmed, pending uint64, err error) {
-	return s.Nonces(ctx, s.Wallet.Addr)
+	return s.Nonces(ctx, s.Wallet.Address())
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"path/filepath"
+	"time"
 
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -55,6 +56,10 @@ type Spec struct {
 	// External is a clef-protocol JSON-RPC endpoint (http://, ipc path).
 	External string `json:"external,omitempty"`
 	secrets.Passphrase
+	// Retiring marks a wallet being rotated out (bridgelog keys rotate):
+	// the relay gives it no new transactions, sees its open ones through,
+	// records it retired and stops using it. Open ignores it.
+	Retiring bool `json:"retiring,omitempty"`
 }
 
 // Options govern Open.
@@ -64,10 +69,15 @@ type Options struct {
 	// Dir resolves relative keystore and passphrase paths (the config's
 	// directory).
 	Dir string
+	// ExternalTimeout bounds each call to an external signer; default
+	// DefaultExternalTimeout.
+	ExternalTimeout time.Duration
 }
 
-// Open unlocks the wallet spec names.
-func Open(ctx context.Context, spec Spec, opt Options) (TxSigner, error) {
+// Check refuses a spec Open would refuse without looking at any file or
+// signer: a spec naming no key source or more than one, a plain key off a
+// dev chain. A config loader checks every wallet with it before it dials.
+func (spec Spec) Check(opt Options) error {
 	sources := 0
 	for _, s := range []string{spec.Key, spec.Keystore, spec.External} {
 		if s != "" {
@@ -75,22 +85,30 @@ func Open(ctx context.Context, spec Spec, opt Options) (TxSigner, error) {
 		}
 	}
 	if sources != 1 {
-		return nil, fmt.Errorf("%w %s: %w: give exactly one of key, keystore or external", ErrWallet, spec.Name, ErrSpec)
+		return fmt.Errorf("%w %s: %w: give exactly one of key, keystore or external", ErrWallet, spec.Name, ErrSpec)
+	}
+	if spec.Key != "" && !opt.DevChain {
+		return fmt.Errorf("%w %s: %w: plain hex keys are for dev chains only; import it into a keystore "+
+			"(bridgelog keys import --keystore DIR --passphrase-file FILE) and name its address and keystore in the config",
+			ErrWallet, spec.Name, ErrPlainKey)
+	}
+	return nil
+}
+
+// Open unlocks the wallet spec names.
+func Open(ctx context.Context, spec Spec, opt Options) (TxSigner, error) {
+	if err := spec.Check(opt); err != nil {
+		return nil, err
 	}
 	spec.Keystore = resolve(opt.Dir, spec.Keystore)
 	spec.Passphrase.File = resolve(opt.Dir, spec.Passphrase.File)
 	switch {
 	case spec.Key != "":
-		if !opt.DevChain {
-			return nil, fmt.Errorf("%w %s: %w: plain hex keys are for dev chains only; import it into a keystore "+
-				"(bridgelog keys import --keystore DIR --passphrase-file FILE) and name its address and keystore in the config",
-				ErrWallet, spec.Name, ErrPlainKey)
-		}
 		return plainKey(spec)
 	case spec.Keystore != "":
 		return openKeystore(spec)
 	}
-	return openExternal(ctx, spec)
+	return openExternal(ctx, spec, opt)
 }
 
 func resolve(dir, p string) string {

@@ -13,9 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/bridgelog/bridgelog/adapters/toolbuild"
 )
 
 const kaspadModule = "github.com/kaspanet/kaspad"
@@ -87,43 +86,17 @@ func build(ctx context.Context, root string, progress io.Writer) (Binaries, erro
 	}
 	dir := filepath.Join(root, fmt.Sprintf("kaspad-%s-%s-%s", src.version, runtime.GOOS, runtime.GOARCH))
 	bins := Binaries{Kaspad: filepath.Join(dir, "kaspad"), Miner: filepath.Join(dir, "kaspaminer")}
-	if bins.present() {
-		return bins, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return Binaries{}, fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	unlock, err := lock(ctx, dir+".lock", func() {
-		fmt.Fprintf(progress, "waiting for another process building kaspad %s into %s…\n", src.version, dir)
-	})
-	if err != nil {
-		return Binaries{}, err
-	}
-	defer unlock()
-	if bins.present() { // another process built it while this one waited
-		return bins, nil
-	}
 	from := "the Go module cache"
 	if src.install {
 		from = "the Go module proxy"
 	}
-	fmt.Fprintf(progress, "building kaspad %s and kaspaminer from %s (first use, about a minute)…\n", src.version, from)
-	tmp, err := os.MkdirTemp(root, "build-")
+	err = toolbuild.Job{Dir: dir, Err: ErrBuild, Present: bins.present,
+		Waiting:  fmt.Sprintf("waiting for another process building kaspad %s into %s…", src.version, dir),
+		Building: fmt.Sprintf("building kaspad %s and kaspaminer from %s (first use, about a minute)…", src.version, from),
+		Compile:  src.compile,
+	}.Run(ctx, progress)
 	if err != nil {
-		return Binaries{}, fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := src.compile(ctx, tmp); err != nil {
 		return Binaries{}, err
-	}
-	if err := os.RemoveAll(dir); err != nil { // an incomplete earlier build
-		return Binaries{}, fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return Binaries{}, fmt.Errorf("%w: keeping the build in %s: %v", ErrBuild, dir, err)
-	}
-	if !bins.present() {
-		return Binaries{}, fmt.Errorf("%w: the build in %s lacks kaspad or kaspaminer", ErrBuild, dir)
 	}
 	return bins, nil
 }
@@ -170,13 +143,9 @@ func (b Binaries) present() bool {
 // findSource decides what to build: the linked version, in the working
 // directory's module when it requires the same one, else by go install.
 func findSource(ctx context.Context) (source, error) {
-	goTool, err := exec.LookPath("go")
+	goTool, err := toolbuild.GoTool("kaspad and kaspaminer")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, statErr := os.Stat(goTool); statErr != nil {
-			return source{}, fmt.Errorf("%w: kaspad and kaspaminer are built from source on first use, which takes a Go toolchain, "+
-				"and there is no go on PATH (%v). To fix: install Go (https://go.dev/dl/) and put its bin directory on PATH", ErrBuild, err)
-		}
+		return source{}, fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	linked, replaced := linkedVersion()
 	mod, modErr := moduleVersion(ctx, goTool)
@@ -242,37 +211,4 @@ func moduleVersion(ctx context.Context, goTool string) (string, error) {
 
 func replacedName(path, version string) string {
 	return "replaced-" + strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(path+"@"+version)
-}
-
-// lock takes an exclusive lock on path (released at process exit too),
-// calling waiting once when another process holds it.
-func lock(ctx context.Context, path string, waiting func()) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBuild, err)
-	}
-	for told := false; ; {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("%w: locking %s: %v", ErrBuild, path, err)
-		}
-		if !told {
-			waiting()
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("%w: waiting for %s: %w", ErrBuild, path, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return func() {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-	}, nil
 }
