@@ -144,11 +144,7 @@ func (tb *testBridge) close() {
 }
 
 func (tb *testBridge) user(i int) (int, common.Address) {
-	claimWallets := len(tb.cfg.ClaimKeys)
-	if tb.cfg.Wallets != nil {
-		claimWallets += len(tb.cfg.Wallets.Claim)
-	}
-	k := userKey(claimWallets, i)
+	k := userKey(devnetClaimWallets(tb.cfg), i)
 	return k, crypto.PubkeyToAddress(devchain.DevKey(k).PublicKey)
 }
 

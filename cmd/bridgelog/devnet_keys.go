@@ -74,11 +74,13 @@ func writeDevnetWallets(dataDir string, executors int) (*relayWallets, error) {
 	return w, nil
 }
 
-// devnetClaimWallets is how many claim wallets a devnet config names:
-// its users are the dev accounts after them.
+// devnetClaimWallets is how many claim wallets a relay config names
+// (wallets.claim or, in the older form, claimKeys): a devnet's users are
+// the dev accounts after them.
 func devnetClaimWallets(cfg relayConfig) int {
+	n := len(cfg.ClaimKeys)
 	if cfg.Wallets != nil {
-		return max(len(cfg.ClaimKeys), len(cfg.Wallets.Claim))
+		n += len(cfg.Wallets.Claim)
 	}
-	return len(cfg.ClaimKeys)
+	return n
 }

@@ -201,11 +201,14 @@ func (k *keyScan) scanOutput(o runOutput) {
 // they wrote for every key and passphrase they used, in every encoding
 // (see TestKeyScanFindsPlantedSecrets), and finds none: a relay process
 // reading its wallets from devnet's keystore (its stdout and stderr at
-// debug level, its /metrics and console pages, its log record by record,
-// every row of its store, every row of the warehouse it is sunk into,
-// every other file in its data directory), then devnet paying Kaspa with
-// its three signer processes (devnet's output, the signers' output, logs,
-// stores, /metrics and console pages, and both logs sunk).
+// debug level, its command line and environment, its /metrics and
+// console pages, its refusals of wrong wallets, its log record by record
+// and as log inspect prints it, every row of its store and of the
+// warehouse it is sunk into, every other file in its data directory,
+// devnet.json included), then devnet paying Kaspa with its three signer
+// processes (devnet's output, every process's command line and
+// environment, the signers' output, logs, stores, /metrics and console
+// pages, and both logs sunk).
 func TestKeyScanDevnet(t *testing.T) {
 	srv := chtest.Start(t)
 	bin := testBinary(t)
@@ -270,6 +273,7 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 		k.scanURL("http://" + addr + "/audit?key=" + key)
 	}
 	stopRelay()
+	keyScanRefusals(t, k, o, cfgPath)
 	_ = chain.Process.Kill()
 
 	for i, s := range said {
@@ -280,8 +284,67 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 	if b, _ := os.ReadFile(relayOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
 		t.Fatalf("the relay wrote no debug lines:\n%s", b)
 	}
-	keyScanData(t, k, srv, o, "devnet.json") // it still holds the plain keys beside the wallets
+	keyScanData(t, k, srv, o)
 	t.Logf("searched %d sources (%d bytes) for %d secrets", k.sources, k.scanned, len(k.secrets))
+}
+
+// keyScanRefusals starts the relay on o's data with its wallets wrong in
+// the ways an operator gets them wrong, and scans what it says: a wrong
+// passphrase (itself a secret: a mistyped passphrase is close to the
+// right one), plain keys on a chain not marked a dev chain, a plain key
+// that does not parse. Each is refused naming the wallet, and no message
+// holds a key or passphrase.
+func keyScanRefusals(t *testing.T, k *keyScan, o operator, cfgPath string) {
+	t.Helper()
+	good, err := loadRelayConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wrongPass := filepath.Join(dir, "wrong.passphrase")
+	right, err := os.ReadFile(filepath.Join(o.data, devnetPassphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.TrimSpace(string(right)) + "x"
+	if err := os.WriteFile(wrongPass, []byte(wrong+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k.add("a wrong passphrase tried", []byte(wrong))
+	relayerKey := keyHex(devRelayer)
+	for _, c := range []struct {
+		name  string
+		edit  func(c *relayConfig)
+		wants []string
+	}{
+		{"a wrong passphrase", func(c *relayConfig) {
+			w := *c.Wallets
+			w.Relayer.Passphrase.File = wrongPass
+			c.Wallets = &w
+		}, []string{"wallet relayer", "wrong passphrase"}},
+		{"plain keys off a dev chain", func(c *relayConfig) {
+			c.DevChain, c.Wallets = false, nil
+			c.RelayerKey, c.ClaimKeys = relayerKey, []string{keyHex(devClaim0)}
+		}, []string{"wallet relayer", "plain", "bridgelog keys import"}},
+		{"a plain key that does not parse", func(c *relayConfig) {
+			c.Wallets, c.RelayerKey = nil, relayerKey+"0"
+		}, []string{"wallet relayer", "not a hex"}},
+	} {
+		cfg := good
+		c.edit(&cfg)
+		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+		if err := writeRelayConfig(path, cfg); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut := o.run(1, "relay", "--config", path, "--log-level", "debug")
+		for _, w := range c.wants {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("relay with %s: no %q in\n%s", c.name, w, errOut)
+			}
+		}
+		k.scan("relay with "+c.name+": stdout", []byte(out))
+		k.scan("relay with "+c.name+": stderr", []byte(errOut))
+	}
 }
 
 // runAndKeep runs a command of o and returns its stdout and stderr.
@@ -363,7 +426,7 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 	if b, _ := os.ReadFile(devnetOut.stderr); !bytes.Contains(b, []byte("level=DEBUG")) {
 		t.Fatalf("devnet wrote no debug lines:\n%s", b)
 	}
-	keyScanData(t, k, srv, o, "devnet.json") // it still holds the plain keys beside the wallets
+	keyScanData(t, k, srv, o)
 	for i := 1; i <= devnetSigners; i++ {
 		signer := operator{t: t, bin: bin, data: filepath.Join(o.data, "signers", fmt.Sprintf("s%d", i), "data")}
 		if n := k.scanLog(filepath.Join(signer.data, "log")); n == 0 {
