@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -142,6 +143,10 @@ func (tb *testBridge) close() {
 		tb.b = nil
 	}
 }
+
+// keyHex is dev account i's key in hex, for configs that name plain
+// keys (dev chains only).
+func keyHex(i int) string { return hex.EncodeToString(crypto.FromECDSA(devchain.DevKey(i))) }
 
 func (tb *testBridge) user(i int) (int, common.Address) {
 	k := userKey(devnetClaimWallets(tb.cfg), i)

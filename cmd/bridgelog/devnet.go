@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
@@ -101,8 +99,6 @@ func init() {
 	f.StringVar(&devnetFlags.kaspa.faucetKey, "kaspa-faucet-key", "", "with --kaspad: file holding a simnet key (32-byte secret, hex; mode 600) whose coins fund the group")
 	rootCmd.AddCommand(devnetCmd)
 }
-
-func keyHex(i int) string { return hex.EncodeToString(crypto.FromECDSA(devchain.DevKey(i))) }
 
 func runDevnet(cmd *cobra.Command, _ []string) error {
 	ctx := cmd.Context()
@@ -383,8 +379,8 @@ func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 	}
 	if markErr == nil {
 		for _, p := range []string{logDir, filepath.Join(dir, "projections.db"), filepath.Join(dir, "projections.db-wal"),
-			filepath.Join(dir, "projections.db-shm"), filepath.Join(dir, "kaspa"), filepath.Join(dir, "signers"), filepath.Join(dir, devnetKeystoreDir),
-			filepath.Join(dir, devnetPassphrase), marker} {
+			filepath.Join(dir, "projections.db-shm"), filepath.Join(dir, "kaspa"), filepath.Join(dir, "signers"),
+			filepath.Join(dir, devnetKeystoreDir), filepath.Join(dir, devnetPassphrase), marker} {
 			if err := os.RemoveAll(p); err != nil {
 				return false, fmt.Errorf("devnet: clear previous run: %w", err)
 			}
