@@ -273,7 +273,7 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 		k.scanURL("http://" + addr + "/audit?key=" + key)
 	}
 	stopRelay()
-	keyScanRefusals(t, k, o, cfgPath)
+	keyScanRefusals(t, k, o, cfg)
 	_ = chain.Process.Kill()
 
 	for i, s := range said {
@@ -294,12 +294,8 @@ func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
 // right one), plain keys on a chain not marked a dev chain, a plain key
 // that does not parse. Each is refused naming the wallet, and no message
 // holds a key or passphrase.
-func keyScanRefusals(t *testing.T, k *keyScan, o operator, cfgPath string) {
+func keyScanRefusals(t *testing.T, k *keyScan, o operator, good relayConfig) {
 	t.Helper()
-	good, err := loadRelayConfig(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	wrongPass := filepath.Join(dir, "wrong.passphrase")
 	right, err := os.ReadFile(filepath.Join(o.data, devnetPassphrase))
