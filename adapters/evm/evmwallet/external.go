@@ -32,6 +32,22 @@ var (
 // that asks its operator to confirm answers within it or not at all.
 const DefaultExternalTimeout = 10 * time.Second
 
+// externalTimeout is the bound of each call to spec's external signer:
+// the spec's own, else the options', else the default.
+func (spec Spec) externalTimeout(opt Options) (time.Duration, error) {
+	if spec.Timeout != "" {
+		d, err := time.ParseDuration(spec.Timeout)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%w %s: %w: timeout %q is not a positive duration (\"30s\")", ErrWallet, spec.Name, ErrSpec, spec.Timeout)
+		}
+		return d, nil
+	}
+	if opt.ExternalTimeout > 0 {
+		return opt.ExternalTimeout, nil
+	}
+	return DefaultExternalTimeout, nil
+}
+
 // externalSigner signs through a signer speaking the clef protocol
 // (account_signTransaction over JSON-RPC): the key never leaves it.
 // go-ethereum's accounts/external.ExternalSigner speaks the same protocol
@@ -45,10 +61,11 @@ type externalSigner struct {
 }
 
 func openExternal(ctx context.Context, spec Spec, opt Options) (TxSigner, error) {
-	s := &externalSigner{name: spec.Name, address: spec.Address, endpoint: redact(spec.External), timeout: opt.ExternalTimeout}
-	if s.timeout <= 0 {
-		s.timeout = DefaultExternalTimeout
+	timeout, err := spec.externalTimeout(opt)
+	if err != nil {
+		return nil, err
 	}
+	s := &externalSigner{name: spec.Name, address: spec.Address, endpoint: redact(spec.External), timeout: timeout}
 	if spec.Address == (domain.Address{}) {
 		return nil, fmt.Errorf("%w %s: %w: an external signer's wallet needs its address", ErrWallet, spec.Name, ErrSpec)
 	}

@@ -108,3 +108,27 @@ func TestExternalSignerFailures(t *testing.T) {
 		t.Errorf("external wallet without an address: %v", err)
 	}
 }
+
+// TestExternalSignerTimeoutFromSpec: a wallet's own timeout bounds its
+// calls over the options' (here an hour: a signer left hanging would hold
+// the test until go test's own timeout), and one that is not a positive
+// duration is refused before anything is dialled.
+func TestExternalSignerTimeoutFromSpec(t *testing.T) {
+	srv, addr := startSigner(t)
+	ctx := context.Background()
+	chain := big.NewInt(1337)
+	w, err := Open(ctx, Spec{Name: "claim 0", Address: addr, External: srv.URL(), Timeout: "200ms"}, Options{ExternalTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetMode(cleftest.Hang)
+	if _, err := w.SignTx(ctx, unsignedTx(chain), chain); !errors.Is(err, ErrExternalUnavailable) {
+		t.Fatalf("hanging signer with a 200ms wallet timeout: err = %v", err)
+	}
+	for _, bad := range []string{"soon", "-1s", "0s"} {
+		spec := Spec{Name: "claim 0", Address: addr, External: srv.URL(), Timeout: bad}
+		if err := spec.Check(Options{}); !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "claim 0") {
+			t.Errorf("timeout %q: err = %v, want ErrSpec naming the wallet", bad, err)
+		}
+	}
+}

@@ -55,6 +55,10 @@ type Spec struct {
 	Keystore string `json:"keystore,omitempty"`
 	// External is a clef-protocol JSON-RPC endpoint (http://, ipc path).
 	External string `json:"external,omitempty"`
+	// Timeout bounds each call to the external signer (a Go duration;
+	// default DefaultExternalTimeout): a clef that asks an operator to
+	// approve each transaction needs longer than one that applies rules.
+	Timeout string `json:"timeout,omitempty"`
 	secrets.Passphrase
 	// Retiring marks a wallet being rotated out (bridgelog keys rotate):
 	// the relay gives it no new transactions, sees its open ones through,
@@ -86,6 +90,9 @@ func (spec Spec) Check(opt Options) error {
 	}
 	if sources != 1 {
 		return fmt.Errorf("%w %s: %w: give exactly one of key, keystore or external", ErrWallet, spec.Name, ErrSpec)
+	}
+	if _, err := spec.externalTimeout(opt); err != nil {
+		return err
 	}
 	if spec.Key != "" && !opt.DevChain {
 		return fmt.Errorf("%w %s: %w: plain hex keys are for dev chains only; import it into a keystore "+
