@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/bridgelog/bridgelog/adapters/toolbuild"
 )
@@ -34,13 +33,6 @@ var ErrBuild = errors.New("cannot build geth")
 // Binary is the path of a built geth.
 type Binary string
 
-// built remembers the binary found or built per cache directory, so a
-// process asks the go command once.
-var (
-	buildMu sync.Mutex
-	built   = map[string]Binary{}
-)
-
 // Build returns geth of Version, building it on first use into the user
 // cache directory (os.UserCacheDir()/bridgelog/geth-<version>-<os>-<arch>),
 // so a machine builds it once (about 150 s and the module downloads); a
@@ -52,25 +44,11 @@ var (
 // uses deploy/geth's go.mod and go.sum; elsewhere it is a go install of
 // Version through the Go module proxy. Either way it takes a Go toolchain.
 func Build(ctx context.Context, progress io.Writer) (Binary, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("%w: no user cache directory to keep geth in (set $XDG_CACHE_HOME or $HOME): %v", ErrBuild, err)
-	}
-	if progress == nil {
-		progress = io.Discard
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if b, ok := built[cache]; ok {
-		return b, nil
-	}
-	b, err := build(ctx, filepath.Join(cache, "bridgelog"), progress)
-	if err != nil {
-		return "", err
-	}
-	built[cache] = b
-	return b, nil
+	return cached.Get(ctx, progress)
 }
+
+// cached is what Build found or built, per user cache directory.
+var cached = toolbuild.Cached[Binary]{What: "geth", Err: ErrBuild, Build: build}
 
 func build(ctx context.Context, root string, progress io.Writer) (Binary, error) {
 	dir := filepath.Join(root, fmt.Sprintf("geth-%s-%s-%s", Version, runtime.GOOS, runtime.GOARCH))

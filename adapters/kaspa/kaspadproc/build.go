@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"github.com/bridgelog/bridgelog/adapters/toolbuild"
 )
@@ -27,13 +26,6 @@ var ErrBuild = errors.New("cannot build kaspad")
 type Binaries struct {
 	Kaspad, Miner string
 }
-
-// built remembers the binaries found or built per cache directory, so a
-// process asks the go command once.
-var (
-	buildMu sync.Mutex
-	built   = map[string]Binaries{}
-)
 
 // Build returns kaspad and kaspaminer of the kaspad version bridgelog
 // requires, building them on first use into the user cache directory
@@ -50,25 +42,11 @@ var (
 // that version through the Go module proxy. Either way it takes a Go
 // toolchain.
 func Build(ctx context.Context, progress io.Writer) (Binaries, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return Binaries{}, fmt.Errorf("%w: no user cache directory to keep kaspad in (set $XDG_CACHE_HOME or $HOME): %v", ErrBuild, err)
-	}
-	if progress == nil {
-		progress = io.Discard
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if b, ok := built[cache]; ok {
-		return b, nil
-	}
-	b, err := build(ctx, filepath.Join(cache, "bridgelog"), progress)
-	if err != nil {
-		return Binaries{}, err
-	}
-	built[cache] = b
-	return b, nil
+	return cached.Get(ctx, progress)
 }
+
+// cached is what Build found or built, per user cache directory.
+var cached = toolbuild.Cached[Binaries]{What: "kaspad", Err: ErrBuild, Build: build}
 
 // source is where a kaspad version is built from.
 type source struct {
