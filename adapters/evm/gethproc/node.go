@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,17 +178,15 @@ func (d *Dev) Stop() error {
 // OutputTail is the end of geth's log, for a failure message.
 func (d *Dev) OutputTail(lines int) string { return childproc.Tail(d.Output, lines) }
 
-// freePorts finds count distinct free loopback ports, each held until
-// all are found (a port let go at once may come back next).
+// freePorts finds count distinct free loopback ports.
 func freePorts(count int) ([]string, error) {
-	var ports []string
-	for range count {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("%w: no free loopback port: %v", ErrNode, err)
-		}
-		defer l.Close()
-		ports = append(ports, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	ports, err := childproc.FreeLoopbackPorts(count)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
-	return ports, nil
+	out := make([]string, len(ports))
+	for i, p := range ports {
+		out[i] = strconv.Itoa(p)
+	}
+	return out, nil
 }

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,19 +133,17 @@ func NewNode(bins Binaries, opts Options) (*Node, error) {
 	return &Node{bins: bins, opts: opts, log: opts.Logger, isolated: opts.Isolated, hidden: ports[2]}, nil
 }
 
-// freePorts finds count distinct free loopback ports: each is listened on
-// until all are found (a port let go at once may come back next).
+// freePorts finds count distinct free loopback ports.
 func freePorts(count int) ([]string, error) {
-	var ports []string
-	for range count {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("%w: no free loopback port: %v", ErrNode, err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().String())
+	ports, err := childproc.FreeLoopbackPorts(count)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
-	return ports, nil
+	out := make([]string, len(ports))
+	for i, p := range ports {
+		out[i] = "127.0.0.1:" + strconv.Itoa(p)
+	}
+	return out, nil
 }
 
 // RPC is the node's gRPC address (host:port).
