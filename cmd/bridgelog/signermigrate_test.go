@@ -133,6 +133,15 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	if n := len(c.rawFacts("s1", twophase.TypeAdminReinjected)); n != 0 {
 		t.Fatalf("refused migrations recorded %d admin_reinjected facts", n)
 	}
+	// A policy that allows other destinations only refuses the transfer
+	// (recorded as signing.event_refused) until the new address is listed.
+	c.editConfig("s1", func(cfg *signerConfig) { cfg.Policy.AllowedDestinations = []string{faucet} })
+	stdout, _ := runCommand(t, c.bin, 1, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
+		"--amount", "100000000", "--operator", "alice", "--reason", "policy", "--credential", c.group.credential)
+	if !strings.Contains(stdout, "recorded signing.event_refused") || !strings.Contains(stdout, "is not allowed") {
+		t.Fatalf("a transfer the policy forbids: %s", stdout)
+	}
+	c.editConfig("s1", func(cfg *signerConfig) { cfg.Policy.AllowedDestinations = []string{faucet, newAddr} })
 
 	// Only s1's operator issues the first transfer: s3 does not have it and
 	// votes against s1's proposal, so nothing is signed.
@@ -204,6 +213,9 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 		n := 0
 		for _, f := range c.rawFacts(id, twophase.TypeAdminReinjected) {
 			r := f.(*twophase.AdminReinjected)
+			if r.Reason == "policy" {
+				continue
+			}
 			if r.Operator != "alice" || r.Reason != "s2's payout key replaced" || r.Event.Stream != "migrate:"+newAddr {
 				t.Errorf("%s recorded %+v", id, r)
 			}
@@ -222,7 +234,7 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	// Running the transfers again pays nothing twice.
 	c.stop("s1")
 	requested := len(c.rawFacts("s1", twophase.TypeEventRequested))
-	stdout, _ := runCommand(t, c.bin, 0, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
+	stdout, _ = runCommand(t, c.bin, 0, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
 		"--amount", strconv.Itoa(part), "--operator", "alice", "--reason", "again", "--credential", c.group.credential)
 	// The event is known (completed), or collected and its nonce done.
 	if !strings.Contains(stdout, "event "+first.Hex()) || !strings.Contains(stdout, "no new request recorded") {
