@@ -23,6 +23,58 @@ func sourceKeyCounts(t *testing.T, lg topics.Log, typ string) map[string]int {
 	return n
 }
 
+// TestClaimVerdictAppendedOncePerMember: the member that drives a claim
+// appends the withdrawal's verdict once; the claim's records it appended
+// itself (intent, outcome) come back to it as its partition's next
+// records and append nothing. A member with a new fold (after a restart
+// or a rebalance) handed the outcome appends the verdict again: a crash
+// may have come between the outcome and the verdict, and the projections
+// deduplicate it.
+func TestClaimVerdictAppendedOncePerMember(t *testing.T) {
+	lg, err := embeddedlog.Open(t.TempDir(), embeddedlog.WithLogger(quietLogger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	s := newClaimSwarm(t, lg, 1, 2)
+	s.requestClaims()
+	ctx, cancel := context.WithTimeout(context.Background(), swarmWait)
+	defer cancel()
+	req := firstClaimRequest(t, s.log)
+	x := s.executor("x", 2)
+	if err := x.Handle(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.log.Read(ctx, topics.TopicClaims, req.Partition, req.Offset+1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcome *topics.Record
+	for i, rec := range after {
+		if err := x.Handle(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if env, err := topics.DecodeEnvelope(rec.Value); err == nil && env.Type == domain.TypeClaimOutcome {
+			outcome = &after[i]
+		}
+	}
+	if outcome == nil {
+		t.Fatalf("no claim outcome among the %d records after the request", len(after))
+	}
+	key := executedKey(s.batch.Leaves[0])
+	if n := sourceKeyCounts(t, s.log, domain.TypeWithdrawalExecuted); len(n) != 1 || n[key] != 1 {
+		t.Fatalf("withdrawal.executed records per source key %v, want one for %s", n, key)
+	}
+
+	restarted := s.executor("x-restarted", 2)
+	if err := restarted.Handle(ctx, *outcome); err != nil {
+		t.Fatal(err)
+	}
+	if n := sourceKeyCounts(t, s.log, domain.TypeWithdrawalExecuted); n[key] != 2 {
+		t.Fatalf("withdrawal.executed records for %s after a restart: %d, want 2 (the verdict a crash may have lost)", key, n[key])
+	}
+}
+
 // taskQueue hands out one anchor task.
 type taskQueue struct{ task *domain.AnchorTask }
 
