@@ -43,8 +43,16 @@ func TestBatchesOnBothStores(t *testing.T) {
 // TestToAnchorNamesMarkedLeaves: the batch to anchor comes with the leaves
 // whose withdrawal already carries its withdrawal.batched mark, so the
 // anchorer appends only the marks a crash kept the batcher from
-// appending.
+// appending; on SQLite and on PostgreSQL.
 func TestToAnchorNamesMarkedLeaves(t *testing.T) {
+	pg := pgtest.Start(t)
+	for name, open := range map[string]func(*testing.T) (projections.Store, func() projections.Store){
+		"sqlite": sqliteStore, "postgres": postgresStore(pg)} {
+		t.Run(name, func(t *testing.T) { testToAnchorMarked(t, open) })
+	}
+}
+
+func testToAnchorMarked(t *testing.T, open func(*testing.T) (projections.Store, func() projections.Store)) {
 	lg := embeddedLog(t)
 	ctx := ctxT(t)
 	s := domain.Settlement{ChainID: 338, Distributor: domain.Address{0xd1}}
@@ -62,7 +70,7 @@ func TestToAnchorNamesMarkedLeaves(t *testing.T) {
 		t.Fatalf("batch %v: %v", b, err)
 	}
 	appendEv(t, lg, t0, *b)
-	st, _ := sqliteStore(t)
+	st, _ := open(t)
 	run := newRunner(t, lg, st, append(builtins(), projections.Batches{}, projections.TxIntents{}))
 	reader := projections.BridgeReader{Store: st}
 	marked := func() map[uint32]bool {
