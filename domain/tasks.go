@@ -69,8 +69,10 @@ type MintTask struct {
 }
 
 // AnchorTask is the sequence's newest batch, created but not anchored,
-// with its open intents.
+// with its open intents and the leaves whose withdrawal already carries
+// the batch's withdrawal.batched mark (by leaf index).
 type AnchorTask struct {
-	Batch BatchCreated
-	Open  []TxIntent
+	Batch  BatchCreated
+	Open   []TxIntent
+	Marked map[uint32]bool
 }

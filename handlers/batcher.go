@@ -85,7 +85,8 @@ func (b *Batcher) Poll(ctx context.Context) (*domain.BatchCreated, error) {
 		return nil, err
 	}
 	// Mark each withdrawal in its own partition. A crash before this is
-	// healed by the anchorer, which appends the same marks again.
+	// healed by the anchorer, which appends the marks the withdrawals
+	// projection does not hold.
 	marks, err := BatchedMarks(*plan)
 	if err != nil {
 		return nil, err
@@ -160,11 +161,7 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	m, log := metricsOr(a.Metrics), loggerOr(a.Logger)
 	b := task.Batch
 	cause := Cause{CorrelationID: b.SourceKey()}
-	marks, err := BatchedMarks(b)
-	if err != nil {
-		return false, err
-	}
-	if _, err := a.Driver.Appender.Append(ctx, cause, marks...); err != nil {
+	if err := a.markMissing(ctx, task, cause); err != nil {
 		return false, err
 	}
 	out, err := a.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeAnchor, Subject: b.SourceKey(), Call: a.Chain.Anchor(b), Open: task.Open, Cause: cause})
@@ -212,6 +209,32 @@ func (a *Anchorer) Poll(ctx context.Context) (bool, error) {
 	m.BatchAnchored(out.GasUsed)
 	log.Info("batch anchored", "batch_id", b.BatchID, "merkle_root", b.Root.Hex(), "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed)
 	return true, nil
+}
+
+// markMissing appends the withdrawal.batched marks of the task's batch
+// that the batcher did not get to append (a crash between the batch and
+// its marks). The relay's projections are caught up before this step,
+// so a mark the batcher appended is seen and not appended twice; one on
+// the log but not yet projected would be, and the projections
+// deduplicate it.
+func (a *Anchorer) markMissing(ctx context.Context, task *domain.AnchorTask, cause Cause) error {
+	marks, err := BatchedMarks(task.Batch)
+	if err != nil {
+		return err
+	}
+	missing := marks[:0]
+	for _, ev := range marks {
+		if !task.Marked[ev.(domain.WithdrawalBatched).LeafIndex] {
+			missing = append(missing, ev)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	loggerOr(a.Logger).Info("batch marks missing on withdrawals, appending them", "batch_id", task.Batch.BatchID,
+		"missing", len(missing), "leaf_count", len(marks))
+	_, err = a.Driver.Appender.Append(ctx, cause, missing...)
+	return err
 }
 
 // dryRunClaims verifies every leaf's proof of a batch locally, as the

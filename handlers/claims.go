@@ -146,10 +146,13 @@ func (x *ClaimExecutor) Handle(ctx context.Context, rec topics.Record) error {
 		return nil
 	}
 	if st.Final() {
-		// Re-append the withdrawal's verdict: a crash may have come
-		// between the outcome and it; a duplicate changes nothing.
-		if env.Type == domain.TypeClaimOutcome {
-			return x.settle(ctx, st.Request, *st.Outcome, false)
+		// An outcome this fold's member did not settle: a crash (or a
+		// rebalance) may have come between the outcome and the verdict,
+		// so the verdict is appended again; the projections deduplicate
+		// it. The outcomes this member appended and settled itself come
+		// back as records too; they append nothing.
+		if env.Type == domain.TypeClaimOutcome && !st.Settled {
+			return x.settle(ctx, st, false)
 		}
 		return nil
 	}
@@ -172,7 +175,7 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *projections.ClaimState) e
 			return err
 		}
 		st.Outcome = &out
-		return x.settle(ctx, &req, out, true)
+		return x.settle(ctx, st, true)
 	}
 	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
 		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.Open))
@@ -190,13 +193,15 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *projections.ClaimState) e
 	if !st.Final() {
 		return nil
 	}
-	return x.settle(ctx, &req, out, true)
+	return x.settle(ctx, st, true)
 }
 
-// settle records the withdrawal's fate from its claim's final outcome;
-// first says this member just decided it (and counts it), rather than
-// re-appending a verdict a crash may have lost.
-func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, out domain.TxOutcome, first bool) error {
+// settle records the withdrawal's fate from its claim's final outcome
+// and marks the claim settled in this member's fold; first says this
+// member just decided it (and counts it), rather than re-appending a
+// verdict a crash may have lost.
+func (x *ClaimExecutor) settle(ctx context.Context, st *projections.ClaimState, first bool) error {
+	req, out := st.Request, *st.Outcome
 	ref := req.LeafInfo.Withdrawal
 	var ev domain.Event
 	switch out.Status {
@@ -212,6 +217,9 @@ func (x *ClaimExecutor) settle(ctx context.Context, req *domain.ClaimRequested, 
 			metricsOr(x.Metrics).WithdrawalFailed()
 		}
 	}
-	_, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev)
-	return err
+	if _, err := x.Driver.Appender.Append(ctx, Cause{CorrelationID: ref.WithdrawalID()}, ev); err != nil {
+		return err
+	}
+	st.Settled = true
+	return nil
 }

@@ -229,10 +229,44 @@ func (r BridgeReader) ToAnchor(ctx context.Context, s domain.Settlement) (*domai
 		if err != nil {
 			return err
 		}
-		task = &domain.AnchorTask{Batch: b, Open: open}
+		marked, err := markedLeaves(ctx, tx, lt, s, id)
+		if err != nil {
+			return err
+		}
+		task = &domain.AnchorTask{Batch: b, Open: open, Marked: marked}
 		return nil
 	})
 	return task, err
+}
+
+// markedLeaf reads the leaf indexes of a batch whose withdrawal row holds
+// the batch's mark: on(batch_leaves, withdrawals).
+var markedLeaf = func() liveSQL {
+	l, w := leafTable.as("l"), withdrawalTable.as("w")
+	return liveSQL{"SELECT " + l.col("leaf_index") + " FROM ", " " + l.alias + ", ",
+		" " + w.alias + " WHERE " + l.col("sequence_id") + " = ? AND " + l.col("batch_id") + " = ?" +
+			" AND " + w.col("tx_hash") + " = " + l.col("w_tx_hash") + " AND " + w.col("log_index") + " = " + l.col("w_log_index") +
+			" AND " + w.col("batch_sequence") + " = " + l.col("sequence_id") + " AND " + w.col("batch_id") + " = " + l.col("batch_id")}
+}()
+
+// markedLeaves returns the leaf indexes of batch id whose withdrawal
+// carries its withdrawal.batched mark (none while the withdrawals table
+// was never built).
+func markedLeaves(ctx context.Context, tx Tx, leaves string, s domain.Settlement, id int64) (map[uint32]bool, error) {
+	wt, err := table(ctx, tx, Withdrawals{}.Name(), "withdrawals")
+	if err != nil || wt == "" {
+		return nil, err
+	}
+	marked := map[uint32]bool{}
+	err = queryEach(ctx, tx, markedLeaf.on(leaves, wt), []any{s.SequenceID(), id}, func(rows RowScanner) error {
+		var leaf int64
+		if err := rows.Scan(&leaf); err != nil {
+			return err
+		}
+		marked[uint32(leaf)] = true
+		return nil
+	})
+	return marked, err
 }
 
 // unconfirmedFrom are the tables [BridgeReader.Unconfirmed] reads, each

@@ -38,6 +38,11 @@ type ClaimState struct {
 	Request *domain.ClaimRequested
 	Open    []domain.TxIntent
 	Outcome *domain.TxOutcome
+	// Settled is not folded from the log: the executor holding this fold
+	// sets it once it appended the withdrawal's verdict, so the outcome
+	// records it reads back after do not append the verdict again. A new
+	// fold (a restart, a rebalance) starts without it.
+	Settled bool
 }
 
 // Final reports whether a claim needs no more sends.

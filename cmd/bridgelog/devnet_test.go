@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // startChainOnly runs `devnet --chain-only` on data until the test ends
@@ -117,6 +119,31 @@ func TestDevnetTrafficAndCheck(t *testing.T) {
 		"the config names chain 1337", "token " + cfg.Token.Hex()} {
 		if !strings.Contains(stderr, w) {
 			t.Fatalf("a relay for another token on the data directory: no %q in\n%s", w, stderr)
+		}
+	}
+}
+
+// TestDevnetAppendsEachDecisionOnce: a devnet run without a crash or a
+// restart appends every decision once: no source key appears twice on the
+// bridge, batches or claims topic (the batcher and the anchorer do not
+// both mark a batch's withdrawals, a claim executor does not settle again
+// the outcome it appended itself). Appended again after a crash, a record
+// is a duplicate the projections ignore; here there is no crash.
+func TestDevnetAppendsEachDecisionOnce(t *testing.T) {
+	o := devnetRun(t, 3, 4)
+	for _, topic := range []string{topics.TopicBridge, topics.TopicBatches, topics.TopicClaims} {
+		seen := map[string][]string{}
+		for _, ev := range jsonLines(t, first(o.run(0, "log", "inspect", "--json", "--topic", topic, "--limit", "1000000"))) {
+			key := ev["sourceKey"].(string)
+			seen[key] = append(seen[key], fmt.Sprintf("%v at %v:%v recorded %v", ev["type"], ev["partition"], ev["offset"], ev["recordedAt"]))
+		}
+		if len(seen) == 0 {
+			t.Fatalf("topic %s is empty after a devnet run", topic)
+		}
+		for key, recs := range seen {
+			if len(recs) > 1 {
+				t.Errorf("%s: source key %s appended %d times: %v", topic, key, len(recs), recs)
+			}
 		}
 	}
 }
