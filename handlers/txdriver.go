@@ -230,36 +230,9 @@ func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxInte
 				Reason: fmt.Sprintf("cancelled after %d attempts", latest.Attempt-1)}
 			cancelSent = d.now()
 		}
-		var final *domain.TxOutcome
-		var step domain.Step
-		for _, in := range open {
-			obs, err := d.Chain.Observe(ctx, in)
-			if err != nil {
-				return domain.TxOutcome{}, err
-			}
-			obs.SentAt = sentAt[in.TxHash]
-			s := domain.NextStep(in, obs, d.now(), d.Policy)
-			if s.Kind == domain.StepDone && s.Outcome.Status != domain.TxReplaced {
-				o := s.Outcome
-				if in.Cancel && obs.Mined {
-					// The cancellation took the nonce: the call was
-					// never mined and never will be.
-					o = *cancelled
-					o.TxHash, o.Nonce, o.GasUsed, o.BlockNumber = in.TxHash, in.Nonce, obs.GasUsed, obs.BlockNumber
-				}
-				final = &o
-				break
-			}
-			if in.TxHash == latest.TxHash {
-				step = s
-			}
-		}
-		if final == nil && step.Kind == domain.StepDone {
-			// The latest attempt's nonce was consumed and none of our
-			// attempts was mined: a foreign transaction took the nonce.
-			// Record it; the caller sends afresh with a new nonce.
-			o := step.Outcome
-			final = &o
+		final, step, err := d.observe(ctx, open, sentAt, cancelled)
+		if err != nil {
+			return domain.TxOutcome{}, err
 		}
 		if final != nil {
 			return d.finish(ctx, req, open, *final)
@@ -309,6 +282,45 @@ func (d *TxDriver) wait(ctx context.Context, req TxRequest, open []domain.TxInte
 		case <-t.C:
 		}
 	}
+}
+
+// observe looks at every open attempt: the final outcome if one is
+// decided (an attempt mined, or the nonce taken by a foreign
+// transaction), else the next step for the latest attempt. cancelled is
+// the abandonment a mined cancellation records.
+func (d *TxDriver) observe(ctx context.Context, open []domain.TxIntent, sentAt map[domain.Hash32]time.Time,
+	cancelled *domain.TxOutcome) (*domain.TxOutcome, domain.Step, error) {
+	latest := open[len(open)-1]
+	var step domain.Step
+	for _, in := range open {
+		obs, err := d.Chain.Observe(ctx, in)
+		if err != nil {
+			return nil, step, err
+		}
+		obs.SentAt = sentAt[in.TxHash]
+		s := domain.NextStep(in, obs, d.now(), d.Policy)
+		if s.Kind == domain.StepDone && s.Outcome.Status != domain.TxReplaced {
+			o := s.Outcome
+			if in.Cancel && obs.Mined {
+				// The cancellation took the nonce: the call was
+				// never mined and never will be.
+				o = *cancelled
+				o.TxHash, o.Nonce, o.GasUsed, o.BlockNumber = in.TxHash, in.Nonce, obs.GasUsed, obs.BlockNumber
+			}
+			return &o, step, nil
+		}
+		if in.TxHash == latest.TxHash {
+			step = s
+		}
+	}
+	if step.Kind == domain.StepDone {
+		// The latest attempt's nonce was consumed and none of our
+		// attempts was mined: a foreign transaction took the nonce.
+		// Record it; the caller sends afresh with a new nonce.
+		o := step.Outcome
+		return &o, step, nil
+	}
+	return nil, step, nil
 }
 
 // finish appends the final outcome and a replaced outcome for every other

@@ -106,40 +106,11 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 	var members []signerMember
 	var payoutKeys [][]byte
 	for i := 0; i < spec.members; i++ {
-		id := fmt.Sprintf("s%d", i+1)
-		m := devSigner{id: id, dir: filepath.Join(spec.dir, id)}
-		if err := os.MkdirAll(m.dir, 0o700); err != nil {
-			return nil, err
-		}
-		pub, identity, err := ed25519.GenerateKey(rand.Reader)
+		m, member, payoutPub, err := newDevSigner(spec.dir, fmt.Sprintf("s%d", i+1), pass)
 		if err != nil {
 			return nil, err
 		}
-		secret, payoutPub, err := kaspa.NewKeyPair()
-		if err != nil {
-			return nil, err
-		}
-		m.payout = secret
-		for _, k := range []struct {
-			file           string
-			kind           keyKind
-			secret, public []byte
-		}{{"identity.key", identityKeyKind, identity.Seed(), pub}, {"payout.key", kaspaPayoutKeyKind, secret, payoutPub}} {
-			b, err := secrets.Seal(k.kind.sealed, k.secret, k.public, pass, secrets.LightScrypt)
-			if err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(filepath.Join(m.dir, k.file), b, 0o600); err != nil {
-				return nil, err
-			}
-		}
-		if m.listen, err = freeLoopbackAddr(); err != nil {
-			return nil, err
-		}
-		if m.http, err = freeLoopbackAddr(); err != nil {
-			return nil, err
-		}
-		members = append(members, signerMember{ID: id, IdentityKey: hex.EncodeToString(pub), PayoutKey: hex.EncodeToString(payoutPub)})
+		members = append(members, member)
 		payoutKeys = append(payoutKeys, payoutPub)
 		g.members = append(g.members, m)
 	}
@@ -178,6 +149,45 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 		}
 	}
 	return g, nil
+}
+
+// newDevSigner makes member id's data directory, its identity and payout
+// keys sealed under pass, and its two loopback addresses; it returns the
+// member as the group lists it and its payout public key.
+func newDevSigner(groupDir, id, pass string) (devSigner, signerMember, []byte, error) {
+	m := devSigner{id: id, dir: filepath.Join(groupDir, id)}
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		return m, signerMember{}, nil, err
+	}
+	pub, identity, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return m, signerMember{}, nil, err
+	}
+	secret, payoutPub, err := kaspa.NewKeyPair()
+	if err != nil {
+		return m, signerMember{}, nil, err
+	}
+	m.payout = secret
+	for _, k := range []struct {
+		file           string
+		kind           keyKind
+		secret, public []byte
+	}{{"identity.key", identityKeyKind, identity.Seed(), pub}, {"payout.key", kaspaPayoutKeyKind, secret, payoutPub}} {
+		b, err := secrets.Seal(k.kind.sealed, k.secret, k.public, pass, secrets.LightScrypt)
+		if err != nil {
+			return m, signerMember{}, nil, err
+		}
+		if err := os.WriteFile(filepath.Join(m.dir, k.file), b, 0o600); err != nil {
+			return m, signerMember{}, nil, err
+		}
+	}
+	if m.listen, err = freeLoopbackAddr(); err != nil {
+		return m, signerMember{}, nil, err
+	}
+	if m.http, err = freeLoopbackAddr(); err != nil {
+		return m, signerMember{}, nil, err
+	}
+	return m, signerMember{ID: id, IdentityKey: hex.EncodeToString(pub), PayoutKey: hex.EncodeToString(payoutPub)}, payoutPub, nil
 }
 
 // writeDevPassphrase writes a fresh random passphrase (mode 600) and
