@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // processesUsing lists the processes (pid and command line) whose command
@@ -53,8 +57,8 @@ func waitNoProcessesUsing(t *testing.T, dir string) {
 // TestDevnetPaysKaspa runs the README's main command with a little traffic:
 // a kaspad simnet node and miner, three signer processes (2-of-3), and
 // withdrawals to Kaspa among the EVM ones. It exits 0, its summary says
-// every payout was confirmed once on the node, and nothing it started is
-// left running.
+// every payout was confirmed once on the node, nothing it started is
+// left running, and no log appended a record twice (checkKaspaAppendedOnce).
 func TestDevnetPaysKaspa(t *testing.T) {
 	bin, data := testBinary(t), t.TempDir()
 	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "4", "--timeout", "4m")
@@ -71,6 +75,75 @@ func TestDevnetPaysKaspa(t *testing.T) {
 		}
 	}
 	waitNoProcessesUsing(t, data)
+	checkKaspaAppendedOnce(t, data)
+}
+
+// checkKaspaAppendedOnce fails the test when a log of a devnet run
+// without a crash holds one source key twice: a signer's on any topic
+// (its EVM source's chain and burn records, its signing facts), the
+// relay's on the bridge topic (its records of the burns toward Kaspa).
+// Every fact the protocol repeats has its own source key, so no repeat
+// is allowed: a vote of a new round or epoch names them, a payout sent
+// again names its attempt, a failed round names its round and reason, a
+// rejected envelope names its digest; a message received again (resent,
+// or relayed in a sync answer) is recorded once (twophase's recordedOnce);
+// a request for an event the signer knows appends nothing. A signer's
+// signing facts are also never the same twice by content (all but their
+// time), but for message.rejected: it counts the rejections of each
+// minute, and two minutes may count alike.
+func checkKaspaAppendedOnce(t *testing.T, data string) {
+	t.Helper()
+	for i := 1; i <= devnetSigners; i++ {
+		id := fmt.Sprintf("s%d", i)
+		setup, err := loadSignerConfig(filepath.Join(data, "signers", id+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range topics.Topics() {
+			checkAppendedOnce(t, "signer "+id, setup.logDir(), spec.Name)
+		}
+		checkSigningFactsDiffer(t, id, setup.logDir())
+	}
+	checkAppendedOnce(t, "relay", filepath.Join(data, "log"), topics.TopicBridge)
+}
+
+// checkAppendedOnce fails the test when a topic of the log in dir holds
+// one source key twice.
+func checkAppendedOnce(t testing.TB, who, dir, topic string) {
+	t.Helper()
+	seen := map[string][]string{}
+	for _, r := range topicRecords(t, dir, topic) {
+		seen[r.env.SourceKey] = append(seen[r.env.SourceKey],
+			fmt.Sprintf("%s at %d:%d recorded %v", r.env.Type, r.at.Partition, r.at.Offset, r.env.RecordedAt))
+	}
+	for key, recs := range seen {
+		if len(recs) > 1 {
+			t.Errorf("%s, %s: source key %s appended %d times: %v", who, topic, key, len(recs), recs)
+		}
+	}
+}
+
+// checkSigningFactsDiffer fails the test when a signer's log holds two
+// signing facts of one type and aggregate that differ in their time only.
+func checkSigningFactsDiffer(t testing.TB, id, dir string) {
+	t.Helper()
+	seen := map[string]topics.Position{}
+	for _, r := range topicRecords(t, dir, topics.TopicSigning) {
+		if r.env.Type == twophase.TypeMessageRejected {
+			continue
+		}
+		var content map[string]any
+		if err := topics.DecodePayload(r.env.Payload, &content); err != nil {
+			t.Fatal(err)
+		}
+		delete(content, "at")
+		key := fmt.Sprintf("%s %s %v", r.env.Type, r.env.AggregateID, content) // fmt prints maps sorted
+		if first, ok := seen[key]; ok {
+			t.Errorf("signer %s appended %s twice (at %d:%d and %d:%d), differing in time only", id, r.env.Type,
+				first.Partition, first.Offset, r.at.Partition, r.at.Offset)
+		}
+		seen[key] = r.at
+	}
 }
 
 // TestDevnetInterruptStopsEverything: Ctrl-C (SIGINT) while payouts flow

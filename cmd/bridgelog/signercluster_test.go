@@ -394,22 +394,41 @@ func (c *signerCluster) records(id, topic, typ string) []topics.Envelope {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	lg, err := embeddedlog.OpenReadOnly(setup.logDir())
+	var out []topics.Envelope
+	for _, r := range topicRecords(c.t, setup.logDir(), topic) {
+		if r.env.Type == typ {
+			out = append(out, r.env)
+		}
+	}
+	return out
+}
+
+// loggedRecord is one decoded record of a log and where it sits.
+type loggedRecord struct {
+	env topics.Envelope
+	at  topics.Position
+}
+
+// topicRecords reads every record of a topic of the embedded log in dir
+// (read-only: its owner may be running), in log order per partition.
+func topicRecords(t testing.TB, dir, topic string) []loggedRecord {
+	t.Helper()
+	lg, err := embeddedlog.OpenReadOnly(dir)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer lg.Close()
 	ctx := context.Background()
 	ends, err := lg.EndOffsets(ctx, topic)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
-	var out []topics.Envelope
+	var out []loggedRecord
 	for p, end := range ends {
 		for off := int64(0); off < end; {
 			recs, err := lg.Read(ctx, topic, int32(p), off, 1024)
 			if err != nil {
-				c.t.Fatal(err)
+				t.Fatal(err)
 			}
 			if len(recs) == 0 {
 				break
@@ -418,11 +437,9 @@ func (c *signerCluster) records(id, topic, typ string) []topics.Envelope {
 				off = r.Offset + 1
 				env, err := topics.DecodeEnvelope(r.Value)
 				if err != nil {
-					c.t.Fatal(err)
+					t.Fatal(err)
 				}
-				if env.Type == typ {
-					out = append(out, env)
-				}
+				out = append(out, loggedRecord{env: env, at: r.Position()})
 			}
 		}
 	}
