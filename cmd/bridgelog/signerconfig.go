@@ -295,11 +295,35 @@ type groupLedger struct {
 	payout twophase.PayoutSigner
 }
 
-// ledger builds the group on its network ("sim", or a Kaspa network:
-// kaspa-mainnet, -testnet, -simnet, -devnet) and loads self's payout key
-// through keyFiles. On Kaspa the change address must be the group's own
-// multisig address.
+// ledger builds the group on its network (see publicLedger) and loads
+// self's payout key through keyFiles.
 func (g signerGroup) ledger(keyFiles *signerKeys, payoutKeyFile string, self twophase.PeerID) (groupLedger, error) {
+	l, err := g.publicLedger(self)
+	if err != nil {
+		return l, err
+	}
+	if g.Network == networkSim {
+		keys, payout, err := simPayoutKeys(payoutKeyFile, l.group, l.self)
+		if err != nil {
+			return l, fmt.Errorf("signer %s: %w", self, err)
+		}
+		l.scheme, l.payout = keys, payout
+		return l, nil
+	}
+	payout, err := kaspaPayoutKey(keyFiles, payoutKeyFile, l.self)
+	if err != nil {
+		return l, err
+	}
+	l.scheme, l.payout = kaspa.Scheme{}, payout
+	return l, nil
+}
+
+// publicLedger builds the group and its ledger rules on its network
+// ("sim", or a Kaspa network: kaspa-mainnet, -testnet, -simnet, -devnet)
+// from the group's public keys alone: no key file is read, so another
+// group's config can be checked without its keys. On Kaspa the change
+// address must be the group's own multisig address.
+func (g signerGroup) publicLedger(self twophase.PeerID) (groupLedger, error) {
 	var l groupLedger
 	members, err := g.members()
 	if err != nil {
@@ -315,11 +339,7 @@ func (g signerGroup) ledger(keyFiles *signerKeys, payoutKeyFile string, self two
 		if l.group, l.self, err = g.validated(members, change, self); err != nil {
 			return l, err
 		}
-		keys, payout, err := simPayoutKeys(payoutKeyFile, l.group, l.self)
-		if err != nil {
-			return l, fmt.Errorf("signer %s: %w", self, err)
-		}
-		l.rules, l.scheme, l.payout = rules, keys, payout
+		l.rules = rules
 	case strings.HasPrefix(g.Network, "kaspa-"):
 		keys := make([][]byte, len(members))
 		for i, m := range members {
@@ -335,11 +355,7 @@ func (g signerGroup) ledger(keyFiles *signerKeys, payoutKeyFile string, self two
 		if l.group, l.self, err = g.validated(members, rules.ChangeScript(), self); err != nil {
 			return l, err
 		}
-		payout, err := kaspaPayoutKey(keyFiles, payoutKeyFile, l.self)
-		if err != nil {
-			return l, err
-		}
-		l.rules, l.scheme, l.payout = rules, kaspa.Scheme{}, payout
+		l.rules = rules
 	default:
 		return l, fmt.Errorf("%w: %q, want %q or a Kaspa network (kaspa-mainnet, kaspa-testnet, kaspa-simnet, kaspa-devnet)",
 			ErrSignerNetwork, g.Network, networkSim)
