@@ -3,6 +3,11 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,29 +15,27 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
-// replacedPayoutKeyAddress is the group's multisig address once member
-// id's payout key is replaced by a fresh one: the new group's address.
-func replacedPayoutKeyAddress(t *testing.T, c *signerCluster, id string) string {
+// newGroupConfig writes a signer config of the group in the config from,
+// edited by edit: its change address the edited group's multisig address
+// (derived here as a new signer's operator would) and key files and a
+// passphrase file that do not exist, as --to-group must not read them. It
+// returns the file and the address.
+func newGroupConfig(t *testing.T, from string, edit func(*signerGroup)) (string, string) {
 	t.Helper()
-	cfg, err := readSignerConfig(c.member(id).config)
+	cfg, err := readSignerConfig(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fresh, err := kaspa.NewKeyPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	edit(&cfg.Group)
 	var keys [][]byte
 	for _, m := range cfg.Group.Members {
 		k, err := hex.DecodeString(m.PayoutKey)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if m.ID == id {
-			k = fresh
 		}
 		keys = append(keys, k)
 	}
@@ -40,10 +43,104 @@ func replacedPayoutKeyAddress(t *testing.T, c *signerCluster, id string) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rules.Address().String() == c.group.address {
+	cfg.Group.ChangeAddress = rules.Address().String()
+	cfg.IdentityKeyFile, cfg.PayoutKeyFile = "absent/identity.key", "absent/payout.key"
+	cfg.Passphrase = secrets.Passphrase{File: "absent/passphrase"}
+	return writeSignerConfig(t, cfg), cfg.Group.ChangeAddress
+}
+
+func writeSignerConfig(t *testing.T, cfg signerConfig) string {
+	t.Helper()
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "new.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// replacePayoutKey gives member id a fresh payout key.
+func replacePayoutKey(t *testing.T, id string) func(*signerGroup) {
+	return func(g *signerGroup) {
+		_, fresh, err := kaspa.NewKeyPair()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range g.Members {
+			if g.Members[i].ID == id {
+				g.Members[i].PayoutKey = hex.EncodeToString(fresh)
+			}
+		}
+	}
+}
+
+// TestSignerMigrateTarget: --to-group derives the new group's address
+// from its config's group section alone, and refuses a new group on
+// another network, the group itself, a config the new signer would
+// refuse, and a --to that is not the derived address.
+func TestSignerMigrateTarget(t *testing.T) {
+	g, err := writeDevSignerGroup(devGroupSpec{dir: t.TempDir(), members: 3, quorum: 2, kaspadRPC: []string{"127.0.0.1:16110"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := g.members[0].config
+	setup, err := loadSignerConfig(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCfg, newAddr := newGroupConfig(t, s1, replacePayoutKey(t, "s2"))
+	if newAddr == g.address {
 		t.Fatal("a replaced payout key left the group's address as it was")
 	}
-	return rules.Address().String()
+	for _, to := range []string{"", newAddr} {
+		target, err := migrationTargetOf(to, newCfg)
+		if err != nil {
+			t.Fatalf("--to %q: %v", to, err)
+		}
+		if target.address != newAddr {
+			t.Fatalf("derived %s, want %s", target.address, newAddr)
+		}
+		if err := target.check(setup); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		target.print(&out)
+		if !strings.Contains(out.String(), "address="+newAddr) {
+			t.Errorf("printed %q, want the derived address", out.String())
+		}
+	}
+
+	otherNet, _ := newGroupConfig(t, s1, func(g *signerGroup) { g.Network = "kaspa-testnet" })
+	same, _ := newGroupConfig(t, s1, func(*signerGroup) {})
+	stale, err := readSignerConfig(newCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.Group.ChangeAddress = g.address
+	for _, bad := range []struct {
+		name, to, toGroup string
+		want              error
+		text              string
+	}{
+		{"no destination", "", "", twophase.ErrAdmin, "give --to-group NEW.json or --to ADDR"},
+		{"--to differs", g.address, newCfg, ErrMigrationAddress, "differs from the address of --to-group"},
+		{"another network", "", otherNet, ErrMigrationAddress, "group.network kaspa-testnet, this group's is kaspa-simnet"},
+		{"this group", "", same, ErrMigrationAddress, "is this group"},
+		{"this group's own config", "", s1, ErrMigrationAddress, "is this group"},
+		{"stale change address", "", writeSignerConfig(t, stale), ErrKeyMismatch, "is not the group's multisig address " + newAddr},
+		{"no such file", "", filepath.Join(t.TempDir(), "none.json"), ErrSignerConfig, "no such file"},
+	} {
+		target, err := migrationTargetOf(bad.to, bad.toGroup)
+		if err == nil {
+			err = target.check(setup)
+		}
+		if !errors.Is(err, bad.want) || !strings.Contains(fmt.Sprint(err), bad.text) {
+			t.Errorf("%s: %v, want %v: %q", bad.name, err, bad.want, bad.text)
+		}
+	}
 }
 
 // outputsAt reads an address's outputs and the virtual DAA score from the
@@ -71,8 +168,8 @@ func outputsAt(t *testing.T, c *signerCluster, addr string) ([]twophase.UTXO, ui
 var requestedLine = regexp.MustCompile(`recorded signing\.event_requested event_id=(0x[0-9a-f]{64}) .* amount=(\d+) via=admin`)
 
 // migrate runs `signer admin migrate` on a stopped member and returns the
-// event id and amount it requested.
-func migrate(t *testing.T, c *signerCluster, id string, args ...string) (twophase.Hash, uint64) {
+// event id and amount it requested, and its output.
+func migrate(t *testing.T, c *signerCluster, id string, args ...string) (twophase.Hash, uint64, string) {
 	t.Helper()
 	stdout, stderr := runCommand(t, c.bin, 0, append([]string{"signer", "admin", "migrate", "--config", c.member(id).config,
 		"--operator", "alice", "--reason", "s2's payout key replaced", "--credential", c.group.credential}, args...)...)
@@ -85,7 +182,7 @@ func migrate(t *testing.T, c *signerCluster, id string, args ...string) (twophas
 		t.Fatal(err)
 	}
 	amount, _ := strconv.ParseUint(m[2], 10, 64)
-	return h, amount
+	return h, amount, stdout
 }
 
 func heldIn(us []twophase.UTXO) (s uint64) {
@@ -107,7 +204,11 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	c := newSignerCluster(t, clusterOptions{fund: 6})
 	c.burn(payoutSompi(0))
 	c.waitPaid(2 * time.Minute)
-	newAddr := replacedPayoutKeyAddress(t, c, "s2")
+	newCfg, newAddr := newGroupConfig(t, c.member("s1").config, replacePayoutKey(t, "s2"))
+	otherNet, _ := newGroupConfig(t, c.member("s1").config, func(g *signerGroup) { g.Network = "kaspa-testnet" })
+	if newAddr == c.group.address {
+		t.Fatal("a replaced payout key left the group's address as it was")
+	}
 	for _, m := range c.group.members {
 		c.stop(m.id)
 	}
@@ -123,6 +224,10 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 		{[]string{"--to", "kaspa:qqqq", "--amount", "100000000"}, "not a kaspa-simnet address"},
 		{[]string{"--to", newAddr}, "give either --amount SOMPI or --all"},
 		{[]string{"--to", newAddr, "--amount", "1", "--all"}, "give either --amount SOMPI or --all"},
+		{[]string{"--all"}, "give --to-group NEW.json or --to ADDR"},
+		{[]string{"--to-group", c.member("s1").config, "--all"}, "is this group"},
+		{[]string{"--to-group", otherNet, "--all"}, "this group's is kaspa-simnet"},
+		{[]string{"--to", c.group.address, "--to-group", newCfg, "--all"}, "differs from the address of --to-group"},
 	} {
 		_, stderr := runCommand(t, c.bin, 1, append([]string{"signer", "admin", "migrate", "--config", c.member("s1").config,
 			"--operator", "alice", "--reason", "r", "--credential", c.group.credential}, bad.args...)...)
@@ -146,7 +251,7 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	// Only s1's operator issues the first transfer: s3 does not have it and
 	// votes against s1's proposal, so nothing is signed.
 	const part = 25 * 100_000_000
-	first, amount := migrate(t, c, "s1", "--to", newAddr, "--amount", strconv.Itoa(part))
+	first, amount, _ := migrate(t, c, "s1", "--to", newAddr, "--amount", strconv.Itoa(part))
 	if amount != part {
 		t.Fatalf("requested %d, want %d", amount, part)
 	}
@@ -164,9 +269,14 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 		t.Fatalf("a transfer one member issued was paid: the new address holds %v", us)
 	}
 
-	// s2's operator issues the same transfer: s1 and s2 are a quorum.
-	if id, _ := migrate(t, c, "s2", "--to", newAddr, "--amount", strconv.Itoa(part)); id != first {
-		t.Fatalf("s2 requested event %s, s1 %s: the same flags must make the same request", id.Short(), first.Short())
+	// s2's operator issues the same transfer, naming the new group by its
+	// config: s1 and s2 are a quorum.
+	id, _, stdout := migrate(t, c, "s2", "--to-group", newCfg, "--amount", strconv.Itoa(part))
+	if id != first {
+		t.Fatalf("s2 requested event %s, s1 %s: --to-group and the new group's --to must make the same request", id.Short(), first.Short())
+	}
+	if !strings.Contains(stdout, "address="+newAddr) {
+		t.Fatalf("--to-group did not print the derived address %s: %s", newAddr, stdout)
 	}
 	c.start("s1")
 	c.start("s2")
@@ -191,8 +301,8 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	}
 
 	// Then all that is left, on s1 and s2.
-	rest, all := migrate(t, c, "s1", "--to", newAddr, "--all", "--nonce", "2")
-	if id, amount := migrate(t, c, "s2", "--to", newAddr, "--all", "--nonce", "2"); id != rest || amount != all {
+	rest, all, _ := migrate(t, c, "s1", "--to", newAddr, "--all", "--nonce", "2")
+	if id, amount, _ := migrate(t, c, "s2", "--to", newAddr, "--to-group", newCfg, "--all", "--nonce", "2"); id != rest || amount != all {
 		t.Fatalf("s2 requested %s of %d, s1 %s of %d", id.Short(), amount, rest.Short(), all)
 	}
 	if held := heldIn(old); all >= held || held-all > 1_000_000 {
