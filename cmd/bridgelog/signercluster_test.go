@@ -288,25 +288,32 @@ func (c *signerCluster) burnFrom(i int, sompi uint64) int {
 	if err != nil {
 		c.t.Fatalf("mint: %v", contracts.DecodeRevert(err))
 	}
-	c.mined(ctx, tx.Hash())
+	c.mined(ctx, "mint", tx.Hash())
 	c.holds(ctx, user, wei)
 	btx, err := c.users.BurnToKaspa(ctx, sender, wei, recipient.Address().String())
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	c.mined(ctx, btx.Hash())
+	c.mined(ctx, "burn", btx.Hash())
 	c.kaspa.owed = append(c.kaspa.owed, kaspaOwed{address: recipient.Address(), sompi: sompi})
 	c.kaspa.payouts = append(c.kaspa.payouts, devchain.KaspaPayout{Recipient: recipient.Address().String(), Amount: wei})
 	return len(c.kaspa.owed) - 1
 }
 
-func (c *signerCluster) mined(ctx context.Context, tx [32]byte) {
+// mined waits for what's transaction tx to be mined, and fails if it
+// reverted, saying which and whether it ran out of gas (its gas limit
+// was estimated on another state than it ran on).
+func (c *signerCluster) mined(ctx context.Context, what string, tx [32]byte) {
 	c.t.Helper()
 	for {
 		r, err := c.users.Backend.TransactionReceipt(ctx, tx)
 		if err == nil {
 			if r.Status != 1 {
-				c.t.Fatalf("transaction %x reverted", tx)
+				limit := "unknown"
+				if t, _, err := c.users.Backend.TransactionByHash(ctx, tx); err == nil {
+					limit = fmt.Sprint(t.Gas())
+				}
+				c.t.Fatalf("%s transaction %x reverted in block %v: gas used %d of limit %s", what, tx, r.BlockNumber, r.GasUsed, limit)
 			}
 			return
 		}
