@@ -62,6 +62,7 @@ func (c *signerConsole) routes(mux *http.ServeMux) {
 	// even read; the credential itself comes in the body or a header,
 	// never from a cookie, so a forged form cannot carry it.
 	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(c.crossOrigin))
 	mux.Handle("POST /admin/reset", csrf.Handler(http.HandlerFunc(c.reset)))
 	mux.Handle("POST /admin/reinject", csrf.Handler(http.HandlerFunc(c.reinject)))
 }
@@ -186,6 +187,21 @@ func (c *signerConsole) authorized(w http.ResponseWriter, r *http.Request, actio
 	}
 	c.answer(w, http.StatusForbidden, adminOutcome{Action: "admin " + action, Message: msg})
 	return false
+}
+
+// crossOrigin refuses an admin POST another site's page sent (the
+// browser says so, or its Origin is not this console's): recorded and
+// counted as unauthenticated calls are, labelled cross_origin.
+func (c *signerConsole) crossOrigin(w http.ResponseWriter, r *http.Request) {
+	action := strings.TrimPrefix(r.URL.Path, "/admin/")
+	origin := r.Header.Get("Origin")
+	if len(origin) > 200 { // the sender chooses it: keep the record small
+		origin = origin[:200] + "…"
+	}
+	c.refusals.refusedAtMostEverySecond(r.Context(), ViaConsole, twophase.SigningEvent{}, "cross_origin",
+		"cross-site admin "+action+" from "+origin)
+	c.answer(w, http.StatusForbidden, adminOutcome{Action: "admin " + action,
+		Message: "refused: a cross-site request (sent by another site's page, not this console)"})
 }
 
 func (c *signerConsole) answer(w http.ResponseWriter, code int, o adminOutcome) {

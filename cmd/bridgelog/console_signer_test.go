@@ -193,6 +193,25 @@ func TestSignerConsoleAdminRefused(t *testing.T) {
 	}
 }
 
+// TestSignerConsoleCrossSiteRefusalRecorded: another site's form posting
+// the right credential is refused before the credential is read, and the
+// refusal is recorded via console, naming the site.
+func TestSignerConsoleCrossSiteRefusalRecorded(t *testing.T) {
+	r := newSignerConsoleRig(t)
+	code, page := r.post(t, "/admin/reset", resetForm(fixtureCredential),
+		map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"})
+	if code != http.StatusForbidden || !strings.Contains(page, "cross-site request") {
+		t.Fatalf("cross-site reset: %d\n%s", code, page)
+	}
+	refused := refusedRecords(t, r.lg)
+	if len(refused) != 1 || refused[0].Via != ViaConsole || refused[0].Reason != "cross-site admin reset from https://evil.example" {
+		t.Fatalf("recorded refusals %+v, want one cross-site reset via console", refused)
+	}
+	if e, _ := r.sg.Event(fixtureEvent.ID()); e.Phase != twophase.PhaseAbandoned {
+		t.Fatalf("the event is %s after a refused cross-site reset", e.Phase)
+	}
+}
+
 // TestSignerConsoleAdminAsCLI: with the credential (in the form, or as a
 // bearer token) a reset and a re-inject from the page record the same
 // facts as `signer admin reset` and `signer admin reinject` record on

@@ -132,6 +132,12 @@ func adminCredentialMatches(want []byte, token string) bool {
 // recorded at most once a second: whoever floods the endpoints without
 // the credential fills a counter, not the signer's log.
 func (s *eventSubmitter) unauthenticated(ctx context.Context, via string, ev twophase.SigningEvent, reason string) {
+	s.refusedAtMostEverySecond(ctx, via, ev, "unauthenticated", reason)
+}
+
+// refusedAtMostEverySecond records a refusal labelled label at most once
+// a second and counts every one.
+func (s *eventSubmitter) refusedAtMostEverySecond(ctx context.Context, via string, ev twophase.SigningEvent, label, reason string) {
 	s.mu.Lock()
 	now := time.Now()
 	record := now.Sub(s.lastRecorded) >= time.Second
@@ -140,10 +146,10 @@ func (s *eventSubmitter) unauthenticated(ctx context.Context, via string, ev two
 	}
 	s.mu.Unlock()
 	if !record {
-		s.p.reg.Handlers().RequestRefused(via, "unauthenticated")
+		s.p.reg.Handlers().RequestRefused(via, label)
 		return
 	}
-	s.refused(ctx, via, ev, "unauthenticated", reason)
+	s.refused(ctx, via, ev, label, reason)
 }
 
 // refused counts a request the source never saw, logs it and records it
