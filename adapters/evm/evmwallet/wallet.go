@@ -139,11 +139,20 @@ func (k KeySigner) SignTx(_ context.Context, tx *types.Transaction, chainID *big
 	return types.SignTx(tx, types.LatestSignerForChainID(chainID), k.key)
 }
 
-func plainKey(spec Spec) (TxSigner, error) {
+// plainKeyOf parses a plain spec's key.
+func plainKeyOf(spec Spec) (*ecdsa.PrivateKey, error) {
 	k, err := crypto.HexToECDSA(trim0x(spec.Key))
 	if err != nil {
 		// The parse error may quote the key: say only that it is not one.
 		return nil, fmt.Errorf("%w %s: key is not a hex secp256k1 private key", ErrWallet, spec.Name)
+	}
+	return k, nil
+}
+
+func plainKey(spec Spec) (TxSigner, error) {
+	k, err := plainKeyOf(spec)
+	if err != nil {
+		return nil, err
 	}
 	s := NewKeySigner(k)
 	if spec.Address != (domain.Address{}) && spec.Address != s.Address() {
@@ -168,19 +177,15 @@ func openKeystore(spec Spec) (TxSigner, error) {
 	if spec.Address == (domain.Address{}) {
 		return nil, fmt.Errorf("%w %s: %w: a keystore wallet needs its address", ErrWallet, spec.Name, ErrSpec)
 	}
-	if err := secrets.CheckOwnerOnly("keystore", spec.Keystore); err != nil {
+	ks, acct, err := findAccount(spec, spec.Keystore)
+	if err != nil {
+		return nil, err
+	}
+	if err := secrets.CheckOwnerOnly("keystore file", acct.URL.Path); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrWallet, spec.Name, err)
 	}
 	pass, err := spec.Passphrase.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrWallet, spec.Name, err)
-	}
-	ks := keystore.NewKeyStore(spec.Keystore, keystore.StandardScryptN, keystore.StandardScryptP)
-	acct, err := ks.Find(accounts.Account{Address: common.Address(spec.Address)})
-	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w: %s holds no account %s", ErrWallet, spec.Name, ErrUnknownAddress, spec.Keystore, spec.Address)
-	}
-	if err := secrets.CheckOwnerOnly("keystore file", acct.URL.Path); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrWallet, spec.Name, err)
 	}
 	if err := ks.Unlock(acct, pass); err != nil {
@@ -190,6 +195,20 @@ func openKeystore(spec Spec) (TxSigner, error) {
 		return nil, fmt.Errorf("%w %s: unlock %s: %w", ErrWallet, spec.Name, spec.Address, err)
 	}
 	return keystoreSigner{ks: ks, account: acct}, nil
+}
+
+// findAccount finds spec's address in the keystore directory dir, which
+// must be readable by its owner only. Nothing is unlocked.
+func findAccount(spec Spec, dir string) (*keystore.KeyStore, accounts.Account, error) {
+	if err := secrets.CheckOwnerOnly("keystore", dir); err != nil {
+		return nil, accounts.Account{}, fmt.Errorf("%w %s: %w", ErrWallet, spec.Name, err)
+	}
+	ks := keystore.NewKeyStore(dir, keystore.StandardScryptN, keystore.StandardScryptP)
+	acct, err := ks.Find(accounts.Account{Address: common.Address(spec.Address)})
+	if err != nil {
+		return nil, accounts.Account{}, fmt.Errorf("%w %s: %w: %s holds no account %s", ErrWallet, spec.Name, ErrUnknownAddress, dir, spec.Address)
+	}
+	return ks, acct, nil
 }
 
 // TransactOpts lets go-ethereum's contract bindings send through s.
