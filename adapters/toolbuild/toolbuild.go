@@ -121,3 +121,14 @@ func lock(ctx context.Context, path string, waiting func()) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// Executables reports whether every path is an executable file: a Job's
+// Present for the programs it builds.
+func Executables(paths ...string) bool {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -125,7 +125,4 @@ func sourceDir(ctx context.Context, goTool string) string {
 	return dir
 }
 
-func (b Binary) present() bool {
-	fi, err := os.Stat(string(b))
-	return err == nil && fi.Mode()&0o111 != 0
-}
+func (b Binary) present() bool { return toolbuild.Executables(string(b)) }

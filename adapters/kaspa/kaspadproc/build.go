@@ -109,14 +109,7 @@ func (s source) compile(ctx context.Context, dir string) error {
 		ErrBuild, s.version, err, out, pkgs[0], pkgs[1], pkgs[0], s.version, pkgs[1], s.version, pkgs[0], pkgs[1])
 }
 
-func (b Binaries) present() bool {
-	for _, p := range []string{b.Kaspad, b.Miner} {
-		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
-			return false
-		}
-	}
-	return true
-}
+func (b Binaries) present() bool { return toolbuild.Executables(b.Kaspad, b.Miner) }
 
 // findSource decides what to build: the linked version, in the working
 // directory's module when it requires the same one, else by go install.
