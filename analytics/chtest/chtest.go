@@ -40,8 +40,7 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	// The native port, and the HTTP one the server always opens.
-	ports := throwaway.FreePorts(t, 2)
-	s := throwaway.Start(t, "clickhouse", installHint, fmt.Sprint(ports[0]), fmt.Sprint(ports[1]))
+	s := throwaway.StartOnFreePorts(t, "clickhouse", installHint, 2)
 	return &Server{DSN: s.DSN}
 }
 

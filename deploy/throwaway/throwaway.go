@@ -6,13 +6,15 @@ package throwaway
 
 import (
 	"context"
-	"net"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/childproc"
 )
 
 // Server is a running throwaway server.
@@ -27,27 +29,40 @@ func Script(name string) string {
 	return filepath.Join(filepath.Dir(file), "..", name, "throwaway.sh")
 }
 
-// FreePorts returns n distinct ports free right now. The listeners are
-// held until all are picked, so the kernel cannot hand out one twice.
-func FreePorts(t testing.TB, n int) []int {
+// StartOnFreePorts starts the server with ports free loopback ports as
+// its arguments, and fails the test loudly if it cannot; hint says how to
+// install the server if it is absent. A port is only free until the
+// server binds it: another process (a parallel test's child) may take it
+// in between, so a start that fails on an address in use is tried again
+// on fresh ports, up to three times; any other failure fails at once.
+func StartOnFreePorts(t testing.TB, name, hint string, ports int) Server {
 	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("throwaway: pick a port: %v", err)
+	var err error
+	for try := 0; try < 3; try++ {
+		free, perr := childproc.FreeLoopbackPorts(ports)
+		if perr != nil {
+			t.Fatalf("throwaway: %v", perr)
 		}
-		defer l.Close()
-		ports[i] = l.Addr().(*net.TCPAddr).Port
+		var args []string
+		for _, p := range free {
+			args = append(args, fmt.Sprint(p))
+		}
+		var s Server
+		if s, err = start(t, name, args...); err == nil {
+			return s
+		}
+		if !strings.Contains(err.Error(), "Address already in use") {
+			break
+		}
 	}
-	return ports
+	t.Fatalf("%v\n(%s)", err, hint)
+	return Server{}
 }
 
-// Start runs `deploy/<name>/throwaway.sh start args…`, which prints the
+// start runs `deploy/<name>/throwaway.sh start args…`, which prints the
 // server's DIR= and DSN= lines, and stops the server when the test (and
-// its subtests) end. hint says how to install the server if it is absent.
-func Start(t testing.TB, name, hint string, args ...string) Server {
-	t.Helper()
+// its subtests) end.
+func start(t testing.TB, name string, args ...string) (Server, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	script := Script(name)
@@ -56,7 +71,7 @@ func Start(t testing.TB, name, hint string, args ...string) Server {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("throwaway: cannot start %s with %s: %v\n%s\n(%s)", name, script, err, stderr.String(), hint)
+		return Server{}, fmt.Errorf("throwaway: cannot start %s with %s: %v\n%s", name, script, err, stderr.String())
 	}
 	var s Server
 	for _, line := range strings.Split(string(out), "\n") {
@@ -68,12 +83,12 @@ func Start(t testing.TB, name, hint string, args ...string) Server {
 		}
 	}
 	if s.Dir == "" || s.DSN == "" {
-		t.Fatalf("throwaway: unexpected output from %s: %q", script, out)
+		return Server{}, fmt.Errorf("throwaway: unexpected output from %s: %q", script, out)
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command(script, "stop", s.Dir).CombinedOutput(); err != nil {
 			t.Errorf("throwaway: stop %s %s: %v\n%s", name, s.Dir, err, out)
 		}
 	})
-	return s
+	return s, nil
 }

@@ -29,8 +29,7 @@ type Cluster struct {
 // end.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
-	port := throwaway.FreePorts(t, 1)[0]
-	s := throwaway.Start(t, "postgres", "install the server: apt-get install -y postgresql", fmt.Sprint(port))
+	s := throwaway.StartOnFreePorts(t, "postgres", "install the server: apt-get install -y postgresql", 1)
 	return &Cluster{DSN: s.DSN}
 }
 
