@@ -104,7 +104,8 @@ func RowOf(cat *topics.Catalog, rec *topics.Record) Row {
 		r.TxHash = firstHash(f.TxHash, f.MintTxHash, f.ClaimTxHash, f.Ref.TxHash)
 		r.GasUsed, r.Status, r.Reason = f.GasUsed, f.Status, f.Reason
 	}
-	if failureTypes[r.Type] || r.Status == string(domain.TxReverted) || r.Status == string(domain.TxAbandoned) {
+	if failureTypes[r.Type] || r.Status == string(domain.TxReverted) || r.Status == string(domain.TxAbandoned) ||
+		r.Status == string(domain.TxOutOfGas) {
 		r.IsError = 1
 	}
 	return r

@@ -162,6 +162,11 @@ func TestNextStep(t *testing.T) {
 		{"mined ok", in, Observation{Mined: true, Success: true, GasUsed: 50000}, t0, StepDone, TxSucceeded},
 		{"already processed", in, Observation{Mined: true, RevertReason: "Already processed"}, t0, StepDone, TxAlreadyProcessed},
 		{"reverted", in, Observation{Mined: true, RevertReason: "invalid proof"}, t0, StepDone, TxReverted},
+		// A contract's revert returns unused gas; all of it used is our limit.
+		{"reverted, gas to spare", withGas(in, 60000), Observation{Mined: true, GasUsed: 40000, RevertReason: "invalid proof"}, t0, StepDone, TxReverted},
+		{"out of gas", withGas(in, 60000), Observation{Mined: true, GasUsed: 60000, RevertReason: "reverted: out of gas"}, t0, StepDone, TxOutOfGas},
+		{"relayer lacks its role", in, Observation{Mined: true, RevertReason: "AccessControlUnauthorizedAccount"}, t0, StepDone, TxDeferred},
+		{"pool short", in, Observation{Mined: true, RevertReason: "insufficient locked balance"}, t0, StepDone, TxDeferred},
 		{"nonce used", in, Observation{ConfirmedNonce: 8, SentAt: t0}, t0, StepDone, TxReplaced},
 		{"fresh", in, Observation{ConfirmedNonce: 7, SentAt: t0}, t0.Add(30 * time.Second), StepWait, ""},
 		{"stuck", in, Observation{ConfirmedNonce: 7, SentAt: t0}, t0.Add(2 * time.Minute), StepReplace, ""},
@@ -193,6 +198,19 @@ func TestNextStep(t *testing.T) {
 	}
 	if bump(big.NewInt(1), 10).Int64() != 2 {
 		t.Fatal("bump must raise by at least 1")
+	}
+}
+
+func withGas(in TxIntent, gas uint64) TxIntent { in.Gas = gas; return in }
+
+// TestTxStatusFinal: only the contract's verdict on the call decides an
+// item; what the relayer caused sends it again.
+func TestTxStatusFinal(t *testing.T) {
+	for st, want := range map[TxStatus]bool{TxSucceeded: true, TxAlreadyProcessed: true, TxReverted: true,
+		TxReplaced: false, TxAbandoned: false, TxOutOfGas: false, TxDeferred: false, TxDryRun: false} {
+		if st.Final() != want {
+			t.Errorf("%s: Final() = %v, want %v", st, st.Final(), want)
+		}
 	}
 }
 

@@ -72,7 +72,15 @@ const (
 	TxAlreadyProcessed TxStatus = "already_processed" // reverted by the contract's replay guard: the work was done
 	TxReplaced         TxStatus = "replaced"          // its nonce was used by another transaction of ours
 	TxAbandoned        TxStatus = "abandoned"         // gave up after the bounded attempts
-	TxDryRun           TxStatus = "dry_run"           // dry-run: computed and checked, nothing sent
+	// TxOutOfGas: mined, and ran out of the gas limit the relayer gave it.
+	// The limit is ours (an estimate the state moved under), so it says
+	// nothing about the call: the item is sent again with more gas, never
+	// failed for it.
+	TxOutOfGas TxStatus = "out_of_gas"
+	// TxDeferred: mined and reverted for a reason that is not the item's
+	// (IsDeferral): the item is sent again later.
+	TxDeferred TxStatus = "deferred"
+	TxDryRun   TxStatus = "dry_run" // dry-run: computed and checked, nothing sent
 )
 
 // TxOutcome is appended once a transaction's fate is known.
@@ -111,6 +119,24 @@ func IsAlreadyProcessed(reason string) bool {
 	}
 	return false
 }
+
+// IsDeferral reports whether a revert reason says the call cannot run
+// now for a reason that is not the item's: the relayer's wallet lacks its
+// role (our configuration), the pool holds too little to pay (funds
+// arrive with deposits), the batch is not anchored on the chain the call
+// read (a reorganisation). The item waits; it is never failed for these.
+func IsDeferral(reason string) bool {
+	for _, m := range [...]string{"AccessControlUnauthorizedAccount", "insufficient locked balance", "unknown batch"} {
+		if strings.Contains(reason, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrCallDeferred: a call's estimate reverted for a reason IsDeferral
+// accepts. Nothing was sent or recorded; drive the item again later.
+var ErrCallDeferred = errors.New("call deferred")
 
 // SendPolicy bounds the send loop.
 type SendPolicy struct {
@@ -188,6 +214,13 @@ func NextStep(in TxIntent, obs Observation, now time.Time, pol SendPolicy) Step 
 	case obs.Mined && IsAlreadyProcessed(obs.RevertReason):
 		out.Status, out.Reason = TxAlreadyProcessed, obs.RevertReason
 		return Step{Kind: StepDone, Outcome: out}
+	case obs.Mined && IsDeferral(obs.RevertReason):
+		out.Status, out.Reason = TxDeferred, obs.RevertReason
+		return Step{Kind: StepDone, Outcome: out}
+	case obs.Mined && RanOutOfGas(in, obs):
+		out.Status = TxOutOfGas
+		out.Reason = fmt.Sprintf("used all %d gas of its limit (%s)", obs.GasUsed, obs.RevertReason)
+		return Step{Kind: StepDone, Outcome: out}
 	case obs.Mined:
 		out.Status, out.Reason = TxReverted, obs.RevertReason
 		return Step{Kind: StepDone, Outcome: out}
@@ -210,6 +243,26 @@ func NextStep(in TxIntent, obs Observation, now time.Time, pol SendPolicy) Step 
 		return Step{Kind: StepGiveUp, Outcome: out, GasFeeCap: feeCap, GasTipCap: tipCap}
 	}
 	return Step{Kind: StepReplace, GasFeeCap: feeCap, GasTipCap: tipCap}
+}
+
+// RanOutOfGas reports whether a mined, failed attempt used its whole gas
+// limit. A contract's own revert (REVERT, a custom error, a panic code)
+// returns the gas it did not use; only running out of gas, the relayer's
+// limit being too low, uses all of it.
+func RanOutOfGas(in TxIntent, obs Observation) bool {
+	return obs.Mined && !obs.Success && in.Gas > 0 && obs.GasUsed >= in.Gas
+}
+
+// Final reports whether an outcome decides the item it was sent for:
+// succeeded, done before, or reverted by the contract's own verdict.
+// Replaced, abandoned (our fees or a busy node), out of gas (our limit)
+// and dry-run outcomes decide nothing: the item is sent again.
+func (s TxStatus) Final() bool {
+	switch s {
+	case TxSucceeded, TxAlreadyProcessed, TxReverted:
+		return true
+	}
+	return false
 }
 
 // bump raises v by pct percent, rounding up and by at least 1, so a node's

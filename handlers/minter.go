@@ -22,8 +22,9 @@ type MintCalls interface {
 // Minter mints confirmed deposits on the execution chain, seed 000's
 // state-checked processing: only CONFIRMED deposits are taken, every mint
 // goes through an intent, a mint the token already made (its per-deposit
-// guard) completes the deposit, and a revert marks it FAILED with the
-// reason: never retried blindly.
+// guard) completes the deposit, and only the token's own revert marks it
+// FAILED with the reason. What the relayer caused (a gas limit too low, a
+// transaction abandoned for its fees) is never the deposit's failure.
 type Minter struct {
 	Queue  MintQueue
 	Calls  MintCalls
@@ -119,13 +120,16 @@ func (mn *Minter) mint(ctx context.Context, drv *TxDriver, t domain.MintTask) (b
 		m.DepositMinted(out.GasUsed)
 		log.Info("deposit minted", "deposit_id", d.AggregateID(), "mint_tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed,
 			"block_number", out.BlockNumber, "already_done", out.Status == domain.TxAlreadyProcessed)
-	case domain.TxReverted, domain.TxAbandoned:
+	case domain.TxReverted:
 		ev = domain.DepositFailed{Ref: d.Ref, Reason: string(out.Status) + ": " + out.Reason}
 		m.DepositFailed()
 		log.Error("deposit mint failed", "deposit_id", d.AggregateID(), "error", out.Reason, "error_type", string(out.Status))
 	default:
-		// Replaced by a foreign transaction or dry-run: nothing is final
-		// for the deposit; the next poll drives it again.
+		// Replaced by a foreign transaction, abandoned (our fees, a busy
+		// node), out of gas at the cap (our limit) or dry-run: nothing is
+		// final for the deposit; the next poll drives it again. The
+		// token's per-deposit guard keeps a late-mined earlier attempt
+		// from minting twice.
 		return false, nil
 	}
 	if _, err := drv.Appender.Append(ctx, Cause{CorrelationID: d.AggregateID()}, ev); err != nil {

@@ -37,9 +37,13 @@ type TxDriver struct {
 	Policy       domain.SendPolicy
 	PollInterval time.Duration // default 100ms
 	GasMargin    uint64        // percent over the estimate, default 25
-	Now          func() time.Time
-	Logger       *slog.Logger
-	DryRun       bool // estimate and log, never sign or send
+	// MaxGas bounds the gas limit of a transaction sent again because the
+	// one before ran out (default 2,000,000: ten times any call of the
+	// bridge's contracts, under every chain's block gas limit).
+	MaxGas uint64
+	Now    func() time.Time
+	Logger *slog.Logger
+	DryRun bool // estimate and log, never sign or send
 	// Health, if set, follows the wallet's signer as the step
 	// "sign:<address>": the first failure to sign and the first signature
 	// after are one log line and one event each, every failure a metric.
@@ -47,6 +51,19 @@ type TxDriver struct {
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
+	// gasFloor is, per subject, the largest gas limit that ran out: the
+	// next send gets at least twice it, up to MaxGas.
+	gasFloor map[string]uint64
+}
+
+// defaultMaxGas is MaxGas's default.
+const defaultMaxGas = 2_000_000
+
+func (d *TxDriver) maxGas() uint64 {
+	if d.MaxGas > 0 {
+		return d.MaxGas
+	}
+	return defaultMaxGas
 }
 
 // dryOnce reports whether a dry-run line about subject is due.
@@ -89,12 +106,44 @@ func (d *TxDriver) logger() *slog.Logger {
 // Drive sees req through to an outcome, which it appends and returns. An
 // error means nothing final is known (an RPC failed, ctx ended): call
 // again later with the open intents; the outcome is never guessed.
+//
+// A transaction that runs out of the gas it was given (the state moved
+// between the estimate and the block) is recorded out_of_gas and sent
+// again with a fresh estimate and at least twice the limit that ran out,
+// up to MaxGas; only past MaxGas does Drive return the out_of_gas
+// outcome, which decides nothing about the item (see TxStatus.Final).
 func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.PollInterval <= 0 {
 		d.PollInterval = 100 * time.Millisecond
 	}
+	for {
+		out, err := d.driveOnce(ctx, req)
+		if err != nil || out.Status != domain.TxOutOfGas || out.TxHash.IsZero() {
+			if err == nil && out.Status.Final() {
+				delete(d.gasFloor, req.Subject)
+			}
+			return out, err
+		}
+		if d.gasFloor == nil {
+			d.gasFloor = map[string]uint64{}
+		}
+		d.gasFloor[req.Subject] = max(d.gasFloor[req.Subject], out.GasUsed)
+		if out.GasUsed >= d.maxGas() {
+			d.logger().Error("transaction ran out of gas at the gas cap; the item waits", "subject", req.Subject,
+				"purpose", req.Purpose, "tx_hash", out.TxHash.Hex(), "gas_used", out.GasUsed, "max_gas", d.maxGas())
+			return out, nil
+		}
+		d.logger().Warn("transaction ran out of gas; sending again with more", "subject", req.Subject, "purpose", req.Purpose,
+			"tx_hash", out.TxHash.Hex(), "gas_limit", out.GasUsed)
+		req.Open = nil
+	}
+}
+
+// driveOnce sends req's first transaction (or reconciles its open
+// intents) and sees it to an outcome.
+func (d *TxDriver) driveOnce(ctx context.Context, req TxRequest) (domain.TxOutcome, error) {
 	open := append([]domain.TxIntent(nil), req.Open...)
 	sentAt := map[domain.Hash32]time.Time{}
 	if len(open) == 0 {
@@ -127,6 +176,9 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	from := d.Chain.From()
 	gas, err := d.Chain.Estimate(ctx, from, req.Call)
 	var rev *domain.CallReverted
+	if errors.As(err, &rev) && domain.IsDeferral(rev.Reason) {
+		return domain.TxIntent{}, nil, fmt.Errorf("%w: %s for %s reverts at estimate: %s", domain.ErrCallDeferred, req.Purpose, req.Subject, rev.Reason)
+	}
 	if errors.As(err, &rev) {
 		st := domain.TxReverted
 		if domain.IsAlreadyProcessed(rev.Reason) {
@@ -155,11 +207,15 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: domain.TxDryRun}
 		return domain.TxIntent{}, &out, nil
 	}
-	margin := d.GasMargin
-	if margin == 0 {
-		margin = 25
+	gas, capped := d.gasLimit(req.Subject, gas)
+	if capped {
+		// A limit at the cap already ran out: sending again would only
+		// burn fees. Nothing is recorded; the item waits (a restart
+		// clears the floor and tries the cap once more).
+		out := domain.TxOutcome{Purpose: req.Purpose, Subject: req.Subject, Status: domain.TxOutOfGas,
+			Reason: fmt.Sprintf("ran out of gas at the gas cap %d", d.maxGas())}
+		return domain.TxIntent{}, &out, nil
 	}
-	gas += gas * margin / 100
 	_, pending, err := d.Chain.WalletNonces(ctx)
 	if err != nil {
 		return domain.TxIntent{}, nil, err
@@ -170,6 +226,23 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	}
 	in, err := d.send(ctx, req, req.Call, pending, gas, feeCap, tipCap, 1, false)
 	return in, nil, err
+}
+
+// gasLimit is the limit to send a call estimated at gas with: the
+// estimate plus GasMargin percent, and at least twice the subject's
+// largest limit that ran out (that floor raised at most to MaxGas). capped says a limit at MaxGas has
+// already run out.
+func (d *TxDriver) gasLimit(subject string, gas uint64) (limit uint64, capped bool) {
+	margin := d.GasMargin
+	if margin == 0 {
+		margin = 25
+	}
+	limit = gas + gas*margin/100
+	floor := d.gasFloor[subject]
+	if floor >= d.maxGas() {
+		return 0, true
+	}
+	return max(limit, min(2*floor, d.maxGas())), false
 }
 
 // ErrSigning: the wallet did not sign (its external signer refused or

@@ -45,16 +45,11 @@ type ClaimState struct {
 	Settled bool
 }
 
-// Final reports whether a claim needs no more sends.
+// Final reports whether a claim needs no more sends: its last outcome
+// decides it (domain.TxStatus.Final). An abandoned or out-of-gas claim is
+// the relayer's failure, not the withdrawal's, and is sent again.
 func (c *ClaimState) Final() bool {
-	if c.Outcome == nil {
-		return false
-	}
-	switch c.Outcome.Status {
-	case domain.TxReplaced, domain.TxDryRun:
-		return false
-	}
-	return true
+	return c.Outcome != nil && c.Outcome.Status.Final()
 }
 
 // claimReadBatch is how many records one read of the claims topic takes.

@@ -852,23 +852,24 @@ func distinctSenders(t *testing.T, tb *testBridge, purpose string) int {
 	return n
 }
 
-// TestMintFailureIsRecordedNotRetried: seed 000's failure path. The
-// token refuses the relayer (its role was revoked), so the deposit is
-// marked FAILED with the contract's reason, no transaction is sent, and
-// later rounds do not try again.
-func TestMintFailureIsRecordedNotRetried(t *testing.T) {
+// TestMintRefusedForTheRelayerWaits: the token refuses the relayer (its
+// role was revoked): the relayer's configuration, not the deposit, is at
+// fault. Nothing is sent and nothing final is recorded: every round's
+// mint step fails naming the contract's refusal, the deposit stays
+// CONFIRMED, and once the role is granted again it is minted once.
+func TestMintRefusedForTheRelayerWaits(t *testing.T) {
 	tb := newTestBridge(t, 50*time.Millisecond, 1, nil)
 	ctx := context.Background()
 	tok := contracts.NewBridgeToken()
-	role, err := bind.Call(tok.Instance(tb.chain.Client(), common.Address(tb.cfg.Token)), &bind.CallOpts{Context: ctx},
-		tok.PackRELAYERROLE(), tok.UnpackRELAYERROLE)
+	token := tok.Instance(tb.chain.Client(), common.Address(tb.cfg.Token))
+	role, err := bind.Call(token, &bind.CallOpts{Context: ctx}, tok.PackRELAYERROLE(), tok.UnpackRELAYERROLE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	admin := bind.NewKeyedTransactor(devchain.DevKey(devAdmin), big.NewInt(devchain.ChainID))
 	admin.Context = ctx
 	relayer := crypto.PubkeyToAddress(devchain.DevKey(devRelayer).PublicKey)
-	tx, err := bind.Transact(tok.Instance(tb.chain.Client(), common.Address(tb.cfg.Token)), admin, tok.PackRevokeRole(role, relayer))
+	tx, err := bind.Transact(token, admin, tok.PackRevokeRole(role, relayer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -878,36 +879,36 @@ func TestMintFailureIsRecordedNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.lock(0, ether(9))
-	s := tb.until("deposit failed", 60*time.Second, func(s projections.BridgeStats) bool {
-		return statusCount(s.Deposits, domain.StatusFailed) == 1
+	tb.until("deposit confirmed", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusConfirmed) == 1
 	})
-	// More rounds: a FAILED deposit is not tried again.
 	for i := 0; i < 5; i++ {
-		if err := tb.b.relay.Round(ctx); err != nil {
-			t.Fatal(err)
+		err := tb.b.relay.Round(ctx)
+		if !errors.Is(err, domain.ErrCallDeferred) || !strings.Contains(err.Error(), "AccessControlUnauthorizedAccount") {
+			t.Fatalf("round %d: %v, want the mint step deferred naming the contract's refusal", i, err)
 		}
 	}
 	if after, _ := tb.chain.Client().NonceAt(ctx, relayer, nil); after != nonce {
 		t.Fatalf("relayer nonce %d -> %d: a mint was sent", nonce, after)
 	}
-	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintOutcome); n != 1 {
-		t.Fatalf("%d mint outcomes, want exactly one decision", n)
+	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintOutcome); n != 0 {
+		t.Fatalf("%d mint outcomes, want none: nothing is decided while the relayer is refused", n)
 	}
-	st, err := tb.store.Begin(ctx)
+	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeDepositFailed); n != 0 {
+		t.Fatalf("%d deposit failures recorded for the relayer's missing role", n)
+	}
+	tx, err = bind.Transact(token, admin, tok.PackGrantRole(role, relayer))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Rollback()
-	var reason string
-	if err := st.QueryRow(ctx, `SELECT error_reason FROM deposits_v1 WHERE status = 'FAILED'`).Scan(&reason); err != nil {
-		t.Fatal(err)
+	tb.mined(tx.Hash())
+	s := tb.until("deposit minted", 60*time.Second, func(s projections.BridgeStats) bool {
+		return statusCount(s.Deposits, domain.StatusMinted) == 1
+	})
+	if statusCount(s.Deposits, domain.StatusFailed) != 0 {
+		t.Fatalf("deposits %v: one failed", s.Deposits)
 	}
-	if !strings.Contains(reason, "AccessControlUnauthorizedAccount") {
-		t.Fatalf("error_reason %q does not name the contract's refusal", reason)
-	}
-	if statusCount(s.Deposits, domain.StatusMinted) != 0 {
-		t.Fatal("deposit minted")
-	}
+	assertChainPaidOnce(t, tb.users, 1, 0)
 }
 
 // TestAnchorConflictHaltsTheSequence: batch 1's id already holds another
