@@ -233,7 +233,10 @@ func TestAbandonedMintIsNotTheDepositsFailure(t *testing.T) {
 	dep := f.deposit()
 	mn := &Minter{Queue: &oneMint{domain.MintTask{Deposit: dep}}, Calls: f.calls, Driver: d}
 	polled := make(chan error, 1)
-	go func() { n, err := mn.Poll(ctx); polled <- errors.Join(err, errIf(n != 0, "a stuck mint was counted final")) }()
+	go func() {
+		n, err := mn.Poll(ctx)
+		polled <- errors.Join(err, errIf(n != 0, "a stuck mint was counted final"))
+	}()
 	// No blocks until the driver has given up and sent the cancellation.
 	f.waitForIntents(t, ctx, 1, "a cancellation", func(in domain.TxIntent) bool { return in.Cancel })
 	commitEvery(ctx, f.chain, 30*time.Millisecond)
