@@ -111,10 +111,11 @@ type voteIn struct {
 	proposal *Proposal
 }
 
-// onVote stores a vote when the round rules allow it (section 5.1): a
-// vote of the current round after full validation, one of an earlier
-// round as knowledge of that round, one of the next round as a hint to
-// sync, anything later counted and dropped. The first vote of a member
+// onVote stores a vote when the round rules allow it (sections 5.1 and
+// 7.3): a vote of the current round after full validation, one of an
+// earlier round as knowledge of that round, one of the next round as a
+// hint to sync, anything later counted and dropped. No vote moves the
+// round: only timeouts and a quorum's evidence do (see roundEvidence). The first vote of a member
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	e := s.events[v.eventID]
@@ -167,14 +168,16 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)
 		return
 	}
-	if v.round > e.Round {
-		if e.Phase != PhaseUnknown {
-			s.futureRound(e, v, en)
-			return
-		}
-		s.startRound(e, v.round, TriggerProposal, en)
-	} else if e.Phase == PhaseUnknown {
+	if e.Phase == PhaseUnknown {
+		// An event first heard of from a peer starts where a request
+		// would start it (round 0 of its epoch), never at the message's
+		// round: one signed vote for the last round would otherwise send
+		// this signer there, no-voting every round before it.
 		s.startRound(e, e.Round, TriggerProposal, en)
+	}
+	if v.round > e.Round {
+		s.futureRound(e, v, en)
+		return
 	}
 	if v.proposal != nil {
 		t, err := s.validator.Validate(*v.proposal, v.env.Sender)
@@ -225,7 +228,7 @@ func (s *State) futureRound(e *EventState, v voteIn, en Env) {
 	}
 	e.syncAsked[v.voter] = en.Now
 	req := SyncRequest{Wants: []SyncWant{s.want(e)}}
-	s.sendTo(v.voter, KindSyncRequest, s.seal(KindSyncRequest, req.Encode()))
+	s.askSync(v.voter, req, en.Now)
 }
 
 // want describes what this signer holds of an event, for a sync request.

@@ -38,6 +38,9 @@ const (
 	ReasonEquivocation      Reason = "equivocation"
 	ReasonBadEvidence       Reason = "bad_evidence"
 	ReasonConflictingCommit Reason = "conflicting_commit"
+	// A sync response for an event this signer did not ask that member
+	// about (or asked too long ago): answers only for questions asked.
+	ReasonUnrequestedSync Reason = "unrequested_sync"
 	// Profile B (lock certificates, anchors, reserved outpoints).
 	ReasonOutpointLocked       Reason = "outpoint_locked"
 	ReasonBadLockSignature     Reason = "bad_lock_signature"
