@@ -119,17 +119,24 @@ type voteIn struct {
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	e := s.events[v.eventID]
-	if e == nil && v.proposal != nil && v.proposal.Event.IsReserve() && s.wellFormedReserve(v.proposal.Event) {
-		// Nothing to prove: a reserve split can only pay the group back.
-		s.request(v.proposal.Event, ViaReserve, en)
-		e = s.events[v.eventID]
-	}
-	if e == nil {
-		if v.proposal != nil {
-			if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
-				return // an event completed here; the proposal is late
+	if e == nil && v.proposal != nil {
+		if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
+			return // an event completed here; the proposal is late
+		}
+		if v.proposal.Event.IsReserve() {
+			// Nothing to prove on a chain, but nothing is stored before
+			// this member's own view agrees the split is due.
+			if err := s.admitReserve(v.proposal.Event, en); err != nil {
+				s.rejectVote(v.eventID, v.round, v.env, v.hash, err, en)
+				return
+			}
+			s.request(v.proposal.Event, ViaReserve, en)
+			if e = s.events[v.eventID]; e == nil {
+				return // refused by request, and recorded there
 			}
 		}
+	}
+	if e == nil {
 		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
 		if v.proposal != nil {
 			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)

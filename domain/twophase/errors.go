@@ -51,6 +51,10 @@ const (
 	ReasonAnchorUnknown        Reason = "anchor_unknown"
 	ReasonAnchorStale          Reason = "anchor_stale"
 	ReasonShallowAtAnchor      Reason = "input_shallow_at_anchor"
+	// A peer's reserve split for another nonce than the reserve stream's
+	// next, or one this member's own view does not find due.
+	ReasonReserveNonce  Reason = "reserve_nonce"
+	ReasonReserveNotDue Reason = "reserve_not_due"
 )
 
 // Reasons a round fails.
