@@ -280,13 +280,13 @@ func (s *Signer) Request(ctx context.Context, ev twophase.SigningEvent, via stri
 
 // Tick runs the protocol's timers; call it every Params.Tick.
 func (s *Signer) Tick(ctx context.Context) error {
-	return s.do(ctx, s.state.Tick)
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Tick(en) })
 }
 
 // LedgerChanged tells the signer its ledger moved, so committed payouts
 // are checked now rather than at the next tick.
 func (s *Signer) LedgerChanged(ctx context.Context) error {
-	return s.do(ctx, s.state.LedgerChanged)
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.LedgerChanged(en) })
 }
 
 // AdminReset restarts an event at round 0 of a new epoch (an operator's
