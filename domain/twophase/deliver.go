@@ -118,29 +118,8 @@ type voteIn struct {
 // round: only timeouts and a quorum's evidence do (see roundEvidence). The first vote of a member
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
-	e := s.events[v.eventID]
-	if e == nil && v.proposal != nil {
-		if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
-			return // an event completed here; the proposal is late
-		}
-		if v.proposal.Event.IsReserve() {
-			// Nothing to prove on a chain, but nothing is stored before
-			// this member's own view agrees the split is due.
-			if err := s.admitReserve(v.proposal.Event, en); err != nil {
-				s.rejectVote(v.eventID, v.round, v.env, v.hash, err, en)
-				return
-			}
-			s.request(v.proposal.Event, ViaReserve, en)
-			if e = s.events[v.eventID]; e == nil {
-				return // refused by request, and recorded there
-			}
-		}
-	}
+	e := s.voteEvent(v, en)
 	if e == nil {
-		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
-		if v.proposal != nil {
-			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
-		}
 		return
 	}
 	if v.voter != v.env.Sender {
@@ -200,6 +179,38 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	s.emit(VoteAccepted{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, Hash: v.hash, NoVote: v.none,
 		Reason: v.reason, Envelope: v.env.Raw, AtNs: ns(en.Now)})
 	s.tryCommit(e, en)
+}
+
+// voteEvent is the event a vote is of: one known here, or a reserve split
+// admitted now (see admitReserve). Else nil, with the vote refused
+// (unknown_event, and the event handed over for a source proof) or
+// dropped as late.
+func (s *State) voteEvent(v voteIn, en Env) *EventState {
+	e := s.events[v.eventID]
+	if e == nil && v.proposal != nil {
+		if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
+			return nil // an event completed here; the proposal is late
+		}
+		if v.proposal.Event.IsReserve() {
+			// Nothing to prove on a chain, but nothing is stored before
+			// this member's own view agrees the split is due.
+			if err := s.admitReserve(v.proposal.Event, en); err != nil {
+				s.rejectVote(v.eventID, v.round, v.env, v.hash, err, en)
+				return nil
+			}
+			s.request(v.proposal.Event, ViaReserve, en)
+			if e = s.events[v.eventID]; e == nil {
+				return nil // refused by request, and recorded there
+			}
+		}
+	}
+	if e == nil {
+		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
+		if v.proposal != nil {
+			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
+		}
+	}
+	return e
 }
 
 // rejectVote records a refused vote or commit and counts it.
