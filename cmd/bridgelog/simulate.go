@@ -18,7 +18,7 @@ var simulateFlags struct {
 	partition, lag                   string
 	crash, invalidate, diverge       float64
 	profile, behaviour               string
-	byzantine                        int
+	byzantine, reserveOutputs        int
 	seed                             uint64
 	json                             bool
 	eventEvery                       time.Duration
@@ -80,7 +80,13 @@ signer, but what they send is rewritten (--byzantine-behaviour):
                      repeated, or re-signed naming other proposers), and
                      each proposal comes with a forged commit of another
                      template or of a theft
-  mixed              each Byzantine signer draws one per event
+  round-jump         besides its state's messages, signed votes for the
+                     last round and sync answers nobody asked for
+  reserve-spam       besides its state's messages, reserve split proposals
+                     for far nonces and for the next one, due or not
+                     (needs --reserve-outputs)
+  mixed              each Byzantine signer draws one of equivocate,
+                     withhold, forge-evidence, conflicting-locks per event
 The invariants are checked over the honest signers. Profile A assumes no
 signer equivocates: with an equivocating signer and diverging views it
 splits commits, and the report shows it. Profile B (--profile b: f =
@@ -116,7 +122,8 @@ func init() {
 	f.Float64Var(&fl.diverge, "diverge", 0, "per event, probability that half the honest signers' nodes see the first proposed input late")
 	f.StringVar(&fl.profile, "profile", "a", "fault model: a (crash faults, no equivocation, quorum > N/2) or b (up to f Byzantine, N >= 3f+1, lock certificates)")
 	f.IntVar(&fl.byzantine, "byzantine", 0, "Byzantine signers F: the last F signers")
-	f.StringVar(&fl.behaviour, "byzantine-behaviour", "mixed", "what Byzantine signers do: equivocate, withhold, conflicting-locks, forge-evidence or mixed")
+	f.StringVar(&fl.behaviour, "byzantine-behaviour", "mixed", "what Byzantine signers do: equivocate, withhold, conflicting-locks, forge-evidence, round-jump, reserve-spam or mixed")
+	f.IntVar(&fl.reserveOutputs, "reserve-outputs", 0, "the deep UTXO reserve (reserveOutputs): an idle group holding fewer outputs splits its largest into this many; 0: off")
 	f.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice; the same seed gives the same run")
 	f.BoolVar(&fl.json, "json", false, "print one JSON object")
 	f.DurationVar(&fl.proposalTimeout, "proposal-timeout", 5*time.Second, "PROPOSAL_TIMEOUT_MS of round 0")
@@ -151,6 +158,7 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 	cfg.Faults.ReorderBy = 10 * (cfg.Faults.Delay + cfg.Faults.Jitter)
 	cfg.Faults.Partitions = parts
 	cfg.Params.ProposalTimeout, cfg.Params.Tick = fl.proposalTimeout, fl.tick
+	cfg.Params.ReserveOutputs = fl.reserveOutputs
 	rep, err := simulate.Run(cfg)
 	if err != nil {
 		return err

@@ -111,28 +111,15 @@ type voteIn struct {
 	proposal *Proposal
 }
 
-// onVote stores a vote when the round rules allow it (section 5.1): a
-// vote of the current round after full validation, one of an earlier
-// round as knowledge of that round, one of the next round as a hint to
-// sync, anything later counted and dropped. The first vote of a member
+// onVote stores a vote when the round rules allow it (sections 5.1 and
+// 7.3): a vote of the current round after full validation, one of an
+// earlier round as knowledge of that round, one of the next round as a
+// hint to sync, anything later counted and dropped. No vote moves the
+// round: only timeouts and a quorum's evidence do (see roundEvidence). The first vote of a member
 // in a round stands; a different second one is equivocation.
 func (s *State) onVote(v voteIn, relayed bool, en Env) {
-	e := s.events[v.eventID]
-	if e == nil && v.proposal != nil && v.proposal.Event.IsReserve() && s.wellFormedReserve(v.proposal.Event) {
-		// Nothing to prove: a reserve split can only pay the group back.
-		s.request(v.proposal.Event, ViaReserve, en)
-		e = s.events[v.eventID]
-	}
+	e := s.voteEvent(v, en)
 	if e == nil {
-		if v.proposal != nil {
-			if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
-				return // an event completed here; the proposal is late
-			}
-		}
-		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
-		if v.proposal != nil {
-			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
-		}
 		return
 	}
 	if v.voter != v.env.Sender {
@@ -167,14 +154,16 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d, at most %d rounds", v.round, s.cfg.Params.MaxRounds()), en)
 		return
 	}
-	if v.round > e.Round {
-		if e.Phase != PhaseUnknown {
-			s.futureRound(e, v, en)
-			return
-		}
-		s.startRound(e, v.round, TriggerProposal, en)
-	} else if e.Phase == PhaseUnknown {
+	if e.Phase == PhaseUnknown {
+		// An event first heard of from a peer starts where a request
+		// would start it (round 0 of its epoch), never at the message's
+		// round: one signed vote for the last round would otherwise send
+		// this signer there, no-voting every round before it.
 		s.startRound(e, e.Round, TriggerProposal, en)
+	}
+	if v.round > e.Round {
+		s.futureRound(e, v, en)
+		return
 	}
 	if v.proposal != nil {
 		t, err := s.validator.Validate(*v.proposal, v.env.Sender)
@@ -190,6 +179,38 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 	s.emit(VoteAccepted{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, Hash: v.hash, NoVote: v.none,
 		Reason: v.reason, Envelope: v.env.Raw, AtNs: ns(en.Now)})
 	s.tryCommit(e, en)
+}
+
+// voteEvent is the event a vote is of: one known here, or a reserve split
+// admitted now (see admitReserve). Else nil, with the vote refused
+// (unknown_event, and the event handed over for a source proof) or
+// dropped as late.
+func (s *State) voteEvent(v voteIn, en Env) *EventState {
+	e := s.events[v.eventID]
+	if e == nil && v.proposal != nil {
+		if st := s.streams[v.proposal.Event.Stream]; st != nil && v.proposal.Event.Nonce < st.next {
+			return nil // an event completed here; the proposal is late
+		}
+		if v.proposal.Event.IsReserve() {
+			// Nothing to prove on a chain, but nothing is stored before
+			// this member's own view agrees the split is due.
+			if err := s.admitReserve(v.proposal.Event, en); err != nil {
+				s.rejectVote(v.eventID, v.round, v.env, v.hash, err, en)
+				return nil
+			}
+			s.request(v.proposal.Event, ViaReserve, en)
+			if e = s.events[v.eventID]; e == nil {
+				return nil // refused by request, and recorded there
+			}
+		}
+	}
+	if e == nil {
+		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
+		if v.proposal != nil {
+			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
+		}
+	}
+	return e
 }
 
 // rejectVote records a refused vote or commit and counts it.
@@ -225,7 +246,7 @@ func (s *State) futureRound(e *EventState, v voteIn, en Env) {
 	}
 	e.syncAsked[v.voter] = en.Now
 	req := SyncRequest{Wants: []SyncWant{s.want(e)}}
-	s.sendTo(v.voter, KindSyncRequest, s.seal(KindSyncRequest, req.Encode()))
+	s.askSync(v.voter, req, en.Now)
 }
 
 // want describes what this signer holds of an event, for a sync request.

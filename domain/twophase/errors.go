@@ -38,6 +38,9 @@ const (
 	ReasonEquivocation      Reason = "equivocation"
 	ReasonBadEvidence       Reason = "bad_evidence"
 	ReasonConflictingCommit Reason = "conflicting_commit"
+	// A sync response for an event this signer did not ask that member
+	// about (or asked too long ago): answers only for questions asked.
+	ReasonUnrequestedSync Reason = "unrequested_sync"
 	// Profile B (lock certificates, anchors, reserved outpoints).
 	ReasonOutpointLocked       Reason = "outpoint_locked"
 	ReasonBadLockSignature     Reason = "bad_lock_signature"
@@ -48,6 +51,10 @@ const (
 	ReasonAnchorUnknown        Reason = "anchor_unknown"
 	ReasonAnchorStale          Reason = "anchor_stale"
 	ReasonShallowAtAnchor      Reason = "input_shallow_at_anchor"
+	// A peer's reserve split for another nonce than the reserve stream's
+	// next, or one this member's own view does not find due.
+	ReasonReserveNonce  Reason = "reserve_nonce"
+	ReasonReserveNotDue Reason = "reserve_not_due"
 )
 
 // Reasons a round fails.

@@ -25,8 +25,8 @@ const reserveDestination = "group:self"
 // outputs into e.Amount outputs to itself.
 func (e SigningEvent) IsReserve() bool { return e.Stream == ReserveStream }
 
-// reserveEvent is the reserve event of nonce n for p.
-func reserveEvent(n uint64, p Params) SigningEvent {
+// ReserveEvent is the reserve event of nonce n for p.
+func ReserveEvent(n uint64, p Params) SigningEvent {
 	return SigningEvent{Stream: ReserveStream, Nonce: n, Destination: reserveDestination, Amount: uint64(p.ReserveOutputs),
 		Source: SourceRef{Chain: ReserveStream}}
 }
@@ -34,7 +34,7 @@ func reserveEvent(n uint64, p Params) SigningEvent {
 // wellFormedReserve reports whether ev is the reserve event this group
 // would request for its nonce.
 func (s *State) wellFormedReserve(ev SigningEvent) bool {
-	return s.cfg.Params.ReserveOutputs > 0 && ev == reserveEvent(ev.Nonce, s.cfg.Params)
+	return s.cfg.Params.ReserveOutputs > 0 && ev == ReserveEvent(ev.Nonce, s.cfg.Params)
 }
 
 // maybeReserve requests a reserve event when this member is idle (no
@@ -51,16 +51,49 @@ func (s *State) maybeReserve(env Env) {
 		}
 	}
 	view, err := env.View()
+	if err != nil || !s.reserveDue(view) {
+		return
+	}
+	s.request(ReserveEvent(s.reserveNext(), p), ViaReserve, env)
+}
+
+// reserveDue reports whether view holds fewer of the group's outputs
+// than the reserve wants. Outputs of any depth count: a split's outputs
+// deepen on their own, and counting only deep ones would split again
+// before they do.
+func (s *State) reserveDue(view LedgerView) bool {
+	held, _ := eligible(view, s.cfg.Group, s.cfg.Params, true, nil, nil)
+	return len(held) < s.cfg.Params.ReserveOutputs
+}
+
+// reserveNext is the nonce the reserve stream expects next here.
+func (s *State) reserveNext() uint64 {
+	if st := s.streams[ReserveStream]; st != nil {
+		return st.next
+	}
+	return FirstNonce
+}
+
+// admitReserve checks a reserve event a peer proposes before anything of
+// it is stored: the group's own form, exactly the next nonce of the
+// reserve stream (a later one would wait forever and hold the reserve
+// off), and a split this member's own view also finds due (else any
+// member could spend the group's outputs on fees at will).
+func (s *State) admitReserve(ev SigningEvent, env Env) error {
+	if !s.wellFormedReserve(ev) {
+		return reject(ReasonPolicy, "a reserve event this group would not request (reserve outputs %d)", s.cfg.Params.ReserveOutputs)
+	}
+	if next := s.reserveNext(); ev.Nonce != next {
+		return reject(ReasonReserveNonce, "reserve nonce %d, the reserve stream expects %d", ev.Nonce, next)
+	}
+	view, err := env.View()
 	if err != nil {
-		return
+		return reject(ReasonReserveNotDue, "this member's ledger view is unavailable: %v", err)
 	}
-	// Outputs of any depth count: a split's outputs deepen on their own,
-	// and counting only deep ones would split again before they do.
-	held, _ := eligible(view, s.cfg.Group, p, true, nil, nil)
-	if len(held) >= p.ReserveOutputs {
-		return
+	if !s.reserveDue(view) {
+		return reject(ReasonReserveNotDue, "this member's view holds %d or more of the group's outputs", s.cfg.Params.ReserveOutputs)
 	}
-	s.request(reserveEvent(s.stream(ReserveStream).next, p), ViaReserve, env)
+	return nil
 }
 
 // ViaReserve names, in an EventRequested, a reserve event.

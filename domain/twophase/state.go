@@ -191,8 +191,11 @@ type State struct {
 	seq       uint64
 	peers     map[PeerID]*peerState
 	rejects   map[rejectKey]*rejectWindow
-	tickN     uint64
-	started   bool
+	// asked holds the sync requests this signer sent and not yet had
+	// answered: member -> event -> when (see syncguard.go).
+	asked   map[PeerID]map[Hash]time.Time
+	tickN   uint64
+	started bool
 
 	activeEv *EventState // see active; recomputed when activeOK is false
 	activeOK bool
@@ -239,6 +242,7 @@ func NewState(cfg Config) (*State, error) {
 		streams:   map[string]*streamState{},
 		peers:     map[PeerID]*peerState{},
 		rejects:   map[rejectKey]*rejectWindow{},
+		asked:     map[PeerID]map[Hash]time.Time{},
 		recorded:  map[string]bool{},
 	}
 	return s, nil

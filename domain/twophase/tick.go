@@ -11,6 +11,7 @@ import (
 // anti-entropy and garbage collection. Call it every [Params.Tick].
 func (s *State) Tick(en Env) Step {
 	s.flushRejects(en.Now)
+	s.expireAsked(en.Now)
 	s.tickN++
 	p := s.cfg.Params
 	for _, e := range s.openEvents() {
@@ -103,11 +104,14 @@ func (s *State) antiEntropy(en Env) {
 			others = append(others, id)
 		}
 	}
-	raw := s.seal(KindSyncRequest, SyncRequest{Wants: wants}.Encode())
+	req := SyncRequest{Wants: wants}
+	raw := s.seal(KindSyncRequest, req.Encode())
 	n := min(p.SyncPeersPerTick, len(others))
 	start := int(s.tickN*uint64(n)) % len(others)
 	for i := 0; i < n; i++ {
-		s.sendTo(others[(start+i)%len(others)], KindSyncRequest, raw)
+		to := others[(start+i)%len(others)]
+		s.noteAsked(to, req, en.Now)
+		s.sendTo(to, KindSyncRequest, raw)
 	}
 }
 
@@ -167,19 +171,24 @@ func (s *State) onSyncRequest(from PeerID, req SyncRequest, en Env) {
 	}
 }
 
-// onSyncResponse takes a member's state of events: the votes it relays
-// (each verified against its own signer), a later round when a relayed
-// vote proves the member is there, its commit when the evidence
-// verifies, its signatures, and its completed payout when this signer's
-// own ledger view shows it.
+// onSyncResponse takes a member's state of the events this signer asked
+// it about (an answer to no question is refused): the votes it relays
+// (each verified against its own signer), a later round when the relayed
+// votes show a quorum can meet there (see roundEvidence), its commit
+// when the evidence verifies, its signatures, and its completed payout
+// when this signer's own ledger view shows it.
 func (s *State) onSyncResponse(from Envelope, resp SyncResponse, en Env) {
 	for _, st := range resp.States {
+		if !s.takeAsked(from.Sender, st.EventID, en.Now) {
+			s.rejectMessage(from.Sender, KindSyncResponse.String(),
+				reject(ReasonUnrequestedSync, "state of event %s, not asked of %s", st.EventID.Short(), from.Sender), en.Now)
+			continue
+		}
 		e := s.events[st.EventID]
 		if e == nil || st.Epoch != e.Epoch || e.Phase == PhaseCompleted {
 			continue
 		}
 		var votes []Envelope
-		highest := e.Round
 		for _, raw := range st.Votes {
 			env, err := s.opener.Open(raw)
 			if err != nil {
@@ -187,12 +196,9 @@ func (s *State) onSyncResponse(from Envelope, resp SyncResponse, en Env) {
 				continue
 			}
 			votes = append(votes, env)
-			if r, ok := voteRound(env); ok && r > highest && r < s.cfg.Params.MaxRounds() {
-				highest = r
-			}
 		}
-		if highest > e.Round && (e.Phase == PhaseProposing || e.Phase == PhaseFailed) {
-			s.startRound(e, highest, TriggerRoundSync, en)
+		if r := s.roundEvidence(e, votes); r > e.Round && (e.Phase == PhaseProposing || e.Phase == PhaseFailed) {
+			s.startRound(e, r, TriggerRoundSync, en)
 		}
 		slices.SortStableFunc(votes, func(a, b Envelope) int {
 			ra, _ := voteRound(a)

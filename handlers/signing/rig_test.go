@@ -17,6 +17,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/simnet"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers/signing"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // rig runs N signers on the wall clock: each its own in-memory log, the
@@ -42,8 +43,10 @@ type rig struct {
 	facts  map[twophase.PeerID][]twophase.Fact
 	crash  func(id twophase.PeerID) bool
 	prover map[twophase.PeerID]signing.SourceProver
-	done   chan struct{}
-	wg     sync.WaitGroup
+	// wrap, when set for a signer, stands between it and its log.
+	wrap map[twophase.PeerID]topics.Log
+	done chan struct{}
+	wg   sync.WaitGroup
 }
 
 func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
@@ -76,7 +79,7 @@ func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.P
 func (r *rig) config(id twophase.PeerID) signing.Config {
 	return signing.Config{
 		Protocol: r.sim.Config(id, r.params, twophase.Policy{MinChange: 1000}),
-		Log:      r.logs[id], Transport: r.bus.Endpoint(id), Ledger: simledger.Node{Ledger: r.ledger, Mu: &r.mu},
+		Log:      r.logOf(id), Transport: r.bus.Endpoint(id), Ledger: simledger.Node{Ledger: r.ledger, Mu: &r.mu},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Observe: func(self twophase.PeerID, fs []twophase.Fact) {
 			r.fmu.Lock()
@@ -86,6 +89,13 @@ func (r *rig) config(id twophase.PeerID) signing.Config {
 		Crash:  func() bool { return r.crash != nil && r.crash(id) },
 		Prover: r.prover[id],
 	}
+}
+
+func (r *rig) logOf(id twophase.PeerID) topics.Log {
+	if l, ok := r.wrap[id]; ok {
+		return l
+	}
+	return r.logs[id]
 }
 
 // open (re)builds signer id from its log and attaches it to the bus.

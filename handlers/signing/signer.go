@@ -102,6 +102,10 @@ type Signer struct {
 	log     *slog.Logger
 	metrics Metrics
 	dead    error // set once the signer must not decide any more
+	// restart is set when the state was rebuilt from the log after a
+	// failed append: its sequence numbers start again, so it needs a new
+	// session before it speaks, or peers drop what it sends as replays.
+	restart bool
 
 	pmu    sync.Mutex
 	proved map[twophase.Hash]time.Time // last proof attempt per event
@@ -182,7 +186,8 @@ func (s *Signer) env(ctx context.Context) twophase.Env {
 // commit records a step, then acts on it: facts to the log (durably),
 // then messages, then payout submissions, whose answers are recorded the
 // same way. If the append fails, the state (which already holds the
-// facts) is rebuilt from the log and nothing is sent.
+// facts) is rebuilt from the log, nothing is sent, and the next decision
+// first starts a new session (see restart).
 func (s *Signer) commit(ctx context.Context, st twophase.Step) error {
 	if len(st.Facts) > 0 {
 		evs := make([]domain.Event, len(st.Facts))
@@ -193,6 +198,8 @@ func (s *Signer) commit(ctx context.Context, st twophase.Step) error {
 			s.log.Error("signer could not record its decision; rebuilding its state from the log", "signer", s.cfg.Protocol.Self, "err", err)
 			if lerr := s.load(ctx); lerr != nil {
 				s.dead = fmt.Errorf("append failed (%v) and the log cannot be replayed: %w", err, lerr)
+			} else {
+				s.restart = true
 			}
 			return fmt.Errorf("record %d facts: %w", len(evs), err)
 		}
@@ -234,7 +241,24 @@ func (s *Signer) do(ctx context.Context, decide func(twophase.Env) twophase.Step
 	if s.dead != nil {
 		return s.dead
 	}
+	if err := s.resume(ctx); err != nil {
+		return err
+	}
 	return s.commit(ctx, decide(s.env(ctx)))
+}
+
+// resume starts a new session, as Open does, in a state rebuilt after a
+// failed append; if that append fails too, the next decision tries again.
+func (s *Signer) resume(ctx context.Context) error {
+	if !s.restart {
+		return nil
+	}
+	s.restart = false
+	if err := s.commit(ctx, s.state.Start(s.env(ctx))); err != nil {
+		return fmt.Errorf("start a new session after a failed append: %w", err)
+	}
+	s.log.Info("signer resumed in a new session", "signer", s.cfg.Protocol.Self, "session", s.state.Session())
+	return nil
 }
 
 // Deliver handles an envelope from another member.
@@ -256,13 +280,13 @@ func (s *Signer) Request(ctx context.Context, ev twophase.SigningEvent, via stri
 
 // Tick runs the protocol's timers; call it every Params.Tick.
 func (s *Signer) Tick(ctx context.Context) error {
-	return s.do(ctx, s.state.Tick)
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Tick(en) })
 }
 
 // LedgerChanged tells the signer its ledger moved, so committed payouts
 // are checked now rather than at the next tick.
 func (s *Signer) LedgerChanged(ctx context.Context) error {
-	return s.do(ctx, s.state.LedgerChanged)
+	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.LedgerChanged(en) })
 }
 
 // AdminReset restarts an event at round 0 of a new epoch (an operator's

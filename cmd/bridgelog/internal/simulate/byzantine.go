@@ -30,13 +30,23 @@ const (
 	// BehaviourForgeEvidence: its commits carry forged evidence, and with
 	// each proposal it claims a commit of another template or of a theft.
 	BehaviourForgeEvidence Behaviour = "forge-evidence"
-	// BehaviourMixed: each Byzantine signer draws one of the others for
-	// each event.
+	// BehaviourRoundJump: besides what its state sends, signed votes for
+	// the last round and sync answers nobody asked for, carrying them
+	// (see spam.go).
+	BehaviourRoundJump Behaviour = "round-jump"
+	// BehaviourReserveSpam: besides what its state sends, reserve split
+	// proposals for far nonces and for the next nonce whether a split is
+	// due or not (see spam.go).
+	BehaviourReserveSpam Behaviour = "reserve-spam"
+	// BehaviourMixed: each Byzantine signer draws one of equivocate,
+	// withhold, forge-evidence and (Profile B) conflicting-locks for each
+	// event.
 	BehaviourMixed Behaviour = "mixed"
 )
 
 // Behaviours lists every --byzantine-behaviour.
-var Behaviours = []Behaviour{BehaviourEquivocate, BehaviourWithhold, BehaviourConflictingLocks, BehaviourForgeEvidence, BehaviourMixed}
+var Behaviours = []Behaviour{BehaviourEquivocate, BehaviourWithhold, BehaviourConflictingLocks, BehaviourForgeEvidence,
+	BehaviourRoundJump, BehaviourReserveSpam, BehaviourMixed}
 
 // adversary is a Byzantine signer's transport. The signer behind it is a
 // real twophase.State with its own log and identity key: what it decides
@@ -60,6 +70,7 @@ type adversary struct {
 	// reserved is what the certificates its state accepted hold:
 	// outpoint -> event, until the event is done or its round fails.
 	reserved map[twophase.Outpoint]twophase.Hash
+	spam     spamState
 }
 
 type roundKey struct {
@@ -88,7 +99,7 @@ type equivocation struct {
 func newAdversary(w *world, n *node) *adversary {
 	a := &adversary{w: w, self: n.id, key: w.sim.Identity[n.id], group: w.group.ID(), out: w.bus.Endpoint(n.id), rng: w.advRNG,
 		events: map[twophase.Hash]*attack{}, rounds: map[roundKey]*equivocation{}, seen: map[roundKey]twophase.Proposal{},
-		reserved: map[twophase.Outpoint]twophase.Hash{}}
+		reserved: map[twophase.Outpoint]twophase.Hash{}, spam: newSpamState()}
 	for _, id := range w.ids {
 		if id != n.id {
 			a.peers = append(a.peers, id)
@@ -124,7 +135,7 @@ func (a *adversary) attack(id twophase.Hash) *attack {
 		at.forgery = a.drawForgery()
 	}
 	for _, id := range peers[:k] {
-		at.targets[id] = true
+		at.targets[id] = !spams(b) // a spammer sends its state's messages as they are
 	}
 	a.events[id] = at
 	return at
@@ -141,6 +152,9 @@ func (a *adversary) Send(ctx context.Context, to twophase.PeerID, raw []byte) er
 	targets := a.peers
 	if to != "" {
 		targets = []twophase.PeerID{to}
+	}
+	if spams(a.w.cfg.Behaviour) {
+		defer a.spamAfter(env, targets)
 	}
 	same := a.seal(env, env.Kind, env.Payload, false) // what its state sent, at this signer's sequence number
 	switch env.Kind {
@@ -411,6 +425,7 @@ func (a *adversary) ownVotesFor(st twophase.SyncState, to twophase.PeerID) [][]b
 // its accepted certificates reserve.
 func (a *adversary) observe(facts []twophase.Fact) {
 	for _, f := range facts {
+		a.spam.observe(f)
 		switch f := f.(type) {
 		case twophase.LockCertAccepted:
 			for _, op := range f.Outpoints {

@@ -75,10 +75,14 @@ func TestProfileBByzantineSafety(t *testing.T) {
 // profileBConfig is a Profile B run with f = (N-1)/3 Byzantine signers
 // and faults drawn from the seed.
 func profileBConfig(n int, b Behaviour, seed uint64) Config {
-	return Config{Profile: twophase.ProfileB, Signers: n, Byzantine: (n - 1) / 3, Behaviour: b, Events: 6,
+	cfg := Config{Profile: twophase.ProfileB, Signers: n, Byzantine: (n - 1) / 3, Behaviour: b, Events: 6,
 		Streams: 1 + int(seed%3), Seed: seed, Diverge: float64(seed%3) / 4, Crash: float64(seed%5) / 20,
 		Faults: simnet.Faults{Delay: 20 * time.Millisecond, Jitter: time.Duration(seed%4) * 10 * time.Millisecond,
 			Loss: float64(seed%4) / 20, Reorder: 0.1, ReorderBy: 300 * time.Millisecond}}
+	if b == BehaviourReserveSpam {
+		cfg.Params.ReserveOutputs = 8 // the reserve it spams must be on
+	}
+	return cfg
 }
 
 // With more than f Byzantine signers Profile B's quorum math no longer
@@ -163,12 +167,13 @@ func TestByzantineRunDeterministic(t *testing.T) {
 
 func TestByzantineConfigRefused(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"all byzantine":       {Signers: 4, Byzantine: 4, Events: 1},
-		"unknown behaviour":   {Signers: 4, Byzantine: 1, Behaviour: "lie", Events: 1},
-		"unknown profile":     {Signers: 4, Profile: "c", Events: 1},
-		"profile b, 3 signer": {Signers: 3, Profile: twophase.ProfileB, Events: 1},
-		"profile b, quorum 2": {Signers: 4, Quorum: 2, Profile: twophase.ProfileB, Events: 1},
-		"diverge over 1":      {Signers: 4, Diverge: 1.5, Events: 1},
+		"all byzantine":             {Signers: 4, Byzantine: 4, Events: 1},
+		"unknown behaviour":         {Signers: 4, Byzantine: 1, Behaviour: "lie", Events: 1},
+		"unknown profile":           {Signers: 4, Profile: "c", Events: 1},
+		"profile b, 3 signer":       {Signers: 3, Profile: twophase.ProfileB, Events: 1},
+		"profile b, quorum 2":       {Signers: 4, Quorum: 2, Profile: twophase.ProfileB, Events: 1},
+		"diverge over 1":            {Signers: 4, Diverge: 1.5, Events: 1},
+		"reserve-spam, reserve off": {Signers: 4, Byzantine: 1, Behaviour: BehaviourReserveSpam, Events: 1},
 	} {
 		if _, err := Run(cfg); err == nil {
 			t.Errorf("%s: accepted", name)

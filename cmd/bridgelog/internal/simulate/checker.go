@@ -31,6 +31,12 @@ type checker struct {
 	equivocations, rejectedVotes, conflicts         int
 	retries, timeouts, abandonFacts                 int
 	invalidated, diverged                           int
+	// reserve holds the reserve events (splits) honest signers requested;
+	// refused counts what they refused by reason (reserve and round-jump
+	// defences).
+	reserve     map[twophase.Hash]bool
+	refused     map[twophase.Reason]int
+	splitTraces map[twophase.Hash]*eventTrace
 }
 
 // holding is an event's committed template (Profile B: its lock
@@ -74,7 +80,8 @@ func newChecker(w *world) *checker {
 	c := &checker{w: w, opener: twophase.NewOpener(w.group, nil), byID: map[twophase.Hash]int{},
 		votes: map[voteKey]twophase.Hash{}, sent: map[voteKey][]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
 		signed: map[signKey]twophase.Hash{}, proposed: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{},
-		holds: map[twophase.Outpoint][]*holding{}, held: map[twophase.Hash][]*holding{}}
+		holds: map[twophase.Outpoint][]*holding{}, held: map[twophase.Hash][]*holding{},
+		reserve: map[twophase.Hash]bool{}, refused: map[twophase.Reason]int{}}
 	return c
 }
 
@@ -129,8 +136,17 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 		}
 		c.keys[k] = true
 		switch f := f.(type) {
+		case twophase.EventRequested:
+			if f.Event.IsReserve() {
+				c.reserve[f.ID] = true
+			}
+		case twophase.MessageRejected:
+			c.refused[f.Reason] += f.Count
 		case twophase.RoundStarted:
 			t := c.trace(f.EventID)
+			if t == nil {
+				continue // a reserve split: not one of the run's events
+			}
 			if f.Round == 0 && (t.firstActive.IsZero() || now.Before(t.firstActive)) {
 				t.firstActive = now
 			}
@@ -174,13 +190,18 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			c.equivocations++
 		case twophase.VoteRejected:
 			c.rejectedVotes++
+			c.refused[f.Reason]++
 		case twophase.CommitConflict:
 			c.conflicts++
 		case twophase.Completed:
-			c.trace(f.EventID).completed[self] = true
+			if t := c.trace(f.EventID); t != nil {
+				t.completed[self] = true
+			}
 			c.release(self, f.EventID)
 		case twophase.Abandoned:
-			c.trace(f.EventID).abandoned[self] = true
+			if t := c.trace(f.EventID); t != nil {
+				t.abandoned[self] = true
+			}
 			c.abandonFacts++
 			c.release(self, f.EventID)
 		}
@@ -193,6 +214,9 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 // retry that section 8.4 asks for).
 func (c *checker) committed(self twophase.PeerID, f twophase.Committed, now time.Time) {
 	t := c.trace(f.EventID)
+	if t == nil {
+		t = c.reserveTrace(f.EventID)
+	}
 	voters := slices.Compact(slices.Sorted(slices.Values(f.Voters)))
 	ok := len(voters) >= c.w.cfg.Quorum
 	for _, v := range voters {
@@ -262,7 +286,7 @@ func (c *checker) payable(h twophase.Hash) bool {
 func (c *checker) paysEvent(t twophase.Template, id twophase.Hash) bool {
 	i, ok := c.byID[id]
 	if !ok {
-		return false
+		return c.reserve[id] && isSplit(t, c.w.group.ChangeScript, c.w.cfg.Params.ReserveOutputs)
 	}
 	ev := c.w.events[i]
 	dest, _ := simledgerRules.ScriptFor(ev.Destination)
@@ -323,4 +347,32 @@ func (c *checker) firstProposal(from twophase.PeerID, raw []byte) {
 	if w.cfg.Diverge > 0 && w.rng.Float64() < w.cfg.Diverge {
 		w.diverge(from, t.Inputs[0].Outpoint)
 	}
+}
+
+// reserveTrace is the trace of a reserve split's commits (kept apart
+// from the run's events, for the split-commit check only).
+func (c *checker) reserveTrace(id twophase.Hash) *eventTrace {
+	if c.splitTraces == nil {
+		c.splitTraces = map[twophase.Hash]*eventTrace{}
+	}
+	t := c.splitTraces[id]
+	if t == nil {
+		t = &eventTrace{committed: map[twophase.Hash]bool{}, abandoned: map[twophase.PeerID]bool{}, completed: map[twophase.PeerID]bool{}}
+		c.splitTraces[id] = t
+	}
+	return t
+}
+
+// isSplit reports whether t is a reserve split: outputs equal in number
+// to the reserve, every one to the group.
+func isSplit(t twophase.Template, change twophase.Script, outputs int) bool {
+	if outputs == 0 || len(t.Outputs) != outputs {
+		return false
+	}
+	for _, o := range t.Outputs {
+		if !o.Script.Equal(change) {
+			return false
+		}
+	}
+	return true
 }

@@ -127,6 +127,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: --byzantine %d of %d signers, want 0..%d (one signer at least is honest)", ErrConfig, c.Byzantine, c.Signers, c.Signers-1)
 	case !slices.Contains(Behaviours, c.Behaviour):
 		return fmt.Errorf("%w: --byzantine-behaviour %q, want one of %v", ErrConfig, c.Behaviour, Behaviours)
+	case c.Behaviour == BehaviourReserveSpam && c.Byzantine > 0 && c.Params.ReserveOutputs == 0:
+		return fmt.Errorf("%w: --byzantine-behaviour reserve-spam needs the reserve on (--reserve-outputs K)", ErrConfig)
 	case c.DAAPerSecond > 1000:
 		return fmt.Errorf("%w: %d blocks a second, want at most 1000", ErrConfig, c.DAAPerSecond)
 	case c.Faults.Delay < 0 || c.Faults.Jitter < 0:

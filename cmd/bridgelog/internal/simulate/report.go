@@ -51,6 +51,11 @@ type Byzantine struct {
 	Equivocated  int       `json:"equivocated"`
 	Withheld     int       `json:"withheld"`
 	ForgedCommit int       `json:"forged_commits"`
+	// RoundJumps counts far-ahead votes and unrequested sync answers sent
+	// (round-jump); ReserveSpam reserve proposals for a far nonce or an
+	// undue split (reserve-spam).
+	RoundJumps  int `json:"round_jumps,omitempty"`
+	ReserveSpam int `json:"reserve_spam,omitempty"`
 }
 
 // Report is what a run prints. Its invariants are those of the honest
@@ -98,6 +103,16 @@ type Report struct {
 	// LockConflicts counts proposals and locks honest signers refused for
 	// outpoints another event's certificate holds (Profile B).
 	LockConflicts int `json:"lock_conflicts"`
+	// ReserveEvents counts the reserve events (splits) honest signers
+	// created; ReserveSplits the splits the ledger accepted and
+	// ReserveSplitFees their fees (with ReserveOutputs).
+	ReserveEvents    int    `json:"reserve_events,omitempty"`
+	ReserveSplits    int    `json:"reserve_splits,omitempty"`
+	ReserveSplitFees uint64 `json:"reserve_split_fees,omitempty"`
+	// Refused counts, by reason, votes and messages honest signers refused
+	// for the round-jump and reserve defences (future_round,
+	// unrequested_sync, reserve_nonce, reserve_not_due).
+	Refused map[twophase.Reason]int `json:"refused,omitempty"`
 
 	MessagesSent      uint64 `json:"messages_sent"`
 	MessagesLost      uint64 `json:"messages_lost"`
@@ -191,6 +206,15 @@ func (w *world) report() Report {
 	for _, id := range w.ids {
 		r.Crashes += w.nodes[id].crashes
 	}
+	r.ReserveEvents = len(c.reserve)
+	for _, why := range []twophase.Reason{twophase.ReasonFutureRound, twophase.ReasonUnrequestedSync, twophase.ReasonReserveNonce, twophase.ReasonReserveNotDue} {
+		if n := c.refused[why]; n > 0 {
+			if r.Refused == nil {
+				r.Refused = map[twophase.Reason]int{}
+			}
+			r.Refused[why] = n
+		}
+	}
 	st := w.bus.Stats()
 	r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff = st.Sent, st.Lost, st.Duplicated, st.Partitioned
 	paid := w.payouts(&r)
@@ -246,6 +270,11 @@ func (w *world) payouts(r *Report) []bool {
 	}
 	paid := make([]bool, len(w.events))
 	for _, a := range w.ledger.AcceptedSince(0) {
+		if isSplit(a.Template, w.group.ChangeScript, w.cfg.Params.ReserveOutputs) {
+			r.ReserveSplits++
+			r.ReserveSplitFees += fee(a.Template)
+			continue
+		}
 		matched := -1
 		for _, o := range a.Template.Outputs {
 			if o.Script.Equal(w.group.ChangeScript) {
@@ -326,6 +355,10 @@ func (r Report) WriteText(out io.Writer) {
 		b := r.Byzantine
 		fmt.Fprintf(out, "byzantine   the last %d signers (%s): %d proposals sent as another template, %d messages withheld, %d commits on forged evidence; the invariants below are the honest signers'\n",
 			b.Count, b.Behaviour, b.Equivocated, b.Withheld, b.ForgedCommit)
+		if b.RoundJumps+b.ReserveSpam > 0 {
+			fmt.Fprintf(out, "byzantine   %d far-ahead votes and unrequested sync answers sent, %d reserve proposals for a far nonce or an undue split\n",
+				b.RoundJumps, b.ReserveSpam)
+		}
 	}
 	fmt.Fprintf(out, "events      %d completed, %d abandoned (%d behind an abandoned event), %d hanging\n",
 		r.Completed, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging)
@@ -339,6 +372,11 @@ func (r Report) WriteText(out io.Writer) {
 		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated, r.ViewsDiverged)
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d lock conflicts, %d state syncs throttled\n",
 		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.LockConflicts, r.StateSyncsThrottled)
+	if r.ReserveEvents+r.ReserveSplits > 0 || len(r.Refused) > 0 {
+		fmt.Fprintf(out, "defences    %d reserve events, %d splits accepted (%d fees); refused: %d future_round, %d unrequested_sync, %d reserve_nonce, %d reserve_not_due\n",
+			r.ReserveEvents, r.ReserveSplits, r.ReserveSplitFees, r.Refused[twophase.ReasonFutureRound], r.Refused[twophase.ReasonUnrequestedSync],
+			r.Refused[twophase.ReasonReserveNonce], r.Refused[twophase.ReasonReserveNotDue])
+	}
 	if r.ProjectionsChecked {
 		fmt.Fprintf(out, "projections every signer's log folded into event_phase, event_proposals, signed_templates: %d events differ from the signer's state\n",
 			r.ProjectionMismatches)
@@ -430,4 +468,19 @@ func (w *world) eventSettled(i int, paid []bool) bool {
 		}
 	}
 	return true
+}
+
+// fee is what t's inputs hold beyond its outputs.
+func fee(t twophase.Template) uint64 {
+	var in, out uint64
+	for _, i := range t.Inputs {
+		in += i.Amount
+	}
+	for _, o := range t.Outputs {
+		out += o.Amount
+	}
+	if out > in {
+		return 0
+	}
+	return in - out
 }
