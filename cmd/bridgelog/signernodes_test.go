@@ -25,7 +25,8 @@ import (
 // s2 requests the burn, and /healthz names only the Kaspa node. The
 // Kaspa node comes up: /healthz answers 200, and s1 and s2 pay the burn
 // without a restart. Each node's outage is one failure and one recovery
-// on s2's log, and one line each in its output.
+// on s2's log, and one line each in its output (not a warning per
+// proposal it could not prove meanwhile).
 func TestSignerStartsWithNodesDown(t *testing.T) {
 	c := newSignerCluster(t, clusterOptions{skip: []string{"s2", "s3"}})
 	ports, err := childproc.FreeLoopbackPorts(2)
@@ -163,12 +164,21 @@ func getPage(t *testing.T, url string) string {
 }
 
 // checkOneOutage checks that each node's outage is one failure and one
-// recovery on the member's log and one line each in its output.
+// recovery on the member's log and one line each in its output, and no
+// warning per unproven event.
 func checkOneOutage(t *testing.T, c *signerCluster, m devSigner) {
 	t.Helper()
 	out, err := os.ReadFile(filepath.Join(m.dir, "signer.out"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A peer's proposal seen while the EVM node was down is not a warning
+	// per event: the node's outage was said once.
+	if strings.Contains(string(out), `level=WARN msg="a peer's event does not prove`) {
+		t.Fatalf("%s warned of unproven events while its EVM node was down", m.id)
+	}
+	if !strings.Contains(string(out), "source prover unavailable") {
+		t.Fatalf("%s never tried to prove s1's proposal while its EVM node was down", m.id)
 	}
 	for _, step := range []string{stepEVMNode, stepKaspaNode} {
 		failed, recovered := c.stepHealth(m.id, step)

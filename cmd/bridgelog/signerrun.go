@@ -225,7 +225,7 @@ func (p *signerProcess) open(ctx context.Context) error {
 	}
 	p.signer, err = signing.Open(ctx, signing.Config{Protocol: s.protocol, Log: lg, Transport: p.mesh, Ledger: p.ledger,
 		Metrics: p.reg.Signer(string(self)), Logger: p.logger, LedgerTimeout: p.set.nodeTimeout,
-		Prover: proverFunc(p.source.ProveSource)})
+		Prover: proverFunc(p.proveSource)})
 	if err != nil {
 		return fmt.Errorf("start signer %s: %w", self, err)
 	}
@@ -404,6 +404,17 @@ func (r *lateRequester) Request(ctx context.Context, ev twophase.SigningEvent, v
 		return errors.New("signer not started")
 	}
 	return r.signer.Request(ctx, ev, via)
+}
+
+// proveSource proves a peer's event on the signer's EVM node; a node not
+// connected yet is ErrProverUnavailable (its outage is logged once, by
+// the evm_node step, not once per event).
+func (p *signerProcess) proveSource(ctx context.Context, ev twophase.SigningEvent) error {
+	err := p.source.ProveSource(ctx, ev)
+	if errors.Is(err, ErrEVMNodeDown) {
+		return fmt.Errorf("%w: %w", signing.ErrProverUnavailable, err)
+	}
+	return err
 }
 
 // proverFunc adapts a proof function to signing.SourceProver.
