@@ -29,6 +29,14 @@ type StepHealth struct {
 type streak struct {
 	since    time.Time
 	failures int
+	last     error
+}
+
+// StepOutage is a failing step's streak so far.
+type StepOutage struct {
+	Since    time.Time
+	Failures int
+	LastErr  error // the latest failed round's
 }
 
 // Track records one round of step: err nil means it worked.
@@ -46,6 +54,17 @@ func (h *StepHealth) Failing(step string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.streaks[step] != nil
+}
+
+// Outage is step's current failure streak, false while it works.
+func (h *StepHealth) Outage(step string) (StepOutage, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.streaks[step]
+	if st == nil {
+		return StepOutage{}, false
+	}
+	return StepOutage{Since: st.since, Failures: st.failures, LastErr: st.last}, true
 }
 
 // transition updates step's streak and returns the event of a streak that
@@ -75,6 +94,7 @@ func (h *StepHealth) transition(step string, err error) domain.Event {
 	}
 	if err != nil {
 		st.failures++
+		st.last = err
 		metricsOr(h.Metrics).StepFailed(step)
 	}
 	return ev

@@ -68,6 +68,7 @@ var handlerHelp = map[string]string{
 	"confirmations_total":                 "Observations that reached the confirmation depth, by chain.",
 	"deposits_failed_total":               "Deposits whose mint failed (reverted or abandoned).",
 	"deposits_minted_total":               "Deposits minted (including ones found already minted).",
+	"evm_node_up":                         "1 while the signer's EVM node answers on the configured chain, else 0 (unreachable, or on another chain).",
 	"gas_used_total":                      "Gas used by bridgelog's transactions, by purpose.",
 	"indexer_lag_blocks":                  "Blocks between the chain tip and the indexer's scanned height, by chain.",
 	"indexer_reorg_beyond_window":         "1 while the chain's indexer is stopped by a reorg deeper than its reorg window, else 0, by chain.",

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -450,6 +451,32 @@ func TestServeListenerServesAndStops(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("server still answers after shutdown")
+	}
+}
+
+// A process that runs but cannot work says so on /healthz (503 and why),
+// and still serves /metrics.
+func TestMuxReadyAnswersNotReady(t *testing.T) {
+	r := New(WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	var down atomic.Bool
+	down.Store(true)
+	srv := httptest.NewServer(r.MuxReady(func() error {
+		if down.Load() {
+			return errors.New("evm node http://127.0.0.1:1 down: connection refused")
+		}
+		return nil
+	}))
+	defer srv.Close()
+	code, body := get(t, http.MethodGet, srv.URL+"/healthz")
+	if code != http.StatusServiceUnavailable || body != "not ready\nevm node http://127.0.0.1:1 down: connection refused\n" {
+		t.Errorf("GET /healthz while not ready = %d %q", code, body)
+	}
+	if code, _ := get(t, http.MethodGet, srv.URL+"/metrics"); code != http.StatusOK {
+		t.Errorf("GET /metrics while not ready = %d, want 200", code)
+	}
+	down.Store(false)
+	if code, body := get(t, http.MethodGet, srv.URL+"/healthz"); code != http.StatusOK || body != "ok" {
+		t.Errorf("GET /healthz once ready = %d %q, want 200 \"ok\"", code, body)
 	}
 }
 

@@ -21,11 +21,24 @@ const (
 )
 
 // Mux routes GET /metrics to r's handler and GET /healthz to a 200 "ok".
-func (r *Registry) Mux() *http.ServeMux {
+func (r *Registry) Mux() *http.ServeMux { return r.MuxReady(nil) }
+
+// MuxReady is [Registry.Mux] whose /healthz asks ready (nil: always
+// ready): an error is a 503 "not ready" with the error's text, so that a
+// process that runs but cannot do its work says why; /metrics answers
+// either way.
+func (r *Registry) MuxReady(ready func() error) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", r.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if ready != nil {
+			if err := ready(); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = fmt.Fprintf(w, "not ready\n%s\n", err)
+				return
+			}
+		}
 		_, _ = w.Write([]byte("ok"))
 	})
 	return mux

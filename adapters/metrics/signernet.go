@@ -64,3 +64,19 @@ func (k KaspaNodeMetrics) Up(up bool) {
 	}
 	k.h.Gauge("kaspa_node_up", map[string]string{}, v)
 }
+
+// EVMNodeMetrics is a signer's own EVM node (bridgelog_evm_node_*).
+type EVMNodeMetrics struct{ h *HandlerMetrics }
+
+// EVMNode returns the metrics of a signer's EVM node.
+func (r *Registry) EVMNode() EVMNodeMetrics { return EVMNodeMetrics{h: r.handlers} }
+
+// Up sets whether the signer's EVM node answers on the configured chain
+// (1) or not (0: unreachable, not dialled yet, or on another chain).
+func (e EVMNodeMetrics) Up(up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	e.h.Gauge("evm_node_up", map[string]string{}, v)
+}

@@ -29,9 +29,16 @@ type linkProxy struct {
 
 func startLinkProxy(t testing.TB, target string) *linkProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startLinkProxyOn(t, "127.0.0.1:0", target)
+}
+
+// startLinkProxyOn is a proxy listening on addr: a node that comes up
+// where a process was told to find it.
+func startLinkProxyOn(t testing.TB, addr, target string) *linkProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("proxy to %s cannot listen on %s: %v", target, addr, err)
 	}
 	p := &linkProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	p.flowing = sync.NewCond(&p.mu)

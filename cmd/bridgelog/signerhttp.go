@@ -32,7 +32,9 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("signer http: listen %s: %w", p.set.http, err)
 	}
-	mux := p.reg.Mux()
+	// /healthz is not ready while a node is down: the signer runs and
+	// keeps its links, but signs nothing (see ready).
+	mux := p.reg.MuxReady(p.ready)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, p.status(time.Now()))
 	})

@@ -193,12 +193,19 @@ func (c *signerCluster) gauge(id, name string) float64 {
 // member's log, in order.
 func (c *signerCluster) nodeHealth(id string) (failed []domain.RelayStepFailed, recovered []domain.RelayStepRecovered) {
 	c.t.Helper()
+	return c.stepHealth(id, stepKaspaNode)
+}
+
+// stepHealth is a step's failures and recoveries on a member's log, in
+// order.
+func (c *signerCluster) stepHealth(id, step string) (failed []domain.RelayStepFailed, recovered []domain.RelayStepRecovered) {
+	c.t.Helper()
 	for _, env := range c.records(id, topics.TopicChain, domain.TypeRelayStepFailed) {
 		var f domain.RelayStepFailed
 		if err := topics.DecodePayload(env.Payload, &f); err != nil {
 			c.t.Fatal(err)
 		}
-		if f.Step == stepKaspaNode {
+		if f.Step == step {
 			failed = append(failed, f)
 		}
 	}
@@ -207,7 +214,7 @@ func (c *signerCluster) nodeHealth(id string) (failed []domain.RelayStepFailed, 
 		if err := topics.DecodePayload(env.Payload, &r); err != nil {
 			c.t.Fatal(err)
 		}
-		if r.Step == stepKaspaNode {
+		if r.Step == step {
 			recovered = append(recovered, r)
 		}
 	}

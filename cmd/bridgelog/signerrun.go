@@ -62,12 +62,12 @@ type signerSettings struct {
 	peers  map[twophase.PeerID]string
 	http   string
 
-	node                      string
-	nodeTimeout, stallAfter   time.Duration
-	nodePoll                  time.Duration
-	address                   string // the group's multisig address
-	chain                     signerChain
-	chainPoll, chainDialRetry time.Duration
+	node                    string
+	nodeTimeout, stallAfter time.Duration
+	nodePoll                time.Duration
+	address                 string // the group's multisig address
+	chain                   signerChain
+	chainPoll               time.Duration
 }
 
 // settings checks the parts of the config only a running signer needs: a
@@ -83,8 +83,7 @@ func (s *signerSetup) settings() (signerSettings, error) {
 			s.protocol.Group.Network, networkSim)
 	}
 	n := s.net
-	out := signerSettings{listen: n.Listen, http: n.HTTP, peers: map[twophase.PeerID]string{}, address: rules.Address().String(),
-		chainDialRetry: 2 * time.Second}
+	out := signerSettings{listen: n.Listen, http: n.HTTP, peers: map[twophase.PeerID]string{}, address: rules.Address().String()}
 	if n.Listen == "" {
 		return bad("listen is required: the host:port this signer's peers dial")
 	}
@@ -149,7 +148,7 @@ type signerProcess struct {
 	app       *handlers.Appender
 	health    *handlers.StepHealth
 	ledger    *signing.WatchedLedger
-	chain     *evmchain.Client
+	evm       *evmNode
 	mesh      *signermesh.Mesh
 	source    *signingsource.Source
 	signer    *signing.Signer
@@ -172,9 +171,10 @@ func runSigner(ctx context.Context, setup *signerSetup) error {
 	return p.run(ctx)
 }
 
-// open opens the signer's data and connects what it can; the Kaspa node
-// is connected in the background by run (a node that is down does not
-// stop the signer from starting, recording the outage and serving status).
+// open opens the signer's data and its mesh; it dials neither node. run
+// connects both in the background, so that a signer whose nodes are
+// down still serves /healthz, /metrics, status and the console, and
+// keeps its links, while it signs nothing.
 func (p *signerProcess) open(ctx context.Context) error {
 	s, self := p.setup, p.setup.protocol.Self
 	if err := os.MkdirAll(s.data, 0o700); err != nil {
@@ -202,22 +202,11 @@ func (p *signerProcess) open(ctx context.Context) error {
 	p.app = app
 	p.health = &handlers.StepHealth{Appender: app, Logger: p.logger, Metrics: p.reg.Handlers()}
 	p.ledger = &signing.WatchedLedger{Health: p.health, Step: stepKaspaNode, StallAfter: p.set.stallAfter}
-	if err := p.dialChain(ctx); err != nil {
-		return err
-	}
+	p.evm = newEVMNode(p.set.chain, p.health, p.reg.EVMNode().Up)
 	p.mesh, err = signermesh.New(signermesh.Config{Self: self, Identity: s.protocol.Identity, Group: s.protocol.Group,
 		ListenAddr: p.set.listen, Peers: p.set.peers, Metrics: p.reg.Mesh(), Logger: p.logger})
 	if err != nil {
 		return err
-	}
-	// One attempt before the signer starts, so that a node that is up is
-	// its ledger from its first decision; one that is down is an outage,
-	// recorded, and dialled again by run.
-	if c, err := p.dialNode(ctx); err == nil {
-		p.ledger.Attach(c)
-		p.nodeClient <- c
-	} else if ctx.Err() == nil {
-		p.ledger.DialFailed(ctx, err)
 	}
 	req := &lateRequester{}
 	c := p.set.chain
@@ -225,8 +214,8 @@ func (p *signerProcess) open(ctx context.Context) error {
 	// streams are the seed's per sender (concurrent across senders); a
 	// Profile A group pays one event at a time anyway and keeps one stream
 	// per contract, the ids of the events its log already holds.
-	p.source, err = signingsource.New(signingsource.Config{Chain: p.chain,
-		Decoder:       evmchain.NewDecoder(p.chain.ChainID(), evmchain.Contracts{Token: c.Token}),
+	p.source, err = signingsource.New(signingsource.Config{Chain: p.evm,
+		Decoder:       evmchain.NewDecoder(c.ChainID, evmchain.Contracts{Token: c.Token}),
 		SenderStreams: s.protocol.Group.Profile == twophase.ProfileB,
 		Contracts:     []domain.Address{c.Token}, StartBlock: c.StartBlock, Depth: c.Confirmations, Appender: app,
 		Reader: projections.BridgeReader{Store: p.store}, Projector: p.projector, Requester: req, Interval: p.set.chainPoll,
@@ -236,7 +225,7 @@ func (p *signerProcess) open(ctx context.Context) error {
 	}
 	p.signer, err = signing.Open(ctx, signing.Config{Protocol: s.protocol, Log: lg, Transport: p.mesh, Ledger: p.ledger,
 		Metrics: p.reg.Signer(string(self)), Logger: p.logger, LedgerTimeout: p.set.nodeTimeout,
-		Prover: proverFunc(p.source.ProveSource)})
+		Prover: proverFunc(p.proveSource)})
 	if err != nil {
 		return fmt.Errorf("start signer %s: %w", self, err)
 	}
@@ -247,29 +236,6 @@ func (p *signerProcess) open(ctx context.Context) error {
 		}
 	})
 	return nil
-}
-
-// dialChain connects the signer's EVM node, waiting for it while it is
-// down (recorded as the evm_node step's outage): without it no burn is
-// seen and no peer's proposal proven.
-func (p *signerProcess) dialChain(ctx context.Context) error {
-	c := p.set.chain
-	for {
-		cl, err := evmchain.Dial(ctx, evmchain.Config{URL: c.RPC, ChainID: c.ChainID})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		p.health.Track(ctx, stepEVMNode, err)
-		if err == nil {
-			p.chain = cl
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(p.set.chainDialRetry):
-		}
-	}
 }
 
 // signerProcessProjections are a signer's tables: its signing state and
@@ -285,7 +251,7 @@ func (s *signerSetup) storePath() string { return filepath.Join(s.data, "project
 func (p *signerProcess) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	loops := []func(context.Context) error{p.connectNode, p.tick, p.followLedger, p.source.Run}
+	loops := []func(context.Context) error{p.connectNode, p.evm.connect, p.tick, p.followLedger, p.runSource}
 	if p.set.http != "" {
 		loops = append(loops, p.serveHTTP)
 	}
@@ -318,14 +284,23 @@ func (p *signerProcess) dialNode(ctx context.Context) (*kaspanode.Client, error)
 		Timeout: p.set.nodeTimeout, Metrics: p.reg.KaspaNode(), Logger: p.logger})
 }
 
-// connectNode dials the signer's Kaspa node until it answers, when the
-// first attempt failed, recording each failure as an outage of the node;
-// the connected client then reconnects by itself.
-func (p *signerProcess) connectNode(ctx context.Context) error {
-	if len(p.nodeClient) > 0 {
+// runSource runs the signer's source once its EVM node has answered:
+// before, it has nothing to read.
+func (p *signerProcess) runSource(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
 		return nil
+	case <-p.evm.ready:
 	}
-	wait := time.Second
+	return p.source.Run(ctx)
+}
+
+// connectNode dials the signer's Kaspa node until it answers, at once
+// and then with a growing pause (each attempt bounded by kaspad.timeout),
+// recording each failure as a round of the node's outage; the connected
+// client then reconnects by itself.
+func (p *signerProcess) connectNode(ctx context.Context) error {
+	var wait time.Duration
 	for {
 		select {
 		case <-ctx.Done():
@@ -342,7 +317,7 @@ func (p *signerProcess) connectNode(ctx context.Context) error {
 			return nil
 		}
 		p.ledger.DialFailed(ctx, err)
-		wait = min(2*wait, 30*time.Second)
+		wait = nextRetry(wait)
 	}
 }
 
@@ -405,8 +380,8 @@ func (p *signerProcess) close() {
 		_ = c.Close()
 	default:
 	}
-	if p.chain != nil {
-		p.chain.Close()
+	if p.evm != nil {
+		p.evm.close()
 	}
 	if p.store != nil {
 		if err := p.store.Close(); err != nil {
@@ -429,6 +404,17 @@ func (r *lateRequester) Request(ctx context.Context, ev twophase.SigningEvent, v
 		return errors.New("signer not started")
 	}
 	return r.signer.Request(ctx, ev, via)
+}
+
+// proveSource proves a peer's event on the signer's EVM node; a node not
+// connected yet is ErrProverUnavailable (its outage is logged once, by
+// the evm_node step, not once per event).
+func (p *signerProcess) proveSource(ctx context.Context, ev twophase.SigningEvent) error {
+	err := p.source.ProveSource(ctx, ev)
+	if errors.Is(err, ErrEVMNodeDown) {
+		return fmt.Errorf("%w: %w", signing.ErrProverUnavailable, err)
+	}
+	return err
 }
 
 // proverFunc adapts a proof function to signing.SourceProver.

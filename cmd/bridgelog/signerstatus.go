@@ -106,8 +106,13 @@ type statusPeer struct {
 }
 
 type statusNode struct {
-	Name string `json:"name"`
-	Up   bool   `json:"up"`
+	Name    string `json:"name"`
+	Address string `json:"address,omitempty"`
+	Up      bool   `json:"up"`
+	// While the node is not up: since when it fails (none before its
+	// first attempt) and the latest reason.
+	Since *time.Time `json:"since,omitempty"`
+	Error string     `json:"error,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -174,8 +179,7 @@ func newStatusDoc(st signing.Status, running bool, now time.Time, links []signer
 
 // status is the running signer's document.
 func (p *signerProcess) status(now time.Time) signerStatusDoc {
-	nodes := []statusNode{{stepKaspaNode, !p.health.Failing(stepKaspaNode)}, {stepEVMNode, !p.health.Failing(stepEVMNode)}}
-	return newStatusDoc(p.signer.Status(), true, now, p.mesh.Peers(), nodes)
+	return newStatusDoc(p.signer.Status(), true, now, p.mesh.Peers(), p.nodeStates())
 }
 
 var signerStatusFlags struct {
@@ -355,11 +359,7 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 		fmt.Fprintln(w, line)
 	}
 	for _, n := range d.Nodes {
-		state := "up"
-		if !n.Up {
-			state = "FAILING (see the signer's relay.step_failed events and log)"
-		}
-		fmt.Fprintf(w, "%s: %s\n", n.Name, state)
+		fmt.Fprintln(w, nodeLine(n, since))
 	}
 }
 
@@ -396,4 +396,24 @@ func shortHex(h string) string {
 		return h[:12] + "…"
 	}
 	return h
+}
+
+// nodeLine is one node's state for people: its name and address, and
+// while it is not up, for how long and why.
+func nodeLine(n statusNode, since func(time.Time) string) string {
+	line := n.Name
+	if n.Address != "" {
+		line += " " + n.Address
+	}
+	if n.Up {
+		return line + ": up"
+	}
+	line += ": DOWN"
+	if n.Since != nil {
+		line += " for " + since(*n.Since)
+	}
+	if n.Error != "" {
+		line += " (" + n.Error + ")"
+	}
+	return line + "; the signer signs nothing until it answers"
 }

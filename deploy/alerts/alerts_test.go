@@ -68,6 +68,7 @@ func TestSignerRulesNameExportedSeries(t *testing.T) {
 	node.Reconnected()
 	node.VirtualDAAScore(1)
 	node.Up(true)
+	r.EVMNode().Up(true)
 	fams, err := r.Gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestSignerRulesNameExportedSeries(t *testing.T) {
 			exported[name+"_bucket"], exported[name+"_count"], exported[name+"_sum"] = true, true, true
 		}
 	}
-	used := regexp.MustCompile(`bridgelog_(signer|kaspa_node)_[a-z0-9_]+`).FindAllString(string(rules), -1)
+	used := regexp.MustCompile(`bridgelog_(signer|kaspa_node|evm_node)_[a-z0-9_]+`).FindAllString(string(rules), -1)
 	if len(used) == 0 {
 		t.Fatal("no bridgelog_signer_ series in the rules")
 	}

@@ -90,6 +90,12 @@ type Config struct {
 	ProveEvery time.Duration
 }
 
+// ErrProverUnavailable: the prover's node cannot be read now (not
+// connected yet); the event is neither proven nor refused, and tried again.
+// The node's own health records the outage, once, so it is not logged per
+// event.
+var ErrProverUnavailable = errors.New("source prover unavailable")
+
 // ErrCrashed: the Crash hook stopped the signer; it must be reopened.
 var ErrCrashed = errors.New("signer crashed (test hook)")
 
@@ -399,7 +405,11 @@ func (s *Signer) prove(ev twophase.SigningEvent) {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.LedgerTimeout)
 		defer cancel()
 		if err := s.cfg.Prover.Prove(ctx, ev); err != nil {
-			s.log.Warn("a peer's event does not prove on this signer's chain", "signer", s.cfg.Protocol.Self,
+			level := slog.LevelWarn
+			if errors.Is(err, ErrProverUnavailable) {
+				level = slog.LevelDebug
+			}
+			s.log.Log(ctx, level, "a peer's event does not prove on this signer's chain", "signer", s.cfg.Protocol.Self,
 				"event_id", id.Hex(), "stream", ev.Stream, "nonce", ev.Nonce, "err", err)
 			return
 		}
