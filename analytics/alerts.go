@@ -24,7 +24,9 @@ type AlertCondition struct {
 	Threshold string `json:"threshold"` // when the condition holds
 }
 
-// Windows and thresholds of the conditions (the deploy rules').
+// Windows and thresholds of the conditions: the deploy rules' own, which
+// stay the one source (TestAlertThresholdsMatchTheRules fails when the two
+// disagree).
 const (
 	anchorWindow      = 10 * time.Minute
 	claimWindow       = 30 * time.Minute
