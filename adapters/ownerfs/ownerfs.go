@@ -24,14 +24,19 @@ const (
 // Shared reports whether fi's group or others may read, write or enter it.
 func Shared(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }
 
+// Fix is the command that makes path its owner's only: "chmod 700 PATH"
+// for a directory, "chmod 600 PATH" for a file.
+func Fix(path string, fi fs.FileInfo) string {
+	if fi.IsDir() {
+		return "chmod 700 " + path
+	}
+	return "chmod 600 " + path
+}
+
 // Hint says what is wrong with a shared path and how to fix it: "has mode
 // 0755; make it readable by its owner only (chmod 700 PATH)".
 func Hint(path string, fi fs.FileInfo) string {
-	want := "600"
-	if fi.IsDir() {
-		want = "700"
-	}
-	return fmt.Sprintf("has mode %04o; make it readable by its owner only (chmod %s %s)", fi.Mode().Perm(), want, path)
+	return fmt.Sprintf("has mode %04o; make it readable by its owner only (%s)", fi.Mode().Perm(), Fix(path, fi))
 }
 
 // WarnShared logs one warning when the existing directory or file at path
@@ -53,5 +58,5 @@ func WarnShared(log *slog.Logger, what, path string) {
 		return
 	}
 	log.Warn(what+" readable by other local users", "path", path,
-		"mode", fmt.Sprintf("%04o", fi.Mode().Perm()), "fix", Hint(path, fi))
+		"mode", fmt.Sprintf("%04o", fi.Mode().Perm()), "fix", Fix(path, fi))
 }
