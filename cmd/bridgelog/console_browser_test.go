@@ -100,7 +100,7 @@ func equalFigures(a, b figures) bool {
 // order `bridgelog audit ID --json` gives them.
 func TestRelayConsoleInBrowser(t *testing.T) {
 	browser := headlessBrowser(t)
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	chain, _, _ := startChainProcess(t, o.bin, o.data, "--block-interval", "50ms")
 	cfgPath := filepath.Join(o.data, "devnet.json")
 	addr := freeAddr(t)
