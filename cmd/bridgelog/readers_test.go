@@ -99,7 +99,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 // relay's pid.
 func TestReadOnlyCommandsBesideRelay(t *testing.T) {
 	bin := testBinary(t)
-	data := t.TempDir()
+	data := dataDir(t)
 	dc := startDevChain(t, bin, data)
 	relayLog := filepath.Join(data, "relay.log")
 	rl, _ := os.Create(relayLog)
