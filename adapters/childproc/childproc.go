@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // Process is a child process with its output in a file.
@@ -31,7 +33,8 @@ type Process struct {
 // the parent, which stops its children in order; on Linux it is killed
 // when the parent dies (childAttributes).
 func Start(bin string, args []string, out string, env []string) (*Process, error) {
-	f, err := os.Create(out)
+	// The output is a node's or a signer's log, kept in a data directory.
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, ownerfs.FileMode)
 	if err != nil {
 		return nil, err
 	}

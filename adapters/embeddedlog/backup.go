@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // A plain copy of a log that is being appended is not a consistent
@@ -180,10 +182,10 @@ func copyPrefix(src, dst string, size int64) error {
 		return err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), ownerfs.DirMode); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, ownerfs.FileMode)
 	if err != nil {
 		return err
 	}
@@ -219,7 +221,7 @@ func copyGroups(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dst, 0o755); err != nil {
+		if err := os.MkdirAll(dst, ownerfs.DirMode); err != nil {
 			return err
 		}
 		if err := writeSynced(filepath.Join(dst, e.Name()), b); err != nil {
@@ -230,7 +232,7 @@ func copyGroups(src, dst string) error {
 }
 
 func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, ownerfs.FileMode)
 	if err != nil {
 		return err
 	}

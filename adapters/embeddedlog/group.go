@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -337,7 +338,7 @@ func writeGroupFile(path string, gf groupFile) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, ownerfs.FileMode)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", tmp, err)
 	}

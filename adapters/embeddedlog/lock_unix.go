@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // lockDir takes an exclusive flock on DIR/LOCK. The kernel drops it when
 // the process dies, so a crash never leaves a stale lock.
 func lockDir(dir string) (*os.File, error) {
 	path := filepath.Join(dir, "LOCK")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, ownerfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

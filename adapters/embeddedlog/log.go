@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -92,7 +93,7 @@ func Open(dir string, opts ...Option) (*Log, error) {
 		o(&l.cfg)
 	}
 	l.cfg.setDefaults()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, ownerfs.DirMode); err != nil {
 		return nil, fmt.Errorf("embeddedlog: create %s: %w", dir, err)
 	}
 	lock, err := lockDir(dir)
@@ -180,7 +181,7 @@ func mkdirDurable(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, ownerfs.DirMode); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	return syncDir(filepath.Dir(dir))

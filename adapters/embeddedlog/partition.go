@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -233,7 +234,7 @@ func (p *partition) corrupt(s *segment, pos int64, cause error) error {
 // makes it durable (file and directory entry) before returning.
 func (p *partition) createSegment(base int64) (*segment, error) {
 	path := filepath.Join(p.dir, segmentName(base))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, ownerfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create segment: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // A sealed segment (one with a later segment after it) never changes:
@@ -193,7 +195,7 @@ func (l *Log) loadSealed(s *segment) (*sealed, error) {
 func (l *Log) writeSealed(s *segment, sd *sealed) {
 	path := sealIndexPath(s.path)
 	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, sd.encode(), 0o644)
+	err := os.WriteFile(tmp, sd.encode(), ownerfs.FileMode)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 var (
@@ -65,13 +67,8 @@ func CheckOwnerOnly(what, path string) error {
 }
 
 func ownerOnly(what, path string, fi os.FileInfo) error {
-	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
-		want := "600"
-		if fi.IsDir() {
-			want = "700"
-		}
-		return fmt.Errorf("%w: %s %s has mode %04o; make it readable by its owner only (chmod %s %s)",
-			ErrFileMode, what, path, mode, want, path)
+	if ownerfs.Shared(fi) {
+		return fmt.Errorf("%w: %s %s %s", ErrFileMode, what, path, ownerfs.Hint(path, fi))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/projections"
 )
 
@@ -36,7 +37,7 @@ func BeginReplace(store string, log *slog.Logger) (*Replacement, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(store), ownerfs.DirMode); err != nil {
 		return nil, fmt.Errorf("store %s: %w", store, err)
 	}
 	lock, err := lockStore(store, true)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/projections"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
@@ -58,7 +59,7 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (project
 		return nil, fmt.Errorf("store %s: page size %d: want a power of two from 512 to 65536", path, n)
 	}
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, ownerfs.DirMode); err != nil {
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
 	}
@@ -79,6 +80,9 @@ func openSQLite(ctx context.Context, path string, cfg sqliteConfig, lock *storeL
 		if err := removeSpills(path); err != nil {
 			return nil, fmt.Errorf("store %s: old spill files: %w", path, err)
 		}
+	}
+	if err := createOwnerOnly(path); err != nil {
+		return nil, err
 	}
 	if cfg.pageSize > 0 {
 		if err := createWithPageSize(ctx, path, cfg.pageSize); err != nil {
@@ -180,6 +184,24 @@ func OpenSQLiteReadOnly(ctx context.Context, path string) (projections.Store, er
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	return &store{db: db, dialect: projections.SQLite, where: path, lock: lock, rebound: map[string]string{}}, nil
+}
+
+// createOwnerOnly creates the store's file, empty and readable by its
+// owner only, when it is missing. SQLite creates its -wal, -shm and
+// -journal files with the mode of the database file, so this one mode
+// covers them all, whatever the umask. Setting the process's umask
+// instead would be global: it would change the mode of every file any
+// other goroutine creates meanwhile (a profile, a devnet's config), and
+// an embedding program's too.
+func createOwnerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, ownerfs.FileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store %s: create: %w", path, err)
+	}
+	return f.Close()
 }
 
 // createWithPageSize writes a new, empty store file with the given page

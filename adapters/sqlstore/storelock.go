@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // ErrStoreInUse: the SQLite store is being replaced by an offline replay,
@@ -26,7 +28,7 @@ func lockPath(store string) string { return store + ".lock" }
 
 // lockStore takes the store's lock, shared or exclusive, without waiting.
 func lockStore(store string, exclusive bool) (*storeLock, error) {
-	f, err := os.OpenFile(lockPath(store), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(lockPath(store), os.O_RDWR|os.O_CREATE, ownerfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: lock: %w", store, err)
 	}

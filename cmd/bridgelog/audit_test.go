@@ -101,7 +101,7 @@ func byRecorded(a, b map[string]any) int {
 // store as a relay leaves them, for audits (local or, sunk, ClickHouse).
 func devnetRun(t *testing.T, deposits, withdrawals int) operator {
 	t.Helper()
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	out, _ := o.run(0, "devnet", "--deposits", strconv.Itoa(deposits), "--withdrawals", strconv.Itoa(withdrawals), "--kaspa-payouts", "0", "--timeout", "90s")
 	if !strings.Contains(out, "every deposit minted once, every withdrawal paid once") {
 		t.Fatalf("devnet:\n%s", out)

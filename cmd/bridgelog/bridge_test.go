@@ -110,7 +110,7 @@ func newTestBridgeOn(t *testing.T, eng testEngines, blockInterval time.Duration,
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	tb := &testBridge{t: t, chain: chain, users: devchain.Users{Backend: chain.Client(), Bridge: br}, cfg: cfg, dir: t.TempDir(), engines: eng}
+	tb := &testBridge{t: t, chain: chain, users: devchain.Users{Backend: chain.Client(), Bridge: br}, cfg: cfg, dir: dataDir(t), engines: eng}
 	tb.open()
 	return tb
 }
@@ -790,7 +790,7 @@ func TestTwoChains(t *testing.T) {
 		Token: domain.Address(execBr.Token), RelayerKey: keyHex(devRelayer), ClaimKeys: []string{keyHex(devClaim0)},
 		BatchMaxWait: "200ms", StuckAfter: "10s", PollInterval: "50ms",
 		Execution: &executionChain{RPC: execChain.URL(), ChainID: 2222, Confirmations: 2}}
-	tb := &testBridge{t: t, chain: lockChain, cfg: cfg, dir: t.TempDir(), engines: embeddedEngines}
+	tb := &testBridge{t: t, chain: lockChain, cfg: cfg, dir: dataDir(t), engines: embeddedEngines}
 	tb.open()
 	lockUsers := devchain.Users{Backend: lockChain.Client(), Bridge: lockBr}
 	execUsers := devchain.Users{Backend: execChain.Client(), Bridge: execBr}

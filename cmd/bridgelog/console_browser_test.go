@@ -100,7 +100,7 @@ func equalFigures(a, b figures) bool {
 // order `bridgelog audit ID --json` gives them.
 func TestRelayConsoleInBrowser(t *testing.T) {
 	browser := headlessBrowser(t)
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	chain, _, _ := startChainProcess(t, o.bin, o.data, "--block-interval", "50ms")
 	cfgPath := filepath.Join(o.data, "devnet.json")
 	addr := freeAddr(t)
@@ -140,6 +140,9 @@ func TestRelayConsoleInBrowser(t *testing.T) {
 		}
 	}
 	sameFigures(t, "relay page in Chromium", page, status)
+	if fit := requireFits(t, browser, "http://"+addr+"/", "#flows", "relay"); fit.Tables < 4 {
+		t.Fatalf("the relay page at %d×%d has %d tables, want its 4", consoleWidth, consoleHeight, fit.Tables)
+	}
 	deposits, withdrawals := 0, 0
 	for k, v := range page {
 		switch {
@@ -176,6 +179,8 @@ func TestRelayConsoleInBrowser(t *testing.T) {
 		slices.Index(steps, "claim.tx_outcome") < slices.Index(steps, "withdrawal.batched") {
 		t.Fatalf("the audit page of %s: want detected, confirmed, batched, its claim and executed: %v", aggregate, shown)
 	}
+	// Its story holds hashes, addresses and amounts: none may widen the page.
+	requireFits(t, browser, "http://"+addr+"/audit?key="+aggregate, "#audit-timeline", "relay-audit")
 }
 
 // searchInBrowser types key into the search box of the page at url,
@@ -290,6 +295,11 @@ func TestSignerConsoleInBrowser(t *testing.T) {
 		}
 	}
 	sameFigures(t, "signer page in Chromium", page, status)
+	// Its events tables hold Kaspa addresses, stream names and amounts.
+	fit := requireFits(t, browser, "http://"+m.http+"/", "#phases", "signer")
+	if fit.Amounts < 2 || fit.Longest < 60 {
+		t.Fatalf("the signer page shows %d amounts, its longest address or hash %d characters: want the 2 payouts' rows, with their Kaspa addresses", fit.Amounts, fit.Longest)
+	}
 	if page["phase/Completed"] != "2" || page["peer/s2/session"] == "" || page["peer/s3/session"] == "" {
 		t.Fatalf("the page shows %v: want 2 Completed events and peers s2 and s3", page)
 	}

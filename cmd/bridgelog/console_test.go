@@ -153,7 +153,7 @@ func checkEscaped(t *testing.T, what, page string) {
 // numbers `bridgelog status` prints, the markup as text, says audit is
 // unavailable without a finder, and takes no POST.
 func TestRelayConsolePage(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "11")
 	o.run(0, "project")
 	tamper(t, o.data, `UPDATE deposits_v1 SET status = '`+hostile+`' WHERE rowid = (SELECT min(rowid) FROM deposits_v1)`)

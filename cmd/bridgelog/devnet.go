@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
 )
@@ -386,5 +387,5 @@ func prepareDevnetData(dir string, fresh bool) (cleared bool, err error) {
 			}
 		}
 	}
-	return markErr == nil, os.MkdirAll(dir, 0o755)
+	return markErr == nil, os.MkdirAll(dir, ownerfs.DirMode)
 }

@@ -60,7 +60,7 @@ func waitNoProcessesUsing(t *testing.T, dir string) {
 // every payout was confirmed once on the node, nothing it started is
 // left running, and no log appended a record twice (checkKaspaAppendedOnce).
 func TestDevnetPaysKaspa(t *testing.T) {
-	bin, data := testBinary(t), t.TempDir()
+	bin, data := testBinary(t), dataDir(t)
 	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "4", "--timeout", "4m")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -149,7 +149,7 @@ func checkSigningFactsDiffer(t testing.TB, id, dir string) {
 // TestDevnetInterruptStopsEverything: Ctrl-C (SIGINT) while payouts flow
 // stops devnet, and with it the node, the miner and the signers.
 func TestDevnetInterruptStopsEverything(t *testing.T) {
-	bin, data := testBinary(t), t.TempDir()
+	bin, data := testBinary(t), dataDir(t)
 	out := filepath.Join(data, "devnet.out")
 	f, err := os.Create(out)
 	if err != nil {

@@ -56,7 +56,7 @@ func startChainProcess(t *testing.T, bin, data string, args ...string) (*exec.Cm
 // differs from what was sent. A relay whose config names another token is
 // then refused on that data directory, naming both.
 func TestDevnetTrafficAndCheck(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	_, chainLog := startChainOnly(t, o.bin, o.data, "--executors", "2", "--block-interval", "50ms")
 	cfgPath := filepath.Join(o.data, "devnet.json")
 	printed := "bridgelog relay --config " + cfgPath + " --data " + o.data

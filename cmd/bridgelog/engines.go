@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kafkalog"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
@@ -83,6 +85,7 @@ func openLog(ctx context.Context, opts ...embeddedlog.Option) (topics.Log, error
 	switch engineFlags.log {
 	case "embedded":
 		dir := logDir()
+		warnSharedData(engineFlags.data, dir)
 		if engineMetrics != nil {
 			opts = append(opts, embeddedlog.WithMetrics(engineMetrics.EmbeddedLog()))
 		}
@@ -138,6 +141,7 @@ func openLogReader(ctx context.Context, opts ...embeddedlog.Option) (topics.Log,
 		return nil, err
 	}
 	dir := logDir()
+	warnSharedData(engineFlags.data, dir)
 	lg, err := embeddedlog.OpenReadOnly(dir, append(opts, embeddedlog.WithContext(ctx))...)
 	if errors.Is(err, embeddedlog.ErrNoLog) {
 		return nil, noLogError(dir, err)
@@ -156,6 +160,7 @@ func openStoreReader(ctx context.Context) (projections.Store, error) {
 		if err := requireData(); err != nil {
 			return nil, err
 		}
+		warnSharedData(engineFlags.data)
 		st, err := sqlstore.OpenSQLiteReadOnly(ctx, sqlitePath())
 		if errors.Is(err, sqlstore.ErrNoStore) {
 			return nil, noStoreError(sqlitePath(), err)
@@ -215,6 +220,7 @@ func requireData() error {
 func openStore(ctx context.Context) (projections.Store, error) {
 	switch engineFlags.store {
 	case "sqlite":
+		warnSharedData(engineFlags.data)
 		return sqlstore.OpenSQLite(ctx, sqlitePath())
 	case "postgres":
 		dsn, err := pgDSN()
@@ -231,6 +237,21 @@ func pgDSN() (string, error) {
 		return "", errors.New("--store postgres needs --pg-dsn (or $BRIDGELOG_PG_DSN)")
 	}
 	return engineFlags.pgDSN, nil
+}
+
+// warnedData holds the data directories already warned about: a command
+// opens the log and the store apart, and one warning a path is enough.
+var warnedData sync.Map
+
+// warnSharedData warns, once a path, about each existing data directory
+// other local users can read (one a version before 0700 directories
+// made). It refuses nothing: the operator is told how to close it.
+func warnSharedData(dirs ...string) {
+	for _, d := range dirs {
+		if _, seen := warnedData.LoadOrStore(d, true); !seen {
+			ownerfs.WarnShared(slog.Default(), "data directory", d)
+		}
+	}
 }
 
 // logDir is the embedded log's directory in --data.

@@ -57,7 +57,7 @@ func TestBinaryGCTarget(t *testing.T) {
 		{"replay", "150", "gc_percent=150"},
 		{"status", "150", "gc_percent=150"},
 	} {
-		cmd := exec.Command(bin, "--log-level", "debug", "--data", t.TempDir(), c.cmd)
+		cmd := exec.Command(bin, "--log-level", "debug", "--data", dataDir(t), c.cmd)
 		cmd.Env = append(os.Environ(), "GOGC="+c.gogc)
 		out, _ := cmd.CombinedOutput() // an empty data directory may fail the command; the line comes first
 		if !strings.Contains(string(out), `msg="collector target" `+c.want) {

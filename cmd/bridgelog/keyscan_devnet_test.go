@@ -219,7 +219,7 @@ func TestKeyScanDevnet(t *testing.T) {
 // keyScanRelay scans a `devnet --chain-only` chain with a relay process
 // beside it, driven by `devnet traffic`.
 func keyScanRelay(t *testing.T, srv *chtest.Server, bin string) {
-	o := operator{t: t, bin: bin, data: t.TempDir()}
+	o := operator{t: t, bin: bin, data: dataDir(t)}
 	outDir := t.TempDir()
 	chain, _, chainLog := startChainProcess(t, bin, o.data, "--executors", "2", "--block-interval", "50ms")
 	cfgPath := filepath.Join(o.data, "devnet.json")
@@ -379,7 +379,7 @@ func keyScanData(t *testing.T, k *keyScan, srv *chtest.Server, o operator, skip 
 // keyScanKaspa scans a devnet run that pays Kaspa through its signer
 // processes, reading their /metrics and console pages while they run.
 func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
-	o := operator{t: t, bin: bin, data: t.TempDir()}
+	o := operator{t: t, bin: bin, data: dataDir(t)}
 	outDir := t.TempDir()
 	const deposits = 4
 	devnetOut, stdout, stderr := newRunOutput(t, outDir, "devnet")

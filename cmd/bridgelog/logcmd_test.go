@@ -10,7 +10,7 @@ import (
 // TestLogInspectLimitIsTotal: --limit counts events in all, partition
 // after partition, not per partition.
 func TestLogInspectLimitIsTotal(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "300", "--seed", "4")
 	type pos struct {
 		Partition int32 `json:"partition"`

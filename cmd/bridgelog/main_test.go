@@ -41,3 +41,14 @@ func testBinary(t testing.TB) string {
 	}
 	return built.bin
 }
+
+// dataDir is a new, empty --data directory for a test, owner-only as
+// bridgelog makes one: t.TempDir's 0755 would make every command warn.
+func dataDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -131,7 +131,7 @@ func storeQuery(t *testing.T, data, q string, dest ...any) {
 // damaged log file, a store from a newer binary) fails with a message
 // that names it, losing nothing.
 func TestOperatorCommands(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	const bridgeTopic = "bridgelog.bridge.v1"
 
 	out, _ := o.run(0, "log", "generate", "--events", "3000", "--seed", "7")
@@ -381,7 +381,7 @@ func first(a, _ string) string { return a }
 // through the binary and reads it back with the query commands.
 func TestAnalyticsCommands(t *testing.T) {
 	srv := chtest.Start(t)
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	dsn := srv.NewDB(t)
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "5")
 	out, _ := o.run(0, "analytics", "sink", "--clickhouse", dsn)
@@ -432,7 +432,7 @@ func TestAnalyticsCommands(t *testing.T) {
 // place is the old one or the new one, whole (verify passes), and the
 // next replay starts over cleanly.
 func TestOfflineReplaySurvivesSIGKILL(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "60000", "--seed", "11")
 	o.run(0, "replay")
 	start := time.Now()
@@ -468,7 +468,7 @@ func TestOfflineReplaySurvivesSIGKILL(t *testing.T) {
 // command fails; a profile that cannot be created stops the command
 // before it runs.
 func TestCPUProfileFlag(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	dir := t.TempDir()
 	ok, failed := filepath.Join(dir, "ok.pprof"), filepath.Join(dir, "failed.pprof")
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "3", "--cpu-profile", ok)
@@ -509,7 +509,7 @@ func okLines(out string) string {
 // damage with the file and byte offset even in a topic no projection
 // reads.
 func TestVerifyScansSealedSegments(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	dir := filepath.Join(o.data, "log")
 	lg, err := embeddedlog.Open(dir, embeddedlog.WithSegmentBytes(4096))
 	if err != nil {
@@ -570,7 +570,7 @@ func TestOperatorProjectionsBatchScoped(t *testing.T) {
 // the relay keeps, tx_intents version 2 among them: the scratch store's
 // bulk load equals the live tables folded through SQLite's engine.
 func TestRelayLogVerify(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	out, _ := o.run(0, "log", "generate", "--events", "4000", "--seed", "21", "--relay-events")
 	if !strings.Contains(out, "appended 4000 events") {
 		t.Fatalf("generate: %s", out)
@@ -597,7 +597,7 @@ func TestRelayLogVerify(t *testing.T) {
 // folds through the engine, and the store still verifies; a bound that
 // is not positive is refused.
 func TestDedupCacheKeysFlag(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "4")
 	const warning = "processed_events not loaded from zero"
 	_, stderr := o.run(0, "replay", "--dedup-cache-keys", "500")
@@ -621,7 +621,7 @@ func TestDedupCacheKeysFlag(t *testing.T) {
 // project and verify, each saying why, before anything is folded; replay
 // rebuilds the store from the log that is there, and verify is then ok.
 func TestAnotherLogIsRefused(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "3000", "--seed", "1")
 	o.run(0, "project")
 	for _, c := range []struct {
@@ -631,7 +631,7 @@ func TestAnotherLogIsRefused(t *testing.T) {
 		{"1000", "log ends before the store's checkpoint"},
 		{"5000", "store was folded from another log"},
 	} {
-		other := operator{t: t, bin: o.bin, data: t.TempDir()}
+		other := operator{t: t, bin: o.bin, data: dataDir(t)}
 		other.run(0, "log", "generate", "--events", c.events, "--seed", "2")
 		if err := os.RemoveAll(filepath.Join(o.data, "log")); err != nil {
 			t.Fatal(err)
@@ -659,8 +659,8 @@ func TestAnotherLogIsRefused(t *testing.T) {
 func TestMissingStoreIsBuiltInBulk(t *testing.T) {
 	const building, built = "store missing: building it from the log in bulk", "store built in bulk"
 	bin := testBinary(t)
-	bulk := operator{t: t, bin: bin, data: t.TempDir()}
-	engine := operator{t: t, bin: bin, data: t.TempDir()}
+	bulk := operator{t: t, bin: bin, data: dataDir(t)}
+	engine := operator{t: t, bin: bin, data: dataDir(t)}
 	for _, o := range []operator{bulk, engine} {
 		o.run(0, "log", "generate", "--events", "3000", "--seed", "6")
 	}
@@ -704,7 +704,7 @@ func TestMissingStoreIsBuiltInBulk(t *testing.T) {
 // so the same projections. It refuses an existing directory, a log another
 // process holds (naming the relay's flags), and Kafka.
 func TestLogBackupCommand(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "3000", "--seed", "8")
 	o.run(0, "project")
 	backup := filepath.Join(t.TempDir(), "log-copy")
@@ -714,7 +714,7 @@ func TestLogBackupCommand(t *testing.T) {
 	if _, stderr := o.run(1, "log", "backup", backup); !strings.Contains(stderr, "backup directory exists") {
 		t.Fatalf("backup over an existing one: %s", stderr)
 	}
-	restored := operator{t: t, bin: o.bin, data: t.TempDir()}
+	restored := operator{t: t, bin: o.bin, data: dataDir(t)}
 	if err := os.Rename(backup, filepath.Join(restored.data, "log")); err != nil {
 		t.Fatal(err)
 	}
@@ -766,7 +766,7 @@ func logRecords(t *testing.T, dir string) int64 {
 // leaves as it was. It refuses while the log is open elsewhere, and a
 // damaged backup changes nothing.
 func TestLogRestoreCommand(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "3000", "--seed", "8")
 	backup := filepath.Join(t.TempDir(), "backup")
 	o.run(0, "log", "backup", backup)

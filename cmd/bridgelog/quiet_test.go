@@ -21,7 +21,7 @@ func lines(s string) []string {
 // mismatch still exits with status 3, its verdict the one line on
 // standard error.
 func TestVerifyAndReplayQuiet(t *testing.T) {
-	o := operator{t: t, bin: testBinary(t), data: t.TempDir()}
+	o := operator{t: t, bin: testBinary(t), data: dataDir(t)}
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
 	o.run(0, "project")
 	labels := []string{"processed_events@v1", "audit_keys@v2", "deposits@v1", withdrawalsLabel(), "withdrawals_to_kaspa@v1", "tx_intents@v2",

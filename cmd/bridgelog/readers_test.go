@@ -53,7 +53,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		}
 	}
 
-	logOnly := operator{t: t, bin: bin, data: t.TempDir()}
+	logOnly := operator{t: t, bin: bin, data: dataDir(t)}
 	logOnly.run(0, "log", "generate", "--events", "300", "--seed", "3")
 	store := filepath.Join(logOnly.data, "projections.db")
 	for _, cmd := range []string{"status", "verify", "prune"} {
@@ -79,7 +79,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		t.Fatalf("status after 100 more events:\n%s", out)
 	}
 
-	empty := operator{t: t, bin: bin, data: t.TempDir()}
+	empty := operator{t: t, bin: bin, data: dataDir(t)}
 	want = "no bridgelog data in " + filepath.Join(empty.data, "log")
 	for _, args := range [][]string{{"log", "inspect"}, {"log", "tail"}, {"log", "backup", filepath.Join(t.TempDir(), "copy")}} {
 		if _, stderr := empty.run(1, args...); !strings.Contains(stderr, want) {
@@ -99,7 +99,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 // relay's pid.
 func TestReadOnlyCommandsBesideRelay(t *testing.T) {
 	bin := testBinary(t)
-	data := t.TempDir()
+	data := dataDir(t)
 	dc := startDevChain(t, bin, data)
 	relayLog := filepath.Join(data, "relay.log")
 	rl, _ := os.Create(relayLog)

@@ -30,7 +30,7 @@ import (
 func TestRelaySurvivesSIGKILL(t *testing.T) {
 	const deposits, withdrawals, kills = 6, 6, 12
 	bin := testBinary(t)
-	data := t.TempDir()
+	data := dataDir(t)
 	if d := os.Getenv("BRIDGELOG_SIGKILL_DATA"); d != "" {
 		data = d // keep the files for a post-mortem
 	}

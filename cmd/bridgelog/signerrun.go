@@ -17,6 +17,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 	"github.com/bridgelog/bridgelog/adapters/signermesh"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
@@ -177,7 +178,9 @@ func runSigner(ctx context.Context, setup *signerSetup) error {
 // keeps its links, while it signs nothing.
 func (p *signerProcess) open(ctx context.Context) error {
 	s, self := p.setup, p.setup.protocol.Self
-	if err := os.MkdirAll(s.data, 0o700); err != nil {
+	ownerfs.WarnShared(p.logger, "signer data directory", s.data)
+	ownerfs.WarnShared(p.logger, "signer data directory", s.logDir())
+	if err := os.MkdirAll(s.data, ownerfs.DirMode); err != nil {
 		return fmt.Errorf("signer data directory: %w", err)
 	}
 	lg, err := embeddedlog.Open(s.logDir(), embeddedlog.WithContext(ctx), embeddedlog.WithLogger(p.logger),

@@ -27,6 +27,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
+	"github.com/bridgelog/bridgelog/adapters/ownerfs"
 )
 
 // Network is the network the nodes run on, as bridgelog's configs name it.
@@ -127,7 +128,7 @@ func NewNode(bins Binaries, opts Options) (*Node, error) {
 	if opts.P2P == "" {
 		opts.P2P = ports[1]
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(opts.Dir, ownerfs.DirMode); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
 	return &Node{bins: bins, opts: opts, log: opts.Logger, isolated: opts.Isolated, hidden: ports[2]}, nil
@@ -380,7 +381,7 @@ func (n *Node) runMiner(extra ...string) (*childproc.Process, error) {
 	args := append([]string{"--simnet", "--rpcserver=" + n.opts.RPC, "--miningaddr=" + n.opts.MineTo.String(),
 		"--mine-when-not-synced", "--target-blocks-per-second=" + strconv.FormatFloat(n.opts.BlocksPerSecond, 'f', -1, 64)}, extra...)
 	home := filepath.Join(n.opts.Dir, "miner-home") // kaspaminer logs under $HOME/.kaspaminer
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	if err := os.MkdirAll(home, ownerfs.DirMode); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNode, err)
 	}
 	n.minerRuns++
