@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every bridgelog test on a fresh Debian machine: installs what the
-# tests need (PostgreSQL and ClickHouse server binaries, promtool, Node.js/npm
-# packages for the contract and merkle cross-checks), then `go test ./...`.
+# tests need (PostgreSQL and ClickHouse server binaries, promtool, Chromium
+# for the operator consoles' browser tests, Node.js/npm packages for the
+# contract and merkle cross-checks), then `go test ./...`.
 # The tests start their own servers (PostgreSQL cluster, ClickHouse server,
 # Kafka-protocol broker, simulated EVM chain) and fail loudly if they
 # cannot.
@@ -13,6 +14,8 @@ command -v node >/dev/null || need_apt+=(nodejs npm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v clickhouse-server >/dev/null || need_apt+=(clickhouse-server clickhouse-client)
 command -v gcc >/dev/null || need_apt+=(gcc) # the race detector needs cgo
+# The operator consoles' browser tests drive it headless.
+command -v chromium >/dev/null || need_apt+=(chromium)
 # promtool, for the alert rules' unit tests; without recommends, which
 # would add a node exporter service.
 need_bare=()
