@@ -29,7 +29,7 @@ func TestSignerPartitionedAndHealed(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		cut = append(cut, c.burn(payoutSompi(i)))
 	}
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	if doc, err := c.httpStatus("s1"); err != nil || peerConnected(doc, "s3") {
 		t.Fatalf("s1's status shows s3 connected through the cut (%v): %+v", err, doc.Peers)
 	}
@@ -65,7 +65,7 @@ func TestSignerPartitionedAndHealed(t *testing.T) {
 	for i := 3; i < 5; i++ {
 		after = append(after, c.burn(payoutSompi(i)))
 	}
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	waitUntil(t, 20*time.Second, "s3 signs the payouts after the heal", func() bool {
 		s3 := c.signedTemplates("s3")
 		for _, i := range after {
@@ -117,7 +117,7 @@ func TestSignerNodeLaggingAndDown(t *testing.T) {
 	}
 	before := countSigned(c.signedTemplates("s2"))
 	lagged := []int{c.burn(payoutSompi(0)), c.burn(payoutSompi(1))}
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	if n := countSigned(c.signedTemplates("s2")); n != before {
 		t.Fatalf("s2 signed %d templates while its node lagged", n-before)
 	}
@@ -151,7 +151,7 @@ func TestSignerNodeLaggingAndDown(t *testing.T) {
 	}
 	before = countSigned(c.signedTemplates("s2"))
 	down := c.burn(payoutSompi(2))
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	if n := countSigned(c.signedTemplates("s2")); n != before {
 		t.Fatalf("s2 signed %d templates while its node was down", n-before)
 	}
@@ -162,7 +162,7 @@ func TestSignerNodeLaggingAndDown(t *testing.T) {
 	})
 
 	back := c.burn(payoutSompi(3))
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	waitUntil(t, 20*time.Second, "s2 signs again once its node is back", func() bool {
 		return len(c.signedTemplates("s2")[c.eventID(back)]) > 0
 	})
@@ -224,7 +224,7 @@ func TestSignerNodeOnAnotherNetwork(t *testing.T) {
 	c.stop("s2")
 	c.editConfig("s2", func(cfg *signerConfig) { cfg.Kaspad.RPC = c.node.RPC })
 	c.start("s2")
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	c.checkOneTemplatePerEvent()
 }
 
@@ -288,7 +288,7 @@ func TestSignerStreamHoleResumes(t *testing.T) {
 	if code != http.StatusOK || ans.EventID != ev.ID().Hex() {
 		t.Fatalf("the operator's POST /signing-events for burn %d: %d %+v", hole, code, ans)
 	}
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	c.checkOneTemplatePerEvent()
 	waitUntil(t, 20*time.Second, "every signer's stream past burn 4", func() bool {
 		return c.everyStream(stream, func(s statusStream) bool { return s.Next == 5 && !s.Blocked })
