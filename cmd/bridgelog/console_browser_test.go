@@ -24,7 +24,7 @@ func headlessBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Fatalf("no chromium on PATH (%v): install it with `apt-get install -y chromium` (.ci/run does)", err)
+		t.Fatalf("no chromium on PATH (%v): install it with `apt-get install -y chromium` (deploy/test.sh does)", err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()))

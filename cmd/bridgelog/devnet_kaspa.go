@@ -240,10 +240,6 @@ func (k *devnetKaspa) fundOnce(ctx context.Context, outputs int, used map[twopha
 	}
 }
 
-// fundMargin is how many DAA scores past coinbase maturity a faucet output
-// must be: a reorganisation of a few blocks leaves it mature.
-const fundMargin = 20
-
 // faucetInputs waits until the faucet holds need sompi in outputs the
 // node will let it spend, none of used, and returns them.
 func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64, used map[twophase.Outpoint]bool) ([]twophase.UTXO, error) {
@@ -261,7 +257,9 @@ func (k *devnetKaspa) faucetInputs(ctx context.Context, need uint64, used map[tw
 		var ins []twophase.UTXO
 		var have uint64
 		for _, u := range utxos {
-			if virtual > fundMargin && kaspadproc.Spendable(u, virtual-fundMargin) && !used[u.Outpoint] && have < need {
+			// Past maturity by a margin: a reorganisation of a few blocks
+			// leaves it mature.
+			if kaspadproc.SpendableSafely(u, virtual) && !used[u.Outpoint] && have < need {
 				ins, have = append(ins, u), have+u.Amount
 			}
 		}

@@ -71,7 +71,7 @@ func TestMaliciousSignerTheftNeverSigned(t *testing.T) {
 		}
 	}
 	c.proxies[[2]string{"s1", "s2"}].Heal()
-	c.waitPaid(45 * time.Second)
+	c.waitPaid(2 * time.Minute)
 	c.checkHonestNeverSigned(thefts)
 	thief.checkEmpty(c)
 }
@@ -140,7 +140,7 @@ func TestForgedCommitEvidenceRefused(t *testing.T) {
 			map[string]string{"signer": string(id), "reason": string(twophase.ReasonBadEvidence)}, len(wants))
 	}
 	c.proxies[[2]string{"s1", "s2"}].Heal()
-	c.waitPaid(45 * time.Second)
+	c.waitPaid(2 * time.Minute)
 	for _, id := range honest {
 		for _, f := range c.rawFacts(string(id), twophase.TypeCommitted) {
 			if cm := f.(*twophase.Committed); cm.From == rogue.id || thefts[cm.Hash] {

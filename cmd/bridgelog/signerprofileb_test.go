@@ -359,7 +359,7 @@ func TestProfileBByzantineSignerConcurrentPayouts(t *testing.T) {
 			c.burnFrom(s, payoutSompi(n*senders+s))
 		}
 	}
-	c.waitPaid(45 * time.Second)
+	c.waitPaid(2 * time.Minute)
 	equivocated, atOnce := rogue.equivocations(), c.certsAtOnce("s1")
 	t.Logf("the rogue equivocated in %d rounds; up to %d events held certificates at once on s1's log", equivocated, atOnce)
 	if equivocated < senders {
@@ -406,7 +406,7 @@ func TestProfileBByzantineSignerConcurrentPayouts(t *testing.T) {
 	}
 	c.cutHonest(honestB, false)
 	c.node.StartMiner()
-	c.waitPaid(45 * time.Second)
+	c.waitPaid(2 * time.Minute)
 	c.checkProfileB(honestB)
 }
 
@@ -511,7 +511,7 @@ func TestProfileBHonestSignersKilledMidLock(t *testing.T) {
 	if midLock < kills/2 {
 		t.Errorf("%d of %d kills came between the victim's lock and its certificate, want half at least", midLock, kills)
 	}
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	c.checkProfileB(honestB)
 }
 

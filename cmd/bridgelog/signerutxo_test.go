@@ -55,7 +55,7 @@ func TestMempoolSpentOutputNeverSelected(t *testing.T) {
 	}
 
 	c.node.StartMiner()
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	_, inputs := c.paidOnce()
 	if slices.Contains(inputs, target.Outpoint) {
 		t.Errorf("the payout spends %s, which %s spent", target.Outpoint, spender.Short())
@@ -111,7 +111,7 @@ func TestInputSpentBetweenProposalAndCommit(t *testing.T) {
 
 	c.start("s2")
 	c.start("s3")
-	c.waitPaid(time.Minute)
+	c.waitPaid(2 * time.Minute)
 	paid, inputs := c.paidOnce()
 	if slices.Contains(inputs, lost.Outpoint) {
 		t.Errorf("payout %s spends %s, which %s spent", paid.TxID.Short(), lost.Outpoint, spender.Short())

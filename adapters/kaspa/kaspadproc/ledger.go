@@ -3,6 +3,7 @@ package kaspadproc
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/kaspanet/kaspad/domain/consensus/model/externalapi"
@@ -82,9 +83,23 @@ func Spendable(u twophase.UTXO, virtualDAAScore uint64) bool {
 	return !u.Coinbase || u.DAAScore+CoinbaseMaturity < virtualDAAScore
 }
 
+// ReorgMargin is how many DAA scores past coinbase maturity an output
+// must be before a wait calls it spendable. A busy node reorganises its
+// selected chain now and then: a coinbase output is then accepted by
+// another chain block, dated a little later, and the node's UTXO index
+// may still show the earlier date. An output at the bare maturity
+// boundary by the index can be immature by the node's own rule.
+const ReorgMargin = 20
+
+// SpendableSafely reports whether u stays spendable at virtualDAAScore
+// after a reorganisation of a few blocks (ReorgMargin).
+func SpendableSafely(u twophase.UTXO, virtualDAAScore uint64) bool {
+	return !u.Coinbase || (virtualDAAScore > ReorgMargin && Spendable(u, virtualDAAScore-ReorgMargin))
+}
+
 // spendable reads addr's outputs and the virtual DAA score, and returns
-// the outputs spendable now.
-func (n *Node) spendable(ctx context.Context, addr util.Address) (all, ready []twophase.UTXO, err error) {
+// the outputs that ok calls spendable at that score, oldest first.
+func (n *Node) spendable(ctx context.Context, addr util.Address, ok func(twophase.UTXO, uint64) bool) (all, ready []twophase.UTXO, err error) {
 	err = n.session(ctx, func(s *kaspanode.Session) error {
 		// The score first: an output listed after it is at most as old
 		// as the score says.
@@ -96,22 +111,25 @@ func (n *Node) spendable(ctx context.Context, addr util.Address) (all, ready []t
 			return err
 		}
 		for _, u := range all {
-			if Spendable(u, virtual) {
+			if ok(u, virtual) {
 				ready = append(ready, u)
 			}
 		}
 		return nil
 	})
+	// Oldest first: the outputs furthest from any reorganisation.
+	sort.SliceStable(ready, func(i, j int) bool { return ready[i].DAAScore < ready[j].DAAScore })
 	return all, ready, err
 }
 
-// WaitMature waits until addr holds at least count spendable outputs
-// (mined coinbase outputs past maturity, any other output at once) and
-// returns all its spendable outputs. An error when ctx ends first (with
-// the miner's last output) or the node does not answer.
+// WaitMature waits until addr holds at least count outputs that stay
+// spendable after a reorganisation of a few blocks (SpendableSafely:
+// mined coinbase outputs ReorgMargin past maturity, any other output at
+// once) and returns all of them, oldest first. An error when ctx ends
+// first (with the miner's last output) or the node does not answer.
 func (n *Node) WaitMature(ctx context.Context, addr util.Address, count int) ([]twophase.UTXO, error) {
 	for {
-		_, ready, err := n.spendable(ctx, addr)
+		_, ready, err := n.spendable(ctx, addr, SpendableSafely)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +148,7 @@ func (n *Node) WaitMature(ctx context.Context, addr util.Address, count int) ([]
 // Balance is what addr holds in sompi: in all its outputs, and in those
 // spendable now.
 func (n *Node) Balance(ctx context.Context, addr util.Address) (total, spendable uint64, err error) {
-	all, ready, err := n.spendable(ctx, addr)
+	all, ready, err := n.spendable(ctx, addr, Spendable)
 	if err != nil {
 		return 0, 0, err
 	}

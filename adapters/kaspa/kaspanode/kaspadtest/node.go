@@ -22,6 +22,12 @@ import (
 // DAA score plus this is below the virtual DAA score.
 var CoinbaseMaturity = kaspadproc.CoinbaseMaturity
 
+// SpendableSafely reports whether an output stays spendable at a virtual
+// DAA score after a reorganisation of a few blocks
+// (kaspadproc.SpendableSafely): what a test spends, so that the node's
+// own maturity rule cannot refuse it.
+var SpendableSafely = kaspadproc.SpendableSafely
+
 // Network is simnet as bridgelog's configs name it.
 const Network = kaspadproc.Network
 
@@ -176,7 +182,8 @@ func (n *Node) WaitDAAScore(t testing.TB, min uint64, timeout time.Duration) uin
 }
 
 // WaitMature waits (up to 2 minutes) until addr holds at least count
-// spendable outputs and returns them (kaspadproc.Node.WaitMature).
+// outputs that stay spendable after a reorganisation of a few blocks and
+// returns them, oldest first (kaspadproc.Node.WaitMature).
 func (n *Node) WaitMature(t testing.TB, addr util.Address, count int) []twophase.UTXO {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
