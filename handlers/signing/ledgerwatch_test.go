@@ -152,7 +152,9 @@ func TestWatchedLedgerForwardsInputStatus(t *testing.T) {
 
 type plainLedger struct{}
 
-func (plainLedger) View(context.Context) (twophase.LedgerView, error) { return twophase.LedgerView{}, nil }
+func (plainLedger) View(context.Context) (twophase.LedgerView, error) {
+	return twophase.LedgerView{}, nil
+}
 func (plainLedger) PayoutStatus(context.Context, twophase.Hash) (twophase.PayoutStatus, error) {
 	return twophase.PayoutStatus{}, nil
 }
