@@ -1,6 +1,7 @@
 package simledger
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,7 +35,8 @@ type output struct {
 	u        twophase.UTXO
 	spentDAA uint64 // 0: unspent
 	spentBy  twophase.Hash
-	gone     bool // taken away by a reorg
+	gone     bool   // taken away by a reorg
+	goneDAA  uint64 // when
 }
 
 type pendingTx struct {
@@ -216,9 +218,56 @@ func (l *Ledger) Invalidate(op twophase.Outpoint) bool {
 	if !ok || o.gone || o.spentDAA != 0 {
 		return false
 	}
-	o.gone = true
+	o.gone, o.goneDAA = true, l.daa
 	l.version++
 	return true
+}
+
+// SpendElsewhere spends an unspent output by a transaction that is not a
+// payout (a conflicting spend mined first), in a block at the current DAA
+// score; pending payouts spending it will never be accepted. It returns
+// that transaction's id, zero when the output is spent or unknown.
+func (l *Ledger) SpendElsewhere(op twophase.Outpoint) twophase.Hash {
+	o, ok := l.outs[op]
+	if !ok || o.gone || o.spentDAA != 0 {
+		return twophase.Hash{}
+	}
+	by := twophase.Hash(sha256.Sum256(append([]byte("conflict"), op.TxID[:]...)))
+	o.spentDAA, o.spentBy = max(l.daa, 1), by
+	l.version++
+	return by
+}
+
+// Drop takes a payout out of the mempool, as a node that evicts it (or
+// never relayed it); it can be submitted again. False when it is not
+// pending.
+func (l *Ledger) Drop(id twophase.Hash) bool {
+	for i, p := range l.mempool {
+		if p.id == id {
+			l.mempool = slices.Delete(l.mempool, i, i+1)
+			l.version++
+			return true
+		}
+	}
+	return false
+}
+
+// Input reports an outpoint as a node lagging lag behind sees it. An
+// outpoint the ledger never had is neither unspent nor spent nor gone.
+func (l *Ledger) Input(op twophase.Outpoint, lag uint64) twophase.InputStatus {
+	at := l.daa - min(lag, l.daa)
+	st := twophase.InputStatus{VirtualDAAScore: at}
+	o, ok := l.outs[op]
+	switch {
+	case !ok || o.u.DAAScore > at:
+	case o.gone && o.goneDAA <= at:
+		st.GoneSince = o.goneDAA
+	case o.spentDAA != 0 && o.spentDAA <= at:
+		st.SpentBy, st.SpentDAA = o.spentBy, o.spentDAA
+	default:
+		st.Unspent = true
+	}
+	return st
 }
 
 // View is the ledger as a node lagging lag DAA scores behind sees it:
@@ -323,6 +372,15 @@ func decodeTx(b []byte) (twophase.Template, []twophase.MemberSignature, error) {
 		return twophase.Template{}, nil, bad
 	}
 	return t, sigs, nil
+}
+
+// Decode reads a signed payout as Submit does: its id and template.
+func (l *Ledger) Decode(raw []byte) (twophase.Hash, twophase.Template, error) {
+	t, _, err := decodeTx(raw)
+	if err != nil {
+		return twophase.Hash{}, twophase.Template{}, err
+	}
+	return l.cfg.Rules.TxID(t), t, nil
 }
 
 // Dead reports whether t can never be accepted: an input was taken away

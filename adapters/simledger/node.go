@@ -50,3 +50,9 @@ func (n Node) Submit(_ context.Context, tx []byte) error {
 	_, err := n.Ledger.Submit(tx)
 	return err
 }
+
+// InputStatus is what the lagging node knows of an outpoint.
+func (n Node) InputStatus(_ context.Context, op twophase.Outpoint) (twophase.InputStatus, error) {
+	defer n.lock()()
+	return n.Ledger.Input(op, n.lag()), nil
+}

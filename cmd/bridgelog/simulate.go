@@ -17,6 +17,7 @@ var simulateFlags struct {
 	loss, duplicate, reorder         float64
 	partition, lag                   string
 	crash, invalidate, diverge       float64
+	losePayout                       float64
 	profile, behaviour               string
 	byzantine, reserveOutputs        int
 	seed                             uint64
@@ -58,6 +59,10 @@ Faults:
                                restarts from its log 0.5-3 s later
   --invalidate P               per event, an input of the first proposed
                                template is reorganised away before commit
+  --lose-payout P              per event, its first signed payout never
+                               lands: the node drops it (it is sent again)
+                               or a conflicting transaction spends an input
+                               (it is voided, once deep, and replaced)
   --lag SPEC                   SIGNER=DURATION, comma-separated; e.g.
                                --lag 3=2s makes signer 3's node see the
                                ledger and the source 2 s late
@@ -118,6 +123,7 @@ func init() {
 	f.StringVar(&fl.partition, "partition", "", "partitions, SIZES@START+DURATION (e.g. 2/3@10s+30s)")
 	f.Float64Var(&fl.crash, "crash", 0, "per event, probability that a signer crashes and restarts")
 	f.Float64Var(&fl.invalidate, "invalidate", 0, "per event, probability that a proposed input is reorganised away")
+	f.Float64Var(&fl.losePayout, "lose-payout", 0, "per event, probability that its first signed payout never lands (dropped, or an input spent by a conflicting transaction)")
 	f.StringVar(&fl.lag, "lag", "", "lagging nodes, SIGNER=DURATION (e.g. 3=2s)")
 	f.Float64Var(&fl.diverge, "diverge", 0, "per event, probability that half the honest signers' nodes see the first proposed input late")
 	f.StringVar(&fl.profile, "profile", "a", "fault model: a (crash faults, no equivocation, quorum > N/2) or b (up to f Byzantine, N >= 3f+1, lock certificates)")
@@ -149,7 +155,7 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg := simulate.Config{Signers: fl.signers, Quorum: fl.quorum, Events: fl.events, Streams: fl.streams,
-		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, Lags: lags, Seed: fl.seed,
+		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, LosePayout: fl.losePayout, Lags: lags, Seed: fl.seed,
 		Profile: twophase.Profile(fl.profile), Byzantine: fl.byzantine, Behaviour: simulate.Behaviour(fl.behaviour),
 		CheckProjections: fl.checkProjections, LogDir: fl.logDir}
 	cfg.Faults.Delay = time.Duration(fl.delayMs) * time.Millisecond

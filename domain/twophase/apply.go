@@ -68,6 +68,7 @@ func (f PayoutSubmitted) fold(s *State) { s.applySubmitted(f) }
 func (f Completed) fold(s *State)       { s.applyCompleted(f) }
 func (f Abandoned) fold(s *State)       { s.applyAbandoned(f) }
 func (f AdminReset) fold(s *State)      { s.applyReset(f) }
+func (f PayoutVoided) fold(s *State)    { s.applyVoided(f) }
 
 // Votes and round starts do not change which event holds the pool.
 func (VoteAccepted) isVoteOrRound() {}
@@ -257,6 +258,18 @@ func (s *State) applySigned(f TemplateSigned) {
 	if e.Canonical == f.Hash {
 		e.sigs[s.cfg.Self] = f.Signature
 	}
+}
+
+// applyVoided frees the signer to sign another template of the event:
+// the one it signed can never confirm.
+func (s *State) applyVoided(f PayoutVoided) {
+	e := s.events[f.EventID]
+	if e == nil || e.Signed == nil || e.Signed.Hash != f.TemplateHash {
+		return
+	}
+	e.Voided = append(e.Voided, f.TemplateHash)
+	e.Signed = nil
+	delete(e.sigs, s.cfg.Self)
 }
 
 func (s *State) applyRoundFailed(f RoundFailed) {

@@ -121,7 +121,8 @@ func (c *cluster) env(id twophase.PeerID) twophase.Env {
 	lag := c.lag[id]
 	return twophase.Env{Now: c.now,
 		View:   func() (twophase.LedgerView, error) { return c.ledger.View(lag), nil },
-		Payout: func(tx twophase.Hash) (twophase.PayoutStatus, error) { return c.ledger.Status(tx, lag), nil }}
+		Payout: func(tx twophase.Hash) (twophase.PayoutStatus, error) { return c.ledger.Status(tx, lag), nil },
+		Input:  func(op twophase.Outpoint) (twophase.InputStatus, error) { return c.ledger.Input(op, lag), nil }}
 }
 
 // take appends a step's facts and metrics to the node, then sends and submits.
@@ -278,16 +279,27 @@ func (c *cluster) checkSafety() {
 	}
 }
 
-// checkSignedOnce: member id signed at most one template per event.
+// checkSignedOnce: member id signed at most one template per event at a
+// time: another only after it recorded the first's payout void, and that
+// payout can really never be accepted on the ledger.
 func (c *cluster) checkSignedOnce(id twophase.PeerID) {
 	c.t.Helper()
 	signed := map[twophase.Hash]twophase.Hash{}
-	for _, f := range c.facts(id, twophase.TypeTemplateSigned) {
-		s := f.(twophase.TemplateSigned)
-		if h, ok := signed[s.EventID]; ok && h != s.Hash {
-			c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
+	for _, f := range c.nodes[id].log {
+		switch s := f.(type) {
+		case twophase.TemplateSigned:
+			if h, ok := signed[s.EventID]; ok && h != s.Hash {
+				c.t.Errorf("%s signed two templates for event %s", id, s.EventID.Short())
+			}
+			signed[s.EventID] = s.Hash
+		case twophase.PayoutVoided:
+			if t, ok := c.templateOf(s.TemplateHash); !ok || !c.ledger.Dead(t) {
+				c.t.Errorf("%s voided payout %s, which the ledger may still accept", id, s.TxID.Short())
+			}
+			if signed[s.EventID] == s.TemplateHash {
+				delete(signed, s.EventID)
+			}
 		}
-		signed[s.EventID] = s.Hash
 	}
 }
 

@@ -79,20 +79,24 @@ func (s *State) commitMetrics(e *EventState, t Trigger, env Env) {
 // signCommitted signs the committed template of the active event after
 // the mandatory pre-sign revalidation against the signer's current view
 // (section 8.5.6); when an input fails it signs nothing and the round
-// fails (Committed -> Failed). A signer signs one template per event,
-// ever: with another template signed it only waits.
+// fails (Committed -> Failed). A signer signs one template per event at a
+// time: with another template signed it waits until that payout is
+// proven void (see tryVoid).
 func (s *State) signCommitted(e *EventState, env Env) {
 	if e.Phase != PhaseCommitted || !s.isActive(e) {
 		return
 	}
-	if e.Signed != nil {
-		if e.Signed.Hash == e.Canonical && e.commitSent.IsZero() {
+	if e.Signed != nil && e.Signed.Hash == e.Canonical {
+		if e.commitSent.IsZero() {
 			s.sendCommit(e, "", false, env)
 		}
 		return
 	}
+	if e.Signed != nil && !s.tryVoid(e, env) {
+		return // another payout of the event is signed and may still confirm
+	}
 	kt := e.templates[e.Canonical]
-	if kt == nil || !kt.valid {
+	if kt == nil || !kt.valid || e.voided(e.Canonical) {
 		return
 	}
 	// The view before the payout's status (see checkPayout): a payout
@@ -130,7 +134,8 @@ func (s *State) signCommitted(e *EventState, env Env) {
 		s.observe(MetricPhaseTransitionErrors, "", 1)
 		return
 	}
-	s.emit(TemplateSigned{EventID: e.ID, Round: e.CommitRound, Hash: e.Canonical, TxID: kt.txID, Signature: sig, AtNs: ns(env.Now)})
+	s.emit(TemplateSigned{EventID: e.ID, Round: e.CommitRound, Hash: e.Canonical, TxID: kt.txID, Signature: sig,
+		After: uint32(len(e.Voided)), AtNs: ns(env.Now)})
 	s.sendCommit(e, "", false, env)
 	s.maybeSubmit(e, env)
 }
@@ -420,8 +425,9 @@ func (s *State) SubmitResult(sub Submission, err error, en Env) Step {
 }
 
 // checkPayout completes an event whose payout the ledger accepted and
-// that is deep enough; a signed payout that can never be accepted fails
-// the round.
+// that is deep enough; a payout that can never be accepted fails the
+// round: on proof (PayoutVoided) when this signer signed it, on its
+// view's word when it did not (its signature is not in that payout).
 func (s *State) checkPayout(e *EventState, en Env) {
 	kt := e.templates[e.Canonical]
 	if kt == nil || en.Payout == nil {
@@ -438,6 +444,14 @@ func (s *State) checkPayout(e *EventState, en Env) {
 	if st.Accepted {
 		if st.VirtualDAAScore >= st.DAAScore+s.cfg.Params.PayoutDepth {
 			s.complete(e, e.Canonical, kt.txID, st.DAAScore, en)
+		}
+		return
+	}
+	if e.Signed != nil && e.Signed.Hash == e.Canonical {
+		// Signed here: only a proof that it can never confirm ends this
+		// payout; until then it is sent again as it is (maybeSubmit).
+		if s.tryVoid(e, en) {
+			s.failRound(e, ReasonPayoutRejected, fmt.Sprintf("payout %s voided: an input is spent elsewhere or gone, %d deep", kt.txID.Short(), s.cfg.Params.PayoutDepth), en)
 		}
 		return
 	}

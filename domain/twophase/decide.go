@@ -153,7 +153,7 @@ func (s *State) progressEvent(a *EventState, env Env) {
 		s.castVote(a, env)
 	}
 	s.tryCommit(a, env)
-	if a.Phase == PhaseCommitted && a.Signed == nil {
+	if a.Phase == PhaseCommitted && (a.Signed == nil || a.Signed.Hash != a.Canonical) {
 		s.signCommitted(a, env)
 	}
 }

@@ -5,7 +5,7 @@ var FactTypes = []string{
 	TypeSignerStarted, TypeEventRequested, TypeEventRefused, TypeRoundStarted, TypeVoteAccepted,
 	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
 	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
-	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted,
+	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted, TypePayoutVoided,
 }
 
 // NewFact returns a zero fact of a type (a pointer, to decode into), or
@@ -50,6 +50,8 @@ func NewFact(typ string) Fact {
 		return new(LockCertAccepted)
 	case TypeAdminReinjected:
 		return new(AdminReinjected)
+	case TypePayoutVoided:
+		return new(PayoutVoided)
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ const (
 	TypeAdminReset        = "signing.admin_reset"
 	TypeAdminReinjected   = "signing.admin_reinjected"
 	TypeLockCertAccepted  = "signing.lock_cert_accepted"
+	TypePayoutVoided      = "signing.payout_voided"
 	aggregatePrefix       = "signing:"
 	signerAggregatePrefix = "signer:"
 )
@@ -229,19 +230,28 @@ func (e Committed) SourceKey() string {
 func (e Committed) AggregateID() string { return EventAggregate(e.EventID) }
 
 // TemplateSigned: the signer signed template Hash of the event. Written
-// once per event, ever: the source key is the event's alone, so a second
-// signature of anything would be a conflict on the log.
+// once per event and count of voided payouts: the source key is the
+// event's and After's alone, so a second signature of anything before a
+// PayoutVoided would be a conflict on the log.
 type TemplateSigned struct {
 	EventID   Hash   `msgpack:"event_id" json:"eventId"`
 	Round     uint32 `msgpack:"round" json:"round"`
 	Hash      Hash   `msgpack:"hash" json:"hash"`
 	TxID      Hash   `msgpack:"txid" json:"txid"`
 	Signature []byte `msgpack:"signature" json:"signature"`
-	AtNs      int64  `msgpack:"at" json:"at"`
+	// After is how many of this signer's signed payouts of the event were
+	// voided before this signature (0: its first).
+	After uint32 `msgpack:"after,omitempty" json:"after,omitempty"`
+	AtNs  int64  `msgpack:"at" json:"at"`
 }
 
-func (e TemplateSigned) EventType() string   { return TypeTemplateSigned }
-func (e TemplateSigned) SourceKey() string   { return eventKey(e.EventID, "signed") }
+func (e TemplateSigned) EventType() string { return TypeTemplateSigned }
+func (e TemplateSigned) SourceKey() string {
+	if e.After == 0 {
+		return eventKey(e.EventID, "signed") // the key of logs written before voids existed
+	}
+	return eventKey(e.EventID, "signed/after-void/%d", e.After)
+}
 func (e TemplateSigned) AggregateID() string { return EventAggregate(e.EventID) }
 
 // RoundFailed: Round ended without a usable commit; the next round starts
@@ -265,6 +275,29 @@ func (e RoundFailed) SourceKey() string {
 	return eventKey(e.EventID, "round/%d.%d/failed/%s/%s", e.Epoch, e.Round, e.Reason, e.Hash.Short())
 }
 func (e RoundFailed) AggregateID() string { return EventAggregate(e.EventID) }
+
+// PayoutVoided: the payout TxID of template TemplateHash, which this
+// signer signed, can provably never confirm: its input Outpoint was spent
+// by another transaction SpentBy accepted at AtDAAScore, or is gone (a
+// reorg took its creating block away; SpentBy zero) since AtDAAScore,
+// and that was at least PayoutDepth deep at VirtualDAAScore. Only after
+// it may the signer sign another template of the event.
+type PayoutVoided struct {
+	EventID         Hash     `msgpack:"event_id" json:"eventId"`
+	TemplateHash    Hash     `msgpack:"template_hash" json:"templateHash"`
+	TxID            Hash     `msgpack:"txid" json:"txid"`
+	Outpoint        Outpoint `msgpack:"outpoint" json:"outpoint"`
+	SpentBy         Hash     `msgpack:"spent_by,omitempty" json:"spentBy,omitempty"`
+	AtDAAScore      uint64   `msgpack:"at_daa" json:"atDAAScore"`
+	VirtualDAAScore uint64   `msgpack:"virtual_daa" json:"virtualDAAScore"`
+	AtNs            int64    `msgpack:"at" json:"at"`
+}
+
+func (e PayoutVoided) EventType() string { return TypePayoutVoided }
+func (e PayoutVoided) SourceKey() string {
+	return eventKey(e.EventID, "voided/%s", e.TemplateHash.Short())
+}
+func (e PayoutVoided) AggregateID() string { return EventAggregate(e.EventID) }
 
 // CommitConflict: a peer showed evidence for another hash than the one
 // this signer committed. Never acted on: commitments never switch.

@@ -44,6 +44,21 @@ type Env struct {
 	Now    time.Time
 	View   func() (LedgerView, error)
 	Payout func(txID Hash) (PayoutStatus, error)
+	// Input says what the node knows of an outpoint (nil: nothing, and a
+	// signed payout is then never voided, only sent again).
+	Input func(op Outpoint) (InputStatus, error)
+}
+
+// InputStatus is what the ledger says of one outpoint: unspent, spent by
+// an accepted transaction (at a DAA score), or gone (not in the UTXO set
+// and spent by no transaction the node knows: a reorg took away the block
+// that created it) since a DAA score; VirtualDAAScore is the node's now.
+type InputStatus struct {
+	Unspent         bool
+	SpentBy         Hash
+	SpentDAA        uint64
+	GoneSince       uint64
+	VirtualDAAScore uint64
 }
 
 // PayoutStatus is what the ledger says of a payout transaction.
@@ -150,7 +165,10 @@ type EventState struct {
 	cert       *LockCert
 	commitSent time.Time
 
-	Signed    *TemplateSigned
+	Signed *TemplateSigned
+	// Voided are the templates this signer signed whose payout was proven
+	// never to confirm (PayoutVoided): never signed again.
+	Voided    []Hash
 	sigs      map[PeerID][]byte // valid payout signatures of Canonical
 	Submitted int               // submission attempts
 	lastSub   time.Time

@@ -48,8 +48,8 @@ func (s *State) Tick(en Env) Step {
 			if e.Phase != PhaseCommitted {
 				continue
 			}
-			if e.Signed == nil {
-				s.signCommitted(e, en)
+			if e.Signed == nil || e.Signed.Hash != e.Canonical {
+				s.signCommitted(e, en) // with another payout signed: once it is proven void
 			} else if e.Signed.Hash == e.Canonical && en.Now.Sub(e.commitSent) >= 3*p.Tick {
 				s.sendCommit(e, "", true, en) // no payout yet: every member collects
 			}

@@ -135,3 +135,21 @@ func (w *WatchedLedger) Submit(ctx context.Context, tx []byte) error {
 	}
 	return l.Submit(ctx, tx)
 }
+
+// ErrNoInputStatus: the attached ledger cannot say what became of an
+// outpoint; a signed payout is then only sent again, never voided.
+var ErrNoInputStatus = errors.New("ledger cannot report an outpoint's status")
+
+// InputStatus asks the attached node what became of an outpoint, when
+// its client can say (InputLedger).
+func (w *WatchedLedger) InputStatus(ctx context.Context, op twophase.Outpoint) (twophase.InputStatus, error) {
+	l, err := w.current()
+	if err != nil {
+		return twophase.InputStatus{}, err
+	}
+	il, ok := l.(InputLedger)
+	if !ok {
+		return twophase.InputStatus{}, ErrNoInputStatus
+	}
+	return il.InputStatus(ctx, op)
+}

@@ -131,3 +131,37 @@ func decodeInto(t *testing.T, env topics.Envelope, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestWatchedLedgerForwardsInputStatus: a watched node whose client can
+// say what became of an outpoint answers through the watch; one that
+// cannot says so with a typed error (and a signed payout is then never
+// voided).
+func TestWatchedLedgerForwardsInputStatus(t *testing.T) {
+	w := &signing.WatchedLedger{Step: "kaspa_node", StallAfter: time.Minute}
+	var _ signing.InputLedger = w
+	w.Attach(plainLedger{})
+	if _, err := w.InputStatus(context.Background(), twophase.Outpoint{}); !errors.Is(err, signing.ErrNoInputStatus) {
+		t.Fatalf("plain ledger: %v, want ErrNoInputStatus", err)
+	}
+	w.Attach(inputLedger{})
+	st, err := w.InputStatus(context.Background(), twophase.Outpoint{})
+	if err != nil || st.GoneSince != 7 {
+		t.Fatalf("input ledger: %+v, %v", st, err)
+	}
+}
+
+type plainLedger struct{}
+
+func (plainLedger) View(context.Context) (twophase.LedgerView, error) {
+	return twophase.LedgerView{}, nil
+}
+func (plainLedger) PayoutStatus(context.Context, twophase.Hash) (twophase.PayoutStatus, error) {
+	return twophase.PayoutStatus{}, nil
+}
+func (plainLedger) Submit(context.Context, []byte) error { return nil }
+
+type inputLedger struct{ plainLedger }
+
+func (inputLedger) InputStatus(context.Context, twophase.Outpoint) (twophase.InputStatus, error) {
+	return twophase.InputStatus{GoneSince: 7, VirtualDAAScore: 9}, nil
+}

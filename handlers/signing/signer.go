@@ -45,6 +45,14 @@ type Ledger interface {
 	Submit(ctx context.Context, tx []byte) error
 }
 
+// InputLedger is a Ledger that also says what became of an outpoint
+// (spent by which transaction, at which DAA score, or gone): with it a
+// signer can prove a signed payout void and sign another (see
+// twophase.VoidProof); without it a signed payout is only sent again.
+type InputLedger interface {
+	InputStatus(ctx context.Context, op twophase.Outpoint) (twophase.InputStatus, error)
+}
+
 // SourceProver checks, against the signer's own chain node, that an event
 // a peer proposed really happened and is deep enough (the source proof
 // of an event the signer's own source has not confirmed yet).
@@ -186,6 +194,20 @@ func (s *Signer) env(ctx context.Context) twophase.Env {
 			defer cancel()
 			return s.cfg.Ledger.PayoutStatus(c, tx)
 		},
+		Input: s.inputStatus(ctx),
+	}
+}
+
+// inputStatus is the Env's Input when the ledger can answer it.
+func (s *Signer) inputStatus(ctx context.Context) func(twophase.Outpoint) (twophase.InputStatus, error) {
+	il, ok := s.cfg.Ledger.(InputLedger)
+	if !ok {
+		return nil
+	}
+	return func(op twophase.Outpoint) (twophase.InputStatus, error) {
+		c, cancel := context.WithTimeout(ctx, s.cfg.LedgerTimeout)
+		defer cancel()
+		return il.InputStatus(c, op)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kaspanet/kaspad/util"
 
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 // Errors. Each error a call returns wraps one of them.
@@ -145,6 +146,11 @@ type Client struct {
 	lastErr error // why the last dial failed, while disconnected
 
 	chain follower
+
+	// missing holds, per outpoint InputStatus found gone, the virtual DAA
+	// score of the first miss (guarded by mu; only signed payouts' inputs
+	// are asked about, and an output seen again is forgotten).
+	missing map[twophase.Outpoint]uint64
 
 	life context.Context // ends at Close
 	stop context.CancelFunc

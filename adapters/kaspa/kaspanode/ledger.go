@@ -261,3 +261,41 @@ func submitted(name string, id twophase.Hash, r *appmessage.SubmitTransactionRes
 	}
 	return &RefusedError{TxID: id, Reason: r.Error.Message}
 }
+
+// InputStatus says what the node shows of one of the group's outpoints:
+// unspent (in the UTXO index), or gone since the virtual DAA score at
+// which this client first found it missing. kaspad keeps no index of the
+// transaction that spent an output, so a spend by another transaction is
+// reported as gone too: the signer's proof that a signed payout can never
+// confirm then waits payoutDepth from the first miss, and the signer
+// reads the payout's own acceptance after this (a payout that spent the
+// input itself shows as accepted and is never voided). A restart forgets
+// the first misses, which only makes the wait longer.
+func (c *Client) InputStatus(ctx context.Context, op twophase.Outpoint) (twophase.InputStatus, error) {
+	utxos, err := c.utxos(ctx)
+	if err != nil {
+		return twophase.InputStatus{}, err
+	}
+	info, err := c.blockDAGInfo(ctx)
+	if err != nil {
+		return twophase.InputStatus{}, err
+	}
+	st := twophase.InputStatus{VirtualDAAScore: info.VirtualDAAScore}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.ContainsFunc(utxos, func(u twophase.UTXO) bool { return u.Outpoint == op }) {
+		delete(c.missing, op)
+		st.Unspent = true
+		return st, nil
+	}
+	if c.missing == nil {
+		c.missing = map[twophase.Outpoint]uint64{}
+	}
+	since, ok := c.missing[op]
+	if !ok {
+		since = info.VirtualDAAScore
+		c.missing[op] = since
+	}
+	st.GoneSince = since
+	return st, nil
+}

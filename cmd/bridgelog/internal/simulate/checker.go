@@ -30,7 +30,7 @@ type checker struct {
 	keyConflicts, thefts, doubleSpendAttempts       int
 	equivocations, rejectedVotes, conflicts         int
 	retries, timeouts, abandonFacts                 int
-	invalidated, diverged                           int
+	invalidated, diverged, voided                   int
 	// reserve holds the reserve events (splits) honest signers requested;
 	// refused counts what they refused by reason (reserve and round-jump
 	// defences).
@@ -181,6 +181,8 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			if t, ok := c.tmpl[f.Hash]; !ok || !c.paysEvent(t, f.EventID) {
 				c.thefts++
 			}
+		case twophase.PayoutVoided:
+			c.voidedPayout(self, f)
 		case twophase.RoundFailed:
 			if f.Reason == twophase.ReasonTimeoutNoQuorum {
 				c.timeouts++
@@ -205,6 +207,21 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			c.abandonFacts++
 			c.release(self, f.EventID)
 		}
+	}
+}
+
+// voidedPayout frees a signer to sign another template of the event only
+// when the voided payout can really never be accepted on the ledger: a
+// void without that is counted as a double sign.
+func (c *checker) voidedPayout(self twophase.PeerID, f twophase.PayoutVoided) {
+	c.voided++
+	k := signKey{self, f.EventID}
+	if t, ok := c.tmpl[f.TemplateHash]; !ok || !c.w.ledger.Dead(t) {
+		c.doubleSigns++
+		return
+	}
+	if c.signed[k] == f.TemplateHash {
+		delete(c.signed, k)
 	}
 }
 

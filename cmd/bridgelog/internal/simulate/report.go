@@ -96,6 +96,13 @@ type Report struct {
 	StateSyncsThrottled  int `json:"state_syncs_throttled"`
 	CommitConflicts      int `json:"commit_conflicts"`
 	InputsInvalidated    int `json:"inputs_invalidated"`
+	// PayoutsDropped and PayoutsConflicted count the signed payouts
+	// --lose-payout lost (dropped by the node, or an input spent by a
+	// conflicting transaction); PayoutsVoided the voids honest signers
+	// recorded (each proven on the ledger, or counted as a double sign).
+	PayoutsDropped    int `json:"payouts_dropped"`
+	PayoutsConflicted int `json:"payouts_conflicted"`
+	PayoutsVoided     int `json:"payouts_voided"`
 	// ViewsDiverged counts events whose first input some honest nodes saw
 	// late (--diverge).
 	ViewsDiverged int `json:"views_diverged"`
@@ -201,7 +208,7 @@ func (w *world) report() Report {
 		TheftsSigned: c.thefts, DoubleSpendAttempts: c.doubleSpendAttempts, DoubleSpends: w.doubleSpends(),
 		Retries: c.retries, TimeoutsWithoutQuoum: c.timeouts, Equivocations: c.equivocations, InvalidRejected: c.rejectedVotes,
 		StateSyncsThrottled: int(w.stats.totals[twophase.MetricStateSyncThrottled]), CommitConflicts: c.conflicts,
-		InputsInvalidated: c.invalidated, ViewsDiverged: c.diverged, LockConflicts: int(w.stats.honest[twophase.MetricOutpointLockConflicts]),
+		InputsInvalidated: c.invalidated, PayoutsDropped: w.lost.Dropped, PayoutsConflicted: w.lost.Conflicted, PayoutsVoided: c.voided, ViewsDiverged: c.diverged, LockConflicts: int(w.stats.honest[twophase.MetricOutpointLockConflicts]),
 		VirtualSeconds: w.sched.Now().Sub(epoch).Seconds()}
 	for _, id := range w.ids {
 		r.Crashes += w.nodes[id].crashes
@@ -261,13 +268,7 @@ func (w *world) report() Report {
 // one output to the event's destination with its amount, the others to
 // the group; anything else is a wrong payout, a second one a double.
 func (w *world) payouts(r *Report) []bool {
-	if w.byScript == nil {
-		w.byScript = map[string]int{}
-		for i, ev := range w.events {
-			sc, _ := simledgerRules.ScriptFor(ev.Destination)
-			w.byScript[string(sc.Bytes)] = i
-		}
-	}
+	w.indexScripts()
 	paid := make([]bool, len(w.events))
 	for _, a := range w.ledger.AcceptedSince(0) {
 		if isSplit(a.Template, w.group.ChangeScript, w.cfg.Params.ReserveOutputs) {
@@ -370,6 +371,10 @@ func (r Report) WriteText(out io.Writer) {
 		r.PayoutLatencyMs.P50, r.PayoutLatencyMs.P95, r.PayoutLatencyMs.P99, r.PayoutLatencyMs.Max, r.PayoutsPerMinute)
 	fmt.Fprintf(out, "faults      %d messages sent, %d lost, %d duplicated, %d cut by partitions; %d crashes, %d inputs reorganised away, %d seen late by some nodes\n",
 		r.MessagesSent, r.MessagesLost, r.MessagesDuplicate, r.MessagesCutOff, r.Crashes, r.InputsInvalidated, r.ViewsDiverged)
+	if r.PayoutsDropped+r.PayoutsConflicted+r.PayoutsVoided > 0 {
+		fmt.Fprintf(out, "lost        %d signed payouts dropped by the node (sent again), %d with an input spent by a conflicting transaction; %d voids recorded\n",
+			r.PayoutsDropped, r.PayoutsConflicted, r.PayoutsVoided)
+	}
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d lock conflicts, %d state syncs throttled\n",
 		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.LockConflicts, r.StateSyncsThrottled)
 	if r.ReserveEvents+r.ReserveSplits > 0 || len(r.Refused) > 0 {

@@ -16,6 +16,15 @@ type nodeLedger struct {
 	simledger.Node
 	n     *node
 	depth uint64 // MinInputDepth
+	w     *world
+}
+
+// Submit hands a payout to the ledger, unless --lose-payout loses it.
+func (l nodeLedger) Submit(ctx context.Context, tx []byte) error {
+	if l.w != nil && l.w.losePayout(tx) {
+		return nil // the node says it took it, and never relays it
+	}
+	return l.Node.Submit(ctx, tx)
 }
 
 // View is the lagging node's view with its late outputs made shallow.

@@ -50,6 +50,7 @@ type world struct {
 	byzantine Byzantine      // what the Byzantine signers did
 	byScript  map[string]int // destination script -> event
 	settledTo int            // events before it are settled
+	lost      lostPayouts    // --lose-payout
 }
 
 var simledgerRules = simledger.Rules{}
@@ -97,7 +98,7 @@ func newWorld(cfg Config) (*world, error) {
 		n := &node{id: id, index: i, lag: cfg.Lags[i+1]}
 		n.log = memlog.New(memlog.WithClock(w.sched.Now))
 		lagDAA := uint64(n.lag.Seconds() * float64(cfg.DAAPerSecond))
-		n.ledger = nodeLedger{Node: simledger.Node{Ledger: w.ledger, Lag: func() uint64 { return lagDAA }}, n: n, depth: cfg.Params.MinInputDepth}
+		n.ledger = nodeLedger{Node: simledger.Node{Ledger: w.ledger, Lag: func() uint64 { return lagDAA }}, n: n, depth: cfg.Params.MinInputDepth, w: w}
 		if i >= cfg.Signers-cfg.Byzantine {
 			n.adv = newAdversary(w, n)
 		}
