@@ -5,8 +5,6 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"math/big"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/evm/gethproc"
+	"github.com/bridgelog/bridgelog/adapters/evm/gethproc/gethtest"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -161,22 +160,7 @@ func TestDriveMintOutOfGasRaceOnGeth(t *testing.T) {
 	// busy machine; the chain's part then takes seconds.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	bin, err := gethproc.Build(ctx, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := bin.StartDev(ctx, filepath.Join(t.TempDir(), "geth"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("geth --dev:\n%s", dev.OutputTail(40))
-		}
-		if err := dev.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
+	dev := gethtest.Dev(t, ctx)
 	var keys []*ecdsa.PrivateKey
 	var addrs []common.Address
 	for range 3 { // admin, relayer, recipient

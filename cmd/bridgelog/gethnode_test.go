@@ -28,6 +28,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet/cleftest"
 	"github.com/bridgelog/bridgelog/adapters/evm/gethproc"
+	"github.com/bridgelog/bridgelog/adapters/evm/gethproc/gethtest"
 	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
@@ -35,28 +36,8 @@ import (
 	"github.com/bridgelog/bridgelog/topics"
 )
 
-// gethDev builds geth (once per machine) and starts a geth --dev node for
-// the test, stopped when it ends (its log shown when the test failed).
-func gethDev(t *testing.T, ctx context.Context) *gethproc.Dev {
-	t.Helper()
-	bin, err := gethproc.Build(ctx, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := bin.StartDev(ctx, filepath.Join(t.TempDir(), "geth"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("geth --dev:\n%s", dev.OutputTail(40))
-		}
-		if err := dev.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return dev
-}
+// gethDev starts a geth --dev node for the test.
+func gethDev(t *testing.T, ctx context.Context) *gethproc.Dev { return gethtest.Dev(t, ctx) }
 
 // gethOperator is an operator at a geth --dev node, with a client.
 type gethOperator struct {
