@@ -142,7 +142,7 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	}
 
 	d := &deployment{o: o, signer: wallet, log: log,
-		dist:  &deployed{creation: contracts.DistributorCreation(w.from, w.relayer), chain: lock},
+		dist: &deployed{creation: contracts.DistributorCreation(w.from, w.relayer), chain: lock},
 		token: &deployed{creation: contracts.TokenCreation(o.tokenName, o.tokenSymbol, w.from, w.relayer,
 			contracts.KaspaBurnRules{MinSompi: o.kaspaMinSompi, Prefix: o.kaspaPrefix}), chain: exec}}
 	if err := d.run(ctx, w); err != nil {
