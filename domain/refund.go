@@ -67,8 +67,10 @@ type RefundCompleted struct {
 	AlreadyDone bool   `msgpack:"already_done" json:"alreadyDone"`
 }
 
-func (e RefundCompleted) EventType() string   { return TypeRefundCompleted }
-func (e RefundCompleted) SourceKey() string   { return e.Burn.WithdrawalToKaspaID() + "/refund/completed" }
+func (e RefundCompleted) EventType() string { return TypeRefundCompleted }
+func (e RefundCompleted) SourceKey() string {
+	return e.Burn.WithdrawalToKaspaID() + "/refund/completed"
+}
 func (e RefundCompleted) AggregateID() string { return e.Burn.WithdrawalToKaspaID() }
 
 // RefundFailed: the token refused the refund for a reason that would
@@ -96,7 +98,9 @@ func (e RefundCertificateRefused) EventType() string { return TypeRefundCertific
 func (e RefundCertificateRefused) SourceKey() string {
 	return e.Certificate.Burn.WithdrawalToKaspaID() + refundCertificateRefusedInfix + CertificateDigest(e.Certificate)
 }
-func (e RefundCertificateRefused) AggregateID() string { return e.Certificate.Burn.WithdrawalToKaspaID() }
+func (e RefundCertificateRefused) AggregateID() string {
+	return e.Certificate.Burn.WithdrawalToKaspaID()
+}
 
 // CertificateDigest is a hex digest of everything in c, signatures
 // included: two certificates with the same digest are the same bytes.
