@@ -174,6 +174,7 @@ func TestRefundCertificateEndToEnd(t *testing.T) {
 	if s, err := tb.b.reader.Stats(context.Background()); err != nil || s.Gas["refund"].Count != 1 {
 		t.Fatalf("refund transactions %+v (%v), want still 1: the guard's verdict completes it without a send", s.Gas["refund"], err)
 	}
+	assertReplayEqual(t, tb) // the refunds table rebuilds from the log as it was folded live
 	tb.close()
 	var st strings.Builder
 	rootCmd.SetOut(&st)
