@@ -116,6 +116,17 @@ func CertificateDigest(c RefusalCertificate) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// RefundVerdictKey names a certificate's verdict: the burn's id when it
+// is requested (one refund per burn, whichever copy), the burn's id and
+// the certificate's digest when it is refused (each bad copy its own).
+// The refunds projection keys its rows by it.
+func RefundVerdictKey(c RefusalCertificate, refused bool) string {
+	if refused {
+		return c.Burn.WithdrawalToKaspaID() + "#refused/" + CertificateDigest(c)
+	}
+	return c.Burn.WithdrawalToKaspaID()
+}
+
 // RefundTask is a requested refund not yet completed or failed, with its
 // open intents.
 type RefundTask struct {

@@ -60,24 +60,55 @@ type RefundIntake struct {
 	Appender *Appender
 	Metrics  RefundMetrics
 	Logger   *slog.Logger
+	// Known, if set, says whether a verdict is on the log already (the
+	// refunds projection, caught up): a burn already requested, or the
+	// same certificate already refused, is not appended again. Another
+	// copy of a requested burn's certificate (another signature set,
+	// another endpoint) would otherwise be a conflicting duplicate.
+	Known RefundLedger
 
-	seen map[string]bool // certificate digests already on the log, this run
+	seen map[string]bool // verdict keys appended this run
+}
+
+// RefundLedger is what the intake asks the refunds projection.
+type RefundLedger interface {
+	RefundKnown(ctx context.Context, key string) (bool, error)
+}
+
+// verify is the verdict on c: nil, or why it is refused.
+func (in *RefundIntake) verify(c domain.RefusalCertificate) error {
+	if err := domain.VerifyRefusal(c, in.Group.ID, in.Group.Keys, in.Group.Quorum); err != nil {
+		return err
+	}
+	return domain.CheckRefundable(c, in.Token)
+}
+
+// known reports whether c's verdict was appended, this run or before.
+func (in *RefundIntake) known(ctx context.Context, c domain.RefusalCertificate) (bool, error) {
+	key := domain.RefundVerdictKey(c, in.verify(c) != nil)
+	if in.seen[key] {
+		return true, nil
+	}
+	if in.Known == nil {
+		return false, nil
+	}
+	return in.Known.RefundKnown(ctx, key)
 }
 
 // Accept verifies c and appends what the relay makes of it. The error
 // wraps ErrCertificateRefused for a certificate refused (its event is
 // appended), anything else for a failure to append.
 func (in *RefundIntake) Accept(ctx context.Context, c domain.RefusalCertificate, source string) error {
-	err := domain.VerifyRefusal(c, in.Group.ID, in.Group.Keys, in.Group.Quorum)
-	if err == nil {
-		err = domain.CheckRefundable(c, in.Token)
+	if in.seen == nil {
+		in.seen = map[string]bool{}
 	}
-	if err != nil {
+	if err := in.verify(c); err != nil {
 		reason := refusalReason(err)
 		ev := domain.RefundCertificateRefused{Certificate: c, Source: source, Reason: reason + ": " + err.Error()}
 		if _, aerr := in.Appender.Append(ctx, Cause{CorrelationID: ev.AggregateID()}, ev); aerr != nil {
 			return aerr
 		}
+		in.seen[domain.RefundVerdictKey(c, true)] = true
 		refundMetricsOr(in.Metrics).CertificateRefused(reason)
 		loggerOr(in.Logger).Warn("refusal certificate refused; nothing is refunded", "burn_id", ev.AggregateID(),
 			"source", source, "reason", reason, "error", err)
@@ -87,6 +118,7 @@ func (in *RefundIntake) Accept(ctx context.Context, c domain.RefusalCertificate,
 	if _, err := in.Appender.Append(ctx, Cause{CorrelationID: ev.AggregateID()}, ev); err != nil {
 		return err
 	}
+	in.seen[domain.RefundVerdictKey(c, false)] = true
 	loggerOr(in.Logger).Info("refund requested", "burn_id", ev.AggregateID(), "source", source, "burner", c.Burner.Hex(),
 		"amount", c.Amount.String(), "reason", c.Reason)
 	return nil
@@ -111,9 +143,6 @@ func refusalReason(err error) string {
 // in this run; it returns how many it requested and refused. A source
 // that fails is reported after the others had their turn.
 func (in *RefundIntake) Poll(ctx context.Context) (requested, refused int, err error) {
-	if in.seen == nil {
-		in.seen = map[string]bool{}
-	}
 	var errs []error
 	for _, s := range in.Sources {
 		certs, serr := s.Certificates(ctx)
@@ -121,8 +150,11 @@ func (in *RefundIntake) Poll(ctx context.Context) (requested, refused int, err e
 			errs = append(errs, serr)
 		}
 		for _, lc := range certs {
-			d := domain.CertificateDigest(lc.Certificate)
-			if !in.seen[d] {
+			known, kerr := in.known(ctx, lc.Certificate)
+			if kerr != nil {
+				return requested, refused, kerr
+			}
+			if !known {
 				aerr := in.Accept(ctx, lc.Certificate, lc.Source)
 				switch {
 				case errors.Is(aerr, ErrCertificateRefused):
@@ -132,7 +164,6 @@ func (in *RefundIntake) Poll(ctx context.Context) (requested, refused int, err e
 				default:
 					requested++
 				}
-				in.seen[d] = true
 			}
 			if lc.Done != nil {
 				if err := lc.Done(); err != nil {

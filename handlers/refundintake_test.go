@@ -96,24 +96,29 @@ func TestRefundIntakeRefusesBadCertificates(t *testing.T) {
 	unknown := f.cert(5, "s1")
 	unknown.Signatures = append(unknown.Signatures, domain.MemberSignature{Member: "s9", Signature: unknown.Signatures[0].Signature})
 	good := f.cert(1, "s1", "s3")
+	// The same verdict on burn 1 by another quorum: a copy, not a
+	// conflicting second request.
+	goodToo := f.cert(1, "s2", "s3")
 	m := &countingRefundMetrics{refused: map[string]int{}}
 	in := &RefundIntake{Group: f.group, Token: f.token, Appender: &Appender{Log: lg, Catalog: topics.DefaultCatalog()},
 		Metrics: m, Logger: quietLogger,
-		Sources: []CertificateSource{staticSource{good, other, f.cert(4, "s2", "s2"), tampered, unknown, foreign, good}}}
+		Sources: []CertificateSource{staticSource{good, other, f.cert(4, "s2", "s2"), tampered, unknown, foreign, good, goodToo}}}
 	ctx := context.Background()
 	for range 2 {
 		if _, _, err := in.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A restarted relay hands them over again: the log takes duplicates.
-	in2 := &RefundIntake{Group: f.group, Token: f.token, Appender: in.Appender, Logger: quietLogger, Sources: in.Sources}
-	if _, _, err := in2.Poll(ctx); err != nil {
-		t.Fatal(err)
+	// A restarted relay is handed them again: the projection knows every
+	// verdict, so nothing is appended again.
+	in2 := &RefundIntake{Group: f.group, Token: f.token, Appender: in.Appender, Logger: quietLogger, Sources: in.Sources,
+		Known: logVerdicts{t, lg}}
+	if requested, refused, err := in2.Poll(ctx); err != nil || requested+refused != 0 {
+		t.Fatalf("restarted intake requested %d refused %d (%v), want nothing appended", requested, refused, err)
 	}
 	requested := sourceKeyCounts(t, lg, domain.TypeRefundRequested)
-	if len(requested) != 1 || requested[good.Burn.WithdrawalToKaspaID()+"/refund/requested"] == 0 {
-		t.Fatalf("refund.requested %v, want only burn 1's", requested)
+	if len(requested) != 1 || requested[good.Burn.WithdrawalToKaspaID()+"/refund/requested"] != 1 {
+		t.Fatalf("refund.requested %v, want burn 1's once", requested)
 	}
 	refused := map[string]string{}
 	for _, e := range events(t, lg, topics.TopicBridge) {
@@ -191,4 +196,36 @@ func TestHTTPRefusalsAndInbox(t *testing.T) {
 	if n := len(sourceKeyCounts(t, lg, domain.TypeRefundRequested)); n != 3 {
 		t.Fatalf("%d refunds requested, want 3", n)
 	}
+}
+
+// logVerdicts is the refunds projection's RefundKnown, read off the log.
+type logVerdicts struct {
+	t  *testing.T
+	lg topics.Log
+}
+
+func (v logVerdicts) RefundKnown(_ context.Context, key string) (bool, error) {
+	for _, e := range events(v.t, v.lg, topics.TopicBridge) {
+		var c domain.RefusalCertificate
+		switch e.Type {
+		case domain.TypeRefundRequested:
+			var r domain.RefundRequested
+			if err := topics.DecodePayload(e.Payload, &r); err != nil {
+				return false, err
+			}
+			c = r.Certificate
+			if domain.RefundVerdictKey(c, false) == key {
+				return true, nil
+			}
+		case domain.TypeRefundCertificateRefused:
+			var r domain.RefundCertificateRefused
+			if err := topics.DecodePayload(e.Payload, &r); err != nil {
+				return false, err
+			}
+			if domain.RefundVerdictKey(r.Certificate, true) == key {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -63,19 +63,38 @@ var (
 	settleRefund  = refundTable.update("status", "tx_hash", "outcome", "gas_used", "block_number", "settled_at")
 	refundsIn     = refundTable.selectLive("status = ? ORDER BY requested_at, key LIMIT ?", "certificate_json")
 	refundsCounts = refundTable.countBy("status")
+	refundByKey   = refundTable.selectLive("key = ?", "status")
 )
+
+// RefundKnown reports whether the refunds table has a row of key (see
+// domain.RefundVerdictKey): that certificate's verdict is on the log already.
+func (r BridgeReader) RefundKnown(ctx context.Context, key string) (bool, error) {
+	found := false
+	err := r.read(ctx, func(tx Tx) error {
+		t, err := table(ctx, tx, Refunds{}.Name(), "refunds")
+		if err != nil || t == "" {
+			return err
+		}
+		return queryEach(ctx, tx, refundByKey.on(t), []any{key}, func(rows RowScanner) error {
+			found = true
+			var s string
+			return rows.Scan(&s)
+		})
+	})
+	return found, err
+}
 
 func (p Refunds) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	at := nullTime(ev.Envelope.RecordedAt)
 	switch e := ev.Body.(type) {
 	case *domain.RefundRequested:
 		r := refusalRow(e.Certificate, e.Source, at)
-		r.key, r.status = r.burnID, RefundRequested
+		r.key, r.status = domain.RefundVerdictKey(e.Certificate, false), RefundRequested
 		_, err := tx.Exec(ctx, insertRefund, refundTable.args(&r, nil, false)...)
 		return err
 	case *domain.RefundCertificateRefused:
 		r := refusalRow(e.Certificate, e.Source, at)
-		r.key, r.status, r.outcome = r.burnID+"#refused/"+domain.CertificateDigest(e.Certificate), RefundRefused, e.Reason
+		r.key, r.status, r.outcome = domain.RefundVerdictKey(e.Certificate, true), RefundRefused, e.Reason
 		_, err := tx.Exec(ctx, insertRefund, refundTable.args(&r, nil, false)...)
 		return err
 	case *domain.RefundCompleted:

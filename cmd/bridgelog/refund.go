@@ -14,6 +14,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
 )
 
@@ -75,12 +76,35 @@ func runRefund(ctx context.Context, configPath, certPath string, stdout io.Write
 		return err
 	}
 	defer lg.Close()
+	if known, err := verdictOnStore(ctx, intake, cert); err != nil {
+		return err
+	} else if known {
+		fmt.Fprintf(stdout, "the log has this certificate's verdict already (burn %s): nothing appended\n", burn)
+		return checkedLocally(intake, cert)
+	}
 	intake.Appender = &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
 	if err := intake.Accept(ctx, cert, "file:"+filepath.Base(certPath)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "refund of %s requested: %s to %s; the relay mints it back once\n", burn, cert.Amount, cert.Burner.Hex())
 	return nil
+}
+
+// verdictOnStore reports whether the relay's store has cert's verdict:
+// another copy of a requested burn's certificate is then not appended (it
+// would be a conflicting duplicate). No store yet: not known.
+func verdictOnStore(ctx context.Context, in *handlers.RefundIntake, cert domain.RefusalCertificate) (bool, error) {
+	st, err := openStoreReader(ctx)
+	var nd *noDataError
+	if errors.As(err, &nd) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer st.Close()
+	key := domain.RefundVerdictKey(cert, checkedLocally(in, cert) != nil)
+	return projections.BridgeReader{Store: st}.RefundKnown(ctx, key)
 }
 
 // checkedLocally is the verdict the relay will reach, for the exit code.

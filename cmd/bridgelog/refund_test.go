@@ -96,9 +96,10 @@ func refundCounts(t *testing.T, tb *testBridge) map[string]int64 {
 // TestRefundCertificateEndToEnd: `bridgelog refund --certificate` beside a
 // running relay on the dev chain leaves the certificate in the relay's
 // inbox; the relay verifies it and mints the burn back once (a tampered
-// copy is refused, nothing sent). A second copy appended while the relay
-// is stopped changes nothing. A burn refunded on chain already (the
-// token's guard) completes as already processed, minting nothing more.
+// copy is refused, nothing sent). A second copy handed over while the
+// relay is stopped changes nothing. A certificate appended to a stopped
+// relay's log, of a burn refunded on chain already (the token's guard),
+// completes as already processed, minting nothing more.
 func TestRefundCertificateEndToEnd(t *testing.T) {
 	f := newSignerFixture(t, 3, 2)
 	groupPath := f.write(t)
@@ -136,10 +137,11 @@ func TestRefundCertificateEndToEnd(t *testing.T) {
 		t.Fatalf("inbox still holds %v", left)
 	}
 
-	// A second copy, appended to the log of a stopped relay, is a
-	// duplicate: nothing is sent again.
+	// A second copy, by another quorum, handed over while the relay is
+	// stopped: the store has the burn's verdict, nothing is appended.
 	tb.close()
-	if out, err := runRefundCmd(t, tb, cfgPath, goodPath); err != nil || !strings.Contains(out, "refund of") {
+	copyPath := writeCertJSON(t, filepath.Join(t.TempDir(), "copy.json"), refusal(group, tb.cfg.Token, burn, burner, ether(300), "s1", "s2"))
+	if out, err := runRefundCmd(t, tb, cfgPath, copyPath); err != nil || !strings.Contains(out, "nothing appended") {
 		t.Fatalf("refund with the relay stopped: %v\n%s", err, out)
 	}
 	tb.open()
@@ -164,9 +166,13 @@ func TestRefundCertificateEndToEnd(t *testing.T) {
 	}
 	tb.mined(tx.Hash())
 	tb.assertBalance(0, ether(1000))
-	if out, err := runRefundCmd(t, tb, cfgPath, writeCertJSON(t, filepath.Join(t.TempDir(), "second.json"), second)); err != nil {
+	// Handed over while the relay is stopped: appended to its log.
+	tb.close()
+	if out, err := runRefundCmd(t, tb, cfgPath, writeCertJSON(t, filepath.Join(t.TempDir(), "second.json"), second)); err != nil ||
+		!strings.Contains(out, "refund of") {
 		t.Fatalf("refund: %v\n%s", err, out)
 	}
+	tb.open()
 	tb.until("the second refund completed", 30*time.Second, func(projections.BridgeStats) bool {
 		return refundCounts(t, tb)[projections.RefundCompleted] == 2
 	})

@@ -102,7 +102,7 @@ func (b *bridge) wireRefunds(cfg relayConfig, calls *evmchain.Calls, driver *han
 	}
 	m, _ := opt.metrics.(handlers.RefundMetrics)
 	b.relay.Refunds = &handlers.RefundIntake{Group: group, Token: cfg.Token, Sources: sources, Appender: b.app,
-		Metrics: m, Logger: opt.logger}
+		Known: b.reader, Metrics: m, Logger: opt.logger}
 	b.relay.Refunder = &handlers.Refunder{Queue: b.reader, Calls: calls, Driver: driver, Metrics: m, Logger: opt.logger}
 	return nil
 }
