@@ -163,6 +163,13 @@ func TestRefundCertificateEndToEnd(t *testing.T) {
 	if err := rootCmd.ExecuteContext(context.Background()); err != nil || !strings.Contains(st.String(), "refunds      COMPLETED=2 REFUSED=1") {
 		t.Fatalf("status: %v\n%s", err, st.String())
 	}
+	// The burn's story tells its refund.
+	st.Reset()
+	rootCmd.SetArgs([]string{"audit", "--data", tb.dir, burn.TxHash.Hex()})
+	if err := rootCmd.ExecuteContext(context.Background()); err != nil ||
+		!strings.Contains(st.String(), domain.TypeRefundRequested) || !strings.Contains(st.String(), domain.TypeRefundCompleted) {
+		t.Fatalf("audit of the burn: %v\n%s", err, st.String())
+	}
 }
 
 // refundAlreadyOnChain: a certificate appended to a stopped relay's log,
