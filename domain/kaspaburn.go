@@ -26,6 +26,16 @@ const WeiPerSompi = 10_000_000_000
 // MaxKaspaRecipientBytes is the longest recipient the contract accepts.
 const MaxKaspaRecipientBytes = 100
 
+// MinKaspaPayoutSompi is the default least burn toward Kaspa, in sompi:
+// the token's minKaspaSompi at deployment. A payout output of A sompi
+// has a KIP-9 storage mass of about C/A with C = SompiPerKaspa * 10,000 =
+// 10^12 (kaspad's storageMassParameter), and a node relays no transaction
+// whose mass is over the standard 100,000: A >= 10^12 / 100,000 =
+// 10,000,000 sompi (0.1 KAS, 10^17 wei of the token). It is also far
+// above the dust threshold of a P2PK or P2SH output (a few hundred
+// sompi). A burn under it could never be paid, so the token refuses it.
+const MinKaspaPayoutSompi = 10_000_000
+
 // FirstBurnID is the id of a contract's first burn toward Kaspa: where its
 // stream starts, as every signing stream does (twophase.FirstNonce).
 const FirstBurnID = twophase.FirstNonce

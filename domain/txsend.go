@@ -57,6 +57,8 @@ func (e TxIntent) EventType() string {
 		return TypeMintIntent
 	case PurposeAnchor:
 		return TypeAnchorIntent
+	case PurposeRefund:
+		return TypeRefundIntent
 	}
 	return TypeClaimIntent
 }
@@ -101,6 +103,8 @@ func (e TxOutcome) EventType() string {
 		return TypeMintOutcome
 	case PurposeAnchor:
 		return TypeAnchorOutcome
+	case PurposeRefund:
+		return TypeRefundOutcome
 	}
 	return TypeClaimOutcome
 }
@@ -112,7 +116,7 @@ func (e TxOutcome) AggregateID() string { return e.Subject }
 // the item, do not fail it).
 func IsAlreadyProcessed(reason string) bool {
 	r := strings.ToLower(reason)
-	for _, m := range [...]string{"already processed", "already minted", "already claimed"} {
+	for _, m := range [...]string{"already processed", "already minted", "already claimed", "already refunded"} {
 		if strings.Contains(r, m) {
 			return true
 		}

@@ -26,9 +26,13 @@ type Relay struct {
 	Batcher   *Batcher
 	Anchorer  *Anchorer
 	Retirer   *WalletRetirer
-	Interval  time.Duration // pause between idle rounds, default 100ms
-	Logger    *slog.Logger
-	Metrics   StepMetrics
+	// Refunds, if set, takes in the signing group's refusal certificates
+	// and Refunder mints each refused burn back once.
+	Refunds  *RefundIntake
+	Refunder *Refunder
+	Interval time.Duration // pause between idle rounds, default 100ms
+	Logger   *slog.Logger
+	Metrics  StepMetrics
 	// Appender, if set, records each step's failure streaks as events
 	// (relay.step_failed, relay.step_recovered) for the audit trail.
 	Appender *Appender
@@ -94,6 +98,12 @@ func (r *Relay) Round(ctx context.Context) error {
 	}
 	if r.Anchorer != nil {
 		step("anchor", func() error { _, err := r.Anchorer.Poll(ctx); return err })
+	}
+	if r.Refunds != nil {
+		step("refund_intake", func() error { _, _, err := r.Refunds.Poll(ctx); return err })
+	}
+	if r.Refunder != nil {
+		step("refund", func() error { _, err := r.Refunder.Poll(ctx); return err })
 	}
 	if r.Retirer != nil {
 		step("retire", func() error { _, err := r.Retirer.Poll(ctx); return err })

@@ -98,6 +98,15 @@ func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
 	case *domain.ClaimRequested:
 		ks.add(BatchKey(b.Settlement.SequenceID(), b.BatchID), KeyBatch)
 		ks.hash(b.LeafInfo.Leaf, KeyLeaf)
+	case *domain.RefundRequested:
+		ks.hash(b.Certificate.Burn.TxHash, KeyEVMTx)
+	case *domain.RefundCertificateRefused:
+		ks.hash(b.Certificate.Burn.TxHash, KeyEVMTx)
+	case *domain.RefundCompleted:
+		ks.hash(b.Burn.TxHash, KeyEVMTx)
+		ks.hash(b.TxHash, KeyEVMTx)
+	case *domain.RefundFailed:
+		ks.hash(b.Burn.TxHash, KeyEVMTx)
 	case *domain.TxIntent:
 		ks.hash(b.TxHash, KeyEVMTx)
 	case *domain.TxOutcome:

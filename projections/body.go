@@ -71,10 +71,18 @@ func NewBody(typ string) domain.Event {
 		return new(domain.BatchAnchorFailed)
 	case domain.TypeClaimRequested:
 		return new(domain.ClaimRequested)
-	case domain.TypeMintIntent, domain.TypeAnchorIntent, domain.TypeClaimIntent:
+	case domain.TypeMintIntent, domain.TypeAnchorIntent, domain.TypeClaimIntent, domain.TypeRefundIntent:
 		return new(domain.TxIntent)
-	case domain.TypeMintOutcome, domain.TypeAnchorOutcome, domain.TypeClaimOutcome:
+	case domain.TypeMintOutcome, domain.TypeAnchorOutcome, domain.TypeClaimOutcome, domain.TypeRefundOutcome:
 		return new(domain.TxOutcome)
+	case domain.TypeRefundRequested:
+		return new(domain.RefundRequested)
+	case domain.TypeRefundCompleted:
+		return new(domain.RefundCompleted)
+	case domain.TypeRefundFailed:
+		return new(domain.RefundFailed)
+	case domain.TypeRefundCertificateRefused:
+		return new(domain.RefundCertificateRefused)
 	}
 	if f := twophase.NewFact(typ); f != nil {
 		return f

@@ -46,6 +46,12 @@ var bridgelogTypes = []EventType{
 	{domain.TypeClaimRequested, TopicClaims, 1},
 	{domain.TypeClaimIntent, TopicClaims, 1},
 	{domain.TypeClaimOutcome, TopicClaims, 1},
+	{domain.TypeRefundRequested, TopicBridge, 1},
+	{domain.TypeRefundCompleted, TopicBridge, 1},
+	{domain.TypeRefundFailed, TopicBridge, 1},
+	{domain.TypeRefundCertificateRefused, TopicBridge, 1},
+	{domain.TypeRefundIntent, TopicBridge, 1},
+	{domain.TypeRefundOutcome, TopicBridge, 1},
 }
 
 // signingTypes are the facts of a signer's log (domain/twophase), all on

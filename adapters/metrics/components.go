@@ -76,6 +76,17 @@ func (h *HandlerMetrics) DepositMinted(gasUsed uint64) {
 }
 func (h *HandlerMetrics) DepositFailed() { h.Count("deposits_failed_total", nil, 1) }
 
+// Refunds.
+
+func (h *HandlerMetrics) RefundCompleted(gasUsed uint64) {
+	h.Count("refunds_completed_total", nil, 1)
+	h.gasUsed("refund", gasUsed)
+}
+func (h *HandlerMetrics) RefundFailed() { h.Count("refunds_failed_total", nil, 1) }
+func (h *HandlerMetrics) CertificateRefused(reason string) {
+	h.Count("refund_certificates_refused_total", map[string]string{"reason": reason}, 1)
+}
+
 func (h *HandlerMetrics) gasUsed(purpose string, gas uint64) {
 	h.Count("gas_used_total", map[string]string{"purpose": purpose}, int(gas))
 }

@@ -46,6 +46,10 @@ func TestComponentSeries(t *testing.T) {
 	m.WithdrawalExecuted()
 	m.WithdrawalFailed()
 	m.StepFailed("mint")
+	var rm handlers.RefundMetrics = h
+	rm.RefundCompleted(30_000)
+	rm.RefundFailed()
+	rm.CertificateRefused("quorum")
 	var s signingsource.Metrics = h
 	s.SourceHanded("s")
 	s.SourceInvalid("s")

@@ -67,6 +67,9 @@ var handlerHelp = map[string]string{
 	"claim_records_undecodable_total":     "Claim records that did not decode (dead-lettered with the reason).",
 	"confirmations_total":                 "Observations that reached the confirmation depth, by chain.",
 	"deposits_failed_total":               "Deposits whose mint failed (reverted or abandoned).",
+	"refunds_completed_total":             "Refused burns toward Kaspa minted back to their burner.",
+	"refunds_failed_total":                "Refunds the token refused for a reason that would repeat.",
+	"refund_certificates_refused_total":   "Refusal certificates the relay would not act on, by reason (group, quorum, token).",
 	"deposits_minted_total":               "Deposits minted (including ones found already minted).",
 	"evm_node_up":                         "1 while the signer's EVM node answers on the configured chain, else 0 (unreachable, or on another chain).",
 	"gas_used_total":                      "Gas used by bridgelog's transactions, by purpose.",
@@ -104,7 +107,7 @@ var presetCounters = []string{
 	"anchor_failures_total", "batches_anchored_total", "batches_created_total", "batches_lost_total",
 	"claim_attempts_failed_total", "claim_proofs_invalid_total",
 	"claim_records_undecodable_total", "deposits_failed_total", "deposits_minted_total", "log_backup_failures_total",
-	"withdrawals_executed_total", "withdrawals_failed_total",
+	"withdrawals_executed_total", "withdrawals_failed_total", "refunds_completed_total", "refunds_failed_total",
 }
 
 func newHandlerMetrics(r *Registry) *HandlerMetrics {

@@ -127,6 +127,9 @@ func (tb *testBridge) openWith(opt bridgeOptions) {
 		opt.logger = quietLogger()
 	}
 	opt.metrics, opt.projMetrics = tb.metrics.Handlers(), tb.metrics.Projections()
+	if opt.inbox == "" {
+		opt.inbox = refundInbox(tb.dir)
+	}
 	b, err := assemble(ctx, tb.cfg, lg, st, opt)
 	if err != nil {
 		t.Fatal(err)

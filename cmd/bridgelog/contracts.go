@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -39,6 +40,8 @@ type deployOptions struct {
 	out               string
 	tokenName         string
 	tokenSymbol       string
+	kaspaPrefix       string
+	kaspaMinSompi     uint64
 	callTimeout       time.Duration
 	confirmTimeout    time.Duration
 	poll              time.Duration
@@ -80,12 +83,19 @@ On any error nothing is written.`,
 	f.StringVar(&o.out, "out", "relay.json", "relay config to write (must not exist)")
 	f.StringVar(&o.tokenName, "token-name", "Bridged Ether", "the token's ERC-20 name")
 	f.StringVar(&o.tokenSymbol, "token-symbol", "bETH", "the token's ERC-20 symbol")
+	f.StringVar(&o.kaspaPrefix, "kaspa-prefix", "kaspa",
+		"address prefix of the Kaspa network burns are paid on (kaspa, kaspatest, kaspadev, kaspasim): the token refuses a burn toward another")
+	f.Uint64Var(&o.kaspaMinSompi, "kaspa-min-sompi", domain.MinKaspaPayoutSompi,
+		"least burn toward Kaspa in sompi: the token refuses a smaller one (the default is the least payout a Kaspa node relays)")
 	f.DurationVar(&o.callTimeout, "timeout", 10*time.Second, "timeout of each RPC call and of the signer")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", 10*time.Minute, "how long to wait for the transactions to be mined and confirmed")
 	o.poll = time.Second
 	contractsCmd.AddCommand(deploy)
 	rootCmd.AddCommand(contractsCmd)
 }
+
+// kaspaPrefixes are the address prefixes of Kaspa's networks.
+var kaspaPrefixes = []string{"kaspa", "kaspatest", "kaspadev", "kaspasim"}
 
 // deployWallets are the addresses contracts deploy is given.
 type deployWallets struct {
@@ -99,6 +109,13 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 		return err
 	}
 	o.confirmations = domain.ConfirmationDepth(o.confirmations)
+	if !slices.Contains(kaspaPrefixes, o.kaspaPrefix) {
+		return fmt.Errorf("%w: --kaspa-prefix %q: want one of %v", ErrDeploy, o.kaspaPrefix, kaspaPrefixes)
+	}
+	if o.kaspaMinSompi < domain.MinKaspaPayoutSompi {
+		return fmt.Errorf("%w: --kaspa-min-sompi %d: under %d sompi a payout's storage mass is over what a Kaspa node relays",
+			ErrDeploy, o.kaspaMinSompi, domain.MinKaspaPayoutSompi)
+	}
 	if _, err := os.Stat(o.out); err == nil {
 		return fmt.Errorf("%w: --out %s exists; move it away or name another file", ErrDeploy, o.out)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -125,8 +142,9 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	}
 
 	d := &deployment{o: o, signer: wallet, log: log,
-		dist:  &deployed{creation: contracts.DistributorCreation(w.from, w.relayer), chain: lock},
-		token: &deployed{creation: contracts.TokenCreation(o.tokenName, o.tokenSymbol, w.from, w.relayer), chain: exec}}
+		dist: &deployed{creation: contracts.DistributorCreation(w.from, w.relayer), chain: lock},
+		token: &deployed{creation: contracts.TokenCreation(o.tokenName, o.tokenSymbol, w.from, w.relayer,
+			contracts.KaspaBurnRules{MinSompi: o.kaspaMinSompi, Prefix: o.kaspaPrefix}), chain: exec}}
 	if err := d.run(ctx, w); err != nil {
 		return err
 	}

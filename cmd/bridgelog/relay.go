@@ -56,6 +56,9 @@ type relayConfig struct {
 	// minted and withdrawals burned there); the top-level chain is then
 	// the lock side only.
 	Execution *executionChain `json:"execution,omitempty"`
+	// Signers, if set, is the signing group whose refusal certificates
+	// the relay refunds, and where it learns them.
+	Signers *relaySigners `json:"signers,omitempty"`
 
 	// dir is the config file's directory: relative keystore and
 	// passphrase paths are read from there.
@@ -174,6 +177,9 @@ type bridgeOptions struct {
 	metrics     handlers.Metrics
 	projMetrics projections.Metrics
 	claimsOnly  bool // a claim worker: executors only, no relay loop, no projections
+	// inbox is where `bridgelog refund` leaves certificates for this
+	// relay (refundInbox of its --data); empty: none.
+	inbox string
 }
 
 // assemble wires a relay from its config over an open log and store.
@@ -289,6 +295,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Logger:   opt.logger,
 		Metrics:  opt.metrics,
 		Appender: app,
+	}
+	if err := b.wireRefunds(cfg, calls, ld.mint, opt); err != nil {
+		return err
 	}
 	if b.exec != b.client {
 		b.relay.Indexers = append(b.relay.Indexers,
@@ -445,7 +454,7 @@ before the relay starts.`,
 		if _, err := relayFlags.backups.on(); err != nil {
 			return err
 		}
-		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors}
+		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors, inbox: refundInbox(engineFlags.data)}
 		switch relayFlags.role {
 		case "all":
 			// A claim worker keeps no projections: only the relay loop's

@@ -54,10 +54,10 @@ so and exits with status 1.`,
 		for _, kv := range []struct {
 			name string
 			m    map[string]int64
-		}{{"deposits", stats.Deposits}, {"withdrawals", stats.Withdrawals}, {"batches", stats.Batches}} {
+		}{{"deposits", stats.Deposits}, {"withdrawals", stats.Withdrawals}, {"batches", stats.Batches}, {"refunds", st.Refunds}} {
 			fmt.Fprintf(out, "%-12s %s\n", kv.name, sortedCounts(kv.m))
 		}
-		for _, p := range []string{"mint", "anchor", "claim"} {
+		for _, p := range []string{"mint", "anchor", "claim", "refund"} {
 			if g, ok := stats.Gas[p]; ok {
 				fmt.Fprintf(out, "gas %-8s %d sent, median %d, max %d\n", p, g.Count, g.Median, g.Max)
 			}
@@ -78,6 +78,9 @@ type bridgeStatus struct {
 	Chains   []projections.ChainCursorRow `json:"chains"`
 	Stats    projections.BridgeStats      `json:"stats"`
 	Unfolded int64                        `json:"unfolded"`
+	// Refunds counts the refusal certificates by status: REQUESTED,
+	// COMPLETED, FAILED, REFUSED (certificates not acted on).
+	Refunds map[string]int64 `json:"refunds"`
 }
 
 func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) (bridgeStatus, error) {
@@ -88,6 +91,9 @@ func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) 
 		return out, err
 	}
 	if out.Stats, err = rd.Stats(ctx); err != nil {
+		return out, err
+	}
+	if out.Refunds, err = rd.RefundCounts(ctx); err != nil {
 		return out, err
 	}
 	out.Unfolded, err = unfoldedRecords(ctx, lg, st)

@@ -139,7 +139,7 @@ func newRig(t *testing.T, depth uint64, wrap func(Chain) Chain) *rig {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	ch, err := devchain.Start(devchain.Config{BlockInterval: -1, Accounts: 3, Logger: quietLogger})
+	ch, err := devchain.Start(devchain.Config{BlockInterval: -1, Accounts: 3, Logger: quietLogger, Kaspa: contracts.KaspaBurnRules{Prefix: "kaspa"}})
 	if err != nil {
 		t.Fatal(err)
 	}

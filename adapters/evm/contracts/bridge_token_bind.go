@@ -26,9 +26,9 @@ var (
 
 // BridgeTokenMetaData contains all meta data concerning the BridgeToken contract.
 var BridgeTokenMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"string\",\"name\":\"name_\",\"type\":\"string\"},{\"internalType\":\"string\",\"name\":\"symbol_\",\"type\":\"string\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"AmountNotWholeSompi\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"length\",\"type\":\"uint256\"}],\"name\":\"BadKaspaRecipient\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"allowance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientAllowance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"balance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientBalance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"approver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidApprover\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"receiver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidReceiver\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSender\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSpender\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"DepositMinted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"WithdrawalBurned\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"WithdrawalToKaspa\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"MAX_KASPA_RECIPIENT_BYTES\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"WEI_PER_SOMPI\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"burn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"burnToKaspa\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"kaspaWithdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"minted\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"string\",\"name\":\"name_\",\"type\":\"string\"},{\"internalType\":\"string\",\"name\":\"symbol_\",\"type\":\"string\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"minKaspaSompi_\",\"type\":\"uint256\"},{\"internalType\":\"string\",\"name\":\"kaspaPrefix_\",\"type\":\"string\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"AmountNotWholeSompi\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"position\",\"type\":\"uint256\"}],\"name\":\"BadKaspaAddressCharacter\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"length\",\"type\":\"uint256\"}],\"name\":\"BadKaspaRecipient\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"allowance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientAllowance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"balance\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"needed\",\"type\":\"uint256\"}],\"name\":\"ERC20InsufficientBalance\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"approver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidApprover\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"receiver\",\"type\":\"address\"}],\"name\":\"ERC20InvalidReceiver\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSender\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"ERC20InvalidSpender\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"minimum\",\"type\":\"uint256\"}],\"name\":\"KaspaAmountBelowMinimum\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"string\",\"name\":\"recipient\",\"type\":\"string\"}],\"name\":\"WrongKaspaPrefix\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Approval\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"DepositMinted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"refundKey\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"burner\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Refunded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"Transfer\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"WithdrawalBurned\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"withdrawer\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"WithdrawalToKaspa\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"KASPA_PAYLOAD_LONG\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"KASPA_PAYLOAD_SHORT\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"MAX_KASPA_RECIPIENT_BYTES\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"WEI_PER_SOMPI\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"}],\"name\":\"allowance\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"spender\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"approve\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"balanceOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"burn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"string\",\"name\":\"kaspaRecipient\",\"type\":\"string\"}],\"name\":\"burnToKaspa\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"decimals\",\"outputs\":[{\"internalType\":\"uint8\",\"name\":\"\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"kaspaPrefix\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"kaspaWithdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"minKaspaSompi\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"mint\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"depositKey\",\"type\":\"bytes32\"}],\"name\":\"minted\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"name\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"burner\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"refundKey\",\"type\":\"bytes32\"}],\"name\":\"refund\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"refundKey\",\"type\":\"bytes32\"}],\"name\":\"refunded\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"symbol\",\"outputs\":[{\"internalType\":\"string\",\"name\":\"\",\"type\":\"string\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalSupply\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transfer\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"from\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"value\",\"type\":\"uint256\"}],\"name\":\"transferFrom\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawalCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 	ID:  "BridgeToken",
-	Bin: "0x6080604052346103655761142d8038038061001981610369565b9283398101906080818303126103655780516001600160401b038111610365578261004591830161038e565b602082015190926001600160401b0382116103655761006591830161038e565b61007d6060610076604085016103df565b93016103df565b83519091906001600160401b03811161026b57600354600181811c9116801561035b575b602082101461024d57601f81116102ed575b50602094601f821160011461028a579481929394955f9261027f575b50508160011b915f199060031b1c1916176003555b8051906001600160401b03821161026b57600454600181811c91168015610261575b602082101461024d57601f81116101df575b50602090601f83116001146101735791806101589592610152945f92610168575b50508160011b915f199060031b1c1916176004556103f3565b50610469565b50604051610ed090816104fd8239f35b015190505f80610139565b90601f1983169160045f52815f20925f5b8181106101c75750926001928592610152966101589996106101af575b505050811b016004556103f3565b01515f1960f88460031b161c191690555f80806101a1565b92936020600181928786015181550195019301610184565b828111156101185760045f52601f830160051c7f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b60208510610245575b81601f9101920160051c03905f5b828110610238575050610118565b5f8282015560010161022a565b5f915061021c565b634e487b7160e01b5f52602260045260245ffd5b90607f1690610106565b634e487b7160e01b5f52604160045260245ffd5b015190505f806100cf565b601f1982169560035f52805f20915f5b8881106102d5575083600195969798106102bd575b505050811b016003556100e4565b01515f1960f88460031b161c191690555f80806102af565b9192602060018192868501518155019401920161029a565b818111156100b35760035f52601f820160051c7fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b60208410610353575b81601f9101920160051c03905f5b8281106103465750506100b3565b5f82820155600101610338565b5f915061032a565b90607f16906100a1565b5f80fd5b6040519190601f01601f191682016001600160401b0381118382101761026b57604052565b81601f82011215610365578051906001600160401b03821161026b576103bd601f8301601f1916602001610369565b928284526020838301011161036557815f9260208093018386015e8301015290565b51906001600160a01b038216820361036557565b6001600160a01b0381165f9081525f51602061140d5f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f51602061140d5f395f51905f5260205260408120805460ff191660011790553391905f5160206113cd5f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f5160206113ed5f395f51905f52602052604090205460ff16610464576001600160a01b03165f8181525f5160206113ed5f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f5160206113cd5f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a714610b315750806306fdde0314610a5f578063095ea7b3146109dd57806318160ddd146109c05780631e458bee1461082057806323b872dd14610741578063248a9ca31461070e5780632f2ff15d146106d0578063313ce567146106b557806336568abe1461067157806370a082311461063a57806371706cbe1461061d57806376a25f60146105fe5780637c41f7dc146105e15780638ccc5f80146105b257806391d1485414610569578063926d7d7f1461052f57806395d89b4114610414578063a217fddf146103fa578063a9059cbb146103c9578063d547741f14610384578063dd62ed3e14610334578063e54014eb14610210578063f38151af146101f55763fcd3533c1461012f575f80fd5b346101f15760403660031901126101f15760043561014b610bc4565b610156821515610bda565b6001600160a01b031680156101bb578161017260209333610e16565b61017d600754610c14565b918260075560405191825283820152817f107bb2869466913e6c4a2dadd4fe6890b56c2112bfa88a1201a1fb1141bdd30c60403393a3604051908152f35b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b5f80fd5b346101f1575f3660031901126101f157602060405160648152f35b346101f15760403660031901126101f15760043560243567ffffffffffffffff81116101f157366023820112156101f15780600401359167ffffffffffffffff83116101f15736602484840101116101f15761026d811515610bda565b6402540be40081066103225782158015610318575b61030557916024917f0c5077aa4d2ad3a84743796dbbfe844344a779852b98d4ae67ea11c383ea47b2846102b860209633610e16565b836102c4600854610c14565b958694856008556040519384526040898501528260408501520160608301375f606085830101526060813395601f80199101168101030190a3604051908152f35b8263340b571b60e11b5f5260045260245ffd5b5060648311610282565b6398678fa760e01b5f5260045260245ffd5b346101f15760403660031901126101f15761034d610bae565b610355610bc4565b6001600160a01b039182165f908152600160209081526040808320949093168252928352819020549051908152f35b346101f15760403660031901126101f1576103c76004356103a3610bc4565b906103c26103bd825f526005602052600160405f20015490565b610c22565b610d92565b005b346101f15760403660031901126101f1576103ef6103e5610bae565b6024359033610c5c565b602060405160018152f35b346101f1575f3660031901126101f15760206040515f8152f35b346101f1575f3660031901126101f1576040515f6004548060011c90600181168015610525575b602083108114610511578285529081156104f557506001146104a0575b50819003601f01601f191681019067ffffffffffffffff82118183101761048c5761048882918260405282610b84565b0390f35b634e487b7160e01b5f52604160045260245ffd5b905060045f527f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b5f905b8282106104df57506020915082010182610458565b60018160209254838588010152019101906104ca565b90506020925060ff191682840152151560051b82010182610458565b634e487b7160e01b5f52602260045260245ffd5b91607f169161043b565b346101f1575f3660031901126101f15760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b346101f15760403660031901126101f157610582610bc4565b6004355f52600560205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b346101f15760203660031901126101f1576004355f526006602052602060ff60405f2054166040519015158152f35b346101f1575f3660031901126101f1576020600854604051908152f35b346101f1575f3660031901126101f15760206040516402540be4008152f35b346101f1575f3660031901126101f1576020600754604051908152f35b346101f15760203660031901126101f1576001600160a01b0361065b610bae565b165f525f602052602060405f2054604051908152f35b346101f15760403660031901126101f15761068a610bc4565b336001600160a01b038216036106a6576103c790600435610d92565b63334bd91960e11b5f5260045ffd5b346101f1575f3660031901126101f157602060405160128152f35b346101f15760403660031901126101f1576103c76004356106ef610bc4565b906107096103bd825f526005602052600160405f20015490565b610d06565b346101f15760203660031901126101f15760206107396004355f526005602052600160405f20015490565b604051908152f35b346101f15760603660031901126101f15761075a610bae565b610762610bc4565b6001600160a01b0382165f818152600160209081526040808320338452909152902054909260443592915f1981106107a0575b506103ef9350610c5c565b8381106108055784156107f25733156107df576103ef945f52600160205260405f2060018060a01b0333165f526020528360405f209103905584610795565b634a1406b160e11b5f525f60045260245ffd5b63e602df0560e01b5f525f60045260245ffd5b8390637dc7a0d960e11b5f523360045260245260445260645ffd5b346101f15760603660031901126101f157610839610bae565b335f9081527f650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f6020526040902054602435916044359160ff161561098957815f52600660205260ff60405f205416610953575f828152600660205260409020805460ff191660011790556001600160a01b03169182156109405760025481810180911161092c577f0cfe4923db11ce7ab1cb18095532a365e8e21cbdcf56eabf0d8689a9e4fa17bf91602091600255845f525f825260405f20818154019055845f7fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef84604051858152a3604051908152a3005b634e487b7160e01b5f52601160045260245ffd5b63ec442f0560e01b5f525f60045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d185b1c9958591e481b5a5b9d195960921b6044820152606490fd5b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b346101f1575f3660031901126101f1576020600254604051908152f35b346101f15760403660031901126101f1576109f6610bae565b6024359033156107f2576001600160a01b03169081156107df57335f52600160205260405f20825f526020528060405f20556040519081527f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b92560203392a3602060405160018152f35b346101f1575f3660031901126101f1576040515f6003548060011c90600181168015610b27575b602083108114610511578285529081156104f55750600114610ad25750819003601f01601f191681019067ffffffffffffffff82118183101761048c5761048882918260405282610b84565b905060035f527fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b5f905b828210610b1157506020915082010182610458565b6001816020925483858801015201910190610afc565b91607f1691610a86565b346101f15760203660031901126101f1576004359063ffffffff60e01b82168092036101f157602091637965db0b60e01b8114908115610b73575b5015158152f35b6301ffc9a760e01b14905083610b6c565b602060409281835280519182918282860152018484015e5f828201840152601f01601f1916010190565b600435906001600160a01b03821682036101f157565b602435906001600160a01b03821682036101f157565b15610be157565b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b5f19811461092c5760010190565b5f81815260056020908152604080832033845290915290205460ff1615610c465750565b63e2517d3f60e01b5f523360045260245260445ffd5b6001600160a01b0316908115610cf3576001600160a01b031691821561094057815f525f60205260405f2054818110610cda57817fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef92602092855f525f84520360405f2055845f525f825260405f20818154019055604051908152a3565b8263391434e360e21b5f5260045260245260445260645ffd5b634b637e8f60e11b5f525f60045260245ffd5b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff16610d8c575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19166001179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff1615610d8c575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a4600190565b9091906001600160a01b03168015610cf357805f525f60205260405f2054838110610e80576020845f94957fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef938587528684520360408620558060025403600255604051908152a3565b915063391434e360e21b5f5260045260245260445260645ffdfea26469706673582212208a2db0cd2190ce878243d0938a1c413cec0187cb829cb5b56dbfe56719a2036664736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f05b8ccbb9d4d8fb16ea74ce3c29a41f1b461fbdaff4714a0d9a8eb05499746bc",
+	Bin: "0x60a0604052346105b557611c0b80380380610019816105b9565b92833981019060c0818303126105b55780516001600160401b0381116105b557826100459183016105de565b60208201516001600160401b0381116105b557836100649184016105de565b926100716040840161062f565b9361007e6060850161062f565b9360808101519260a082015160018060401b0381116105b5576100a192016105de565b835190936001600160401b0382116103185760035490600182811c921680156105ab575b60208310146102fa5781601f849311610535575b50602090601f83116001146104cf575f926104c4575b50508160011b915f199060031b1c1916176003555b8051906001600160401b0382116103185760045490600182811c921680156104ba575b60208310146102fa5781601f849311610444575b50602090601f83116001146103de575f926103d3575b50508160011b915f199060031b1c1916176004555b81518115610399578015159081610364575b501561032c576080528051906001600160401b03821161031857600954600181811c9116801561030e575b60208210146102fa57601f811161028c575b50602090601f83116001146102205791806101f595926101ef945f92610215575b50508160011b915f199060031b1c191617600955610643565b506106b9565b5060405161145e908161074d82396080518181816102bf0152610abd0152f35b015190505f806101d6565b90601f1983169160095f52815f20925f5b81811061027457509260019285926101ef966101f599961061025c575b505050811b01600955610643565b01515f1960f88460031b161c191690555f808061024e565b92936020600181928786015181550195019301610231565b828111156101b55760095f52601f830160051c7f6e1540171b6c0c960b71a7020d9f60077f6af931a8bbf590da0223dacf75c7af602085106102f2575b81601f9101920160051c03905f5b8281106102e55750506101b5565b5f828201556001016102d7565b5f91506102c9565b634e487b7160e01b5f52602260045260245ffd5b90607f16906101a3565b634e487b7160e01b5f52604160045260245ffd5b60405162461bcd60e51b815260206004820152601060248201526f0c4c2c840d6c2e6e0c240e0e4caccd2f60831b6044820152606490fd5b6001810191508181116103855760400180911161038557606410155f610178565b634e487b7160e01b5f52601160045260245ffd5b60405162461bcd60e51b81526020600482015260126024820152717a65726f206b61737061206d696e696d756d60701b6044820152606490fd5b015190505f80610151565b60045f9081528281209350601f198516905b81811061042c5750908460019594939210610414575b505050811b01600455610166565b01515f1960f88460031b161c191690555f8080610406565b929360206001819287860151815501950193016103f0565b8281111561013b5760045f52909150601f830160051c7f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b602085106104b2575b849392601f0160051c82900391015f5b8281106104a257505061013b565b5f81830155859450600101610494565b5f9150610484565b91607f1691610127565b015190505f806100ef565b60035f9081528281209350601f198516905b81811061051d5750908460019594939210610505575b505050811b01600355610104565b01515f1960f88460031b161c191690555f80806104f7565b929360206001819287860151815501950193016104e1565b828111156100d95760035f52909150601f830160051c7fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b602085106105a3575b849392601f0160051c82900391015f5b8281106105935750506100d9565b5f81830155859450600101610585565b5f9150610575565b91607f16916100c5565b5f80fd5b6040519190601f01601f191682016001600160401b0381118382101761031857604052565b81601f820112156105b5578051906001600160401b0382116103185761060d601f8301601f19166020016105b9565b92828452602083830101116105b557815f9260208093018386015e8301015290565b51906001600160a01b03821682036105b557565b6001600160a01b0381165f9081525f516020611beb5f395f51905f52602052604090205460ff166106b4576001600160a01b03165f8181525f516020611beb5f395f51905f5260205260408120805460ff191660011790553391905f516020611bab5f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f516020611bcb5f395f51905f52602052604090205460ff166106b4576001600160a01b03165f8181525f516020611bcb5f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f516020611bab5f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a714610edc5750806306fdde0314610e37578063095ea7b314610db55780630e66ac1214610ce357806311e356ff14610cc857806318160ddd14610cab5780631e458bee14610bf257806323b872dd14610b13578063248a9ca314610ae0578063271bef1e14610aa65780632f2ff15d14610a68578063313ce56714610a4d57806336568abe14610a0957806370a08231146109d257806371706cbe146109b557806376a25f60146109965780637c41f7dc146109795780638ccc5f801461094a57806391d1485414610901578063926d7d7f146108c757806395d89b4114610822578063a217fddf14610808578063a9059cbb146107d7578063ac90aabb146106fd578063c692b40b146106e2578063d547741f1461069d578063dd62ed3e1461064d578063e54014eb14610250578063f05e0f7e14610221578063f38151af146102065763fcd3533c14610171575f80fd5b3461020257604036600319011261020257602060043561018f610f6f565b61019a821515611009565b6001600160a01b0316906101af821515611043565b6101b981336113a4565b6101c4600754611080565b918260075560405191825283820152817f107bb2869466913e6c4a2dadd4fe6890b56c2112bfa88a1201a1fb1141bdd30c60403393a3604051908152f35b5f80fd5b34610202575f36600319011261020257602060405160648152f35b34610202576020366003190112610202576004355f52600a602052602060ff60405f2054166040519015158152f35b346102025760403660031901126102025760043560243567ffffffffffffffff8111610202573660238201121561020257806004013567ffffffffffffffff81116102025760248201913660248383010111610202576102b1841515611009565b6402540be400840661063a577f00000000000000000000000000000000000000000000000000000000000000006402540be4008102908082046402540be4001490151715610482578085106106245750606482116106115760405160095491905f8161031c85610faf565b9182825260208201956001811690815f146105f55750600114610596575b61034692500382610fe7565b80519283851192831593610571575b83156104fb575b5050506104d257808203828111610482575f19810190811161048257603d8114159081806104c7575b6104b557506001820190818311610482576001600160f81b03196103aa838688611384565b351690607160f81b8214159182610496575b5050610470575060028101809111610482575b81811061043f5750826103e4602094336113a4565b7f0c5077aa4d2ad3a84743796dbbfe844344a779852b98d4ae67ea11c383ea47b2610410600854611080565b9384928360085561043460405192839283526040898401523396604084019161108e565b0390a3604051908152f35b60016f07ff7dfa0000000003fd00000000000061045d838587611384565b3560f81c1c1615610470576001016103cf565b63a3c8352160e01b5f5260045260245ffd5b634e487b7160e01b5f52601160045260245ffd5b600760fc1b14801592506104ad575b5086806103bc565b9050866104a5565b63340b571b60e11b5f5260045260245ffd5b50603f811415610385565b506104f76040519283926304269e7d60e41b845260206004850152602484019161108e565b0390fd5b909192508484116102025767ffffffffffffffff841161055d5760405161052c601f8601601f191660200182610fe7565b8481526020810191602486369201011161020257848783375f6020868301015251902091519020141585808061035c565b634e487b7160e01b5f52604160045260245ffd5b9250601d60f91b6001600160f81b031961058c86888a611384565b3516141592610355565b509060095f527f6e1540171b6c0c960b71a7020d9f60077f6af931a8bbf590da0223dacf75c7af905f915b8183106105d95750509060206103469282010161033a565b60209193508060019154838588010152019101909183926105c1565b60ff191687525061034692151560051b8201602001905061033a565b5063340b571b60e11b5f5260045260245ffd5b84633df758d160e01b5f5260045260245260445ffd5b836398678fa760e01b5f5260045260245ffd5b3461020257604036600319011261020257610666610f59565b61066e610f6f565b6001600160a01b039182165f908152600160209081526040808320949093168252928352819020549051908152f35b34610202576040366003190112610202576106e06004356106bc610f6f565b906106db6106d6825f526005602052600160405f20015490565b61111d565b611300565b005b34610202575f366003190112610202576020604051603f8152f35b34610202575f366003190112610202576040515f60095461071d81610faf565b80845290600181169081156107b35750600114610755575b6107518361074581850382610fe7565b60405191829182610f2f565b0390f35b60095f9081527f6e1540171b6c0c960b71a7020d9f60077f6af931a8bbf590da0223dacf75c7af939250905b80821061079957509091508101602001610745610735565b919260018160209254838588010152019101909291610781565b60ff191660208086019190915291151560051b840190910191506107459050610735565b34610202576040366003190112610202576107fd6107f3610f59565b60243590336111ca565b602060405160018152f35b34610202575f3660031901126102025760206040515f8152f35b34610202575f366003190112610202576040515f60045461084281610faf565b80845290600181169081156107b35750600114610869576107518361074581850382610fe7565b60045f9081527f8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b939250905b8082106108ad57509091508101602001610745610735565b919260018160209254838588010152019101909291610895565b34610202575f3660031901126102025760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b346102025760403660031901126102025761091a610f6f565b6004355f52600560205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b34610202576020366003190112610202576004355f526006602052602060ff60405f2054166040519015158152f35b34610202575f366003190112610202576020600854604051908152f35b34610202575f3660031901126102025760206040516402540be4008152f35b34610202575f366003190112610202576020600754604051908152f35b34610202576020366003190112610202576001600160a01b036109f3610f59565b165f525f602052602060405f2054604051908152f35b3461020257604036600319011261020257610a22610f6f565b336001600160a01b03821603610a3e576106e090600435611300565b63334bd91960e11b5f5260045ffd5b34610202575f36600319011261020257602060405160128152f35b34610202576040366003190112610202576106e0600435610a87610f6f565b90610aa16106d6825f526005602052600160405f20015490565b611274565b34610202575f3660031901126102025760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b34610202576020366003190112610202576020610b0b6004355f526005602052600160405f20015490565b604051908152f35b3461020257606036600319011261020257610b2c610f59565b610b34610f6f565b6001600160a01b0382165f818152600160209081526040808320338452909152902054909260443592915f198110610b72575b506107fd93506111ca565b838110610bd7578415610bc4573315610bb1576107fd945f52600160205260405f2060018060a01b0333165f526020528360405f209103905584610b67565b634a1406b160e11b5f525f60045260245ffd5b63e602df0560e01b5f525f60045260245ffd5b8390637dc7a0d960e11b5f523360045260245260445260645ffd5b3461020257610c0036610f85565b9091610c0a6110ae565b815f52600660205260ff60405f205416610c755760207f0cfe4923db11ce7ab1cb18095532a365e8e21cbdcf56eabf0d8689a9e4fa17bf91835f526006825260405f20600160ff19825416179055610c628582611157565b6040519485526001600160a01b031693a3005b60405162461bcd60e51b815260206004820152600e60248201526d185b1c9958591e481b5a5b9d195960921b6044820152606490fd5b34610202575f366003190112610202576020600254604051908152f35b34610202575f366003190112610202576020604051603d8152f35b3461020257610cf136610f85565b90610cfa6110ae565b815f52600a60205260ff60405f205416610d7d57602081610d3d7ff552ca82e113ac3c539c3d617f29fcd19c172a0c75dad017555c9e109f7fe183931515611009565b6001600160a01b03851694610d74908290610d59881515611043565b865f52600a855260405f20600160ff19825416179055611157565b604051908152a3005b60405162461bcd60e51b815260206004820152601060248201526f185b1c9958591e481c99599d5b99195960821b6044820152606490fd5b3461020257604036600319011261020257610dce610f59565b602435903315610bc4576001600160a01b0316908115610bb157335f52600160205260405f20825f526020528060405f20556040519081527f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b92560203392a3602060405160018152f35b34610202575f366003190112610202576040515f600354610e5781610faf565b80845290600181169081156107b35750600114610e7e576107518361074581850382610fe7565b60035f9081527fc2575a0e9e593c00f959f8c92f12db2869c3395a3b0502d05e2516446f71f85b939250905b808210610ec257509091508101602001610745610735565b919260018160209254838588010152019101909291610eaa565b34610202576020366003190112610202576004359063ffffffff60e01b821680920361020257602091637965db0b60e01b8114908115610f1e575b5015158152f35b6301ffc9a760e01b14905083610f17565b602060409281835280519182918282860152018484015e5f828201840152601f01601f1916010190565b600435906001600160a01b038216820361020257565b602435906001600160a01b038216820361020257565b6060906003190112610202576004356001600160a01b038116810361020257906024359060443590565b90600182811c92168015610fdd575b6020831014610fc957565b634e487b7160e01b5f52602260045260245ffd5b91607f1691610fbe565b90601f8019910116810190811067ffffffffffffffff82111761055d57604052565b1561101057565b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b1561104a57565b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b5f1981146104825760010190565b908060209392818452848401375f828201840152601f01601f1916010190565b335f9081527f650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f602052604090205460ff16156110e657565b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b5f81815260056020908152604080832033845290915290205460ff16156111415750565b63e2517d3f60e01b5f523360045260245260445ffd5b6001600160a01b03169081156111b757600254908082018092116104825760207fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef915f9360025584845283825260408420818154019055604051908152a3565b63ec442f0560e01b5f525f60045260245ffd5b6001600160a01b0316908115611261576001600160a01b03169182156111b757815f525f60205260405f205481811061124857817fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef92602092855f525f84520360405f2055845f525f825260405f20818154019055604051908152a3565b8263391434e360e21b5f5260045260245260445260645ffd5b634b637e8f60e11b5f525f60045260245ffd5b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff166112fa575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19166001179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526005602090815260408083206001600160a01b038616845290915290205460ff16156112fa575f8181526005602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a4600190565b90821015611390570190565b634e487b7160e01b5f52603260045260245ffd5b9091906001600160a01b0316801561126157805f525f60205260405f205483811061140e576020845f94957fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef938587528684520360408620558060025403600255604051908152a3565b915063391434e360e21b5f5260045260245260445260645ffdfea26469706673582212201e7e87e52da52eba15453f890558a43410a68f8495cf98c590774ad991abc76164736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d650b582881666d0aa4858e36be4ebd8137de1fbdd08972b18503fdbaca9f9e4f05b8ccbb9d4d8fb16ea74ce3c29a41f1b461fbdaff4714a0d9a8eb05499746bc",
 }
 
 // BridgeToken is an auto generated Go binding around an Ethereum contract.
@@ -59,9 +59,9 @@ func (c *BridgeToken) Instance(backend bind.ContractBackend, addr common.Address
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(string name_, string symbol_, address admin, address relayer) returns()
-func (bridgeToken *BridgeToken) PackConstructor(name_ string, symbol_ string, admin common.Address, relayer common.Address) []byte {
-	enc, err := bridgeToken.abi.Pack("", name_, symbol_, admin, relayer)
+// Solidity: constructor(string name_, string symbol_, address admin, address relayer, uint256 minKaspaSompi_, string kaspaPrefix_) returns()
+func (bridgeToken *BridgeToken) PackConstructor(name_ string, symbol_ string, admin common.Address, relayer common.Address, minKaspaSompi_ *big.Int, kaspaPrefix_ string) []byte {
+	enc, err := bridgeToken.abi.Pack("", name_, symbol_, admin, relayer, minKaspaSompi_, kaspaPrefix_)
 	if err != nil {
 		panic(err)
 	}
@@ -100,6 +100,76 @@ func (bridgeToken *BridgeToken) UnpackDEFAULTADMINROLE(data []byte) ([32]byte, e
 		return *new([32]byte), err
 	}
 	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackKASPAPAYLOADLONG is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc692b40b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function KASPA_PAYLOAD_LONG() view returns(uint256)
+func (bridgeToken *BridgeToken) PackKASPAPAYLOADLONG() []byte {
+	enc, err := bridgeToken.abi.Pack("KASPA_PAYLOAD_LONG")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackKASPAPAYLOADLONG is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc692b40b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function KASPA_PAYLOAD_LONG() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackKASPAPAYLOADLONG() ([]byte, error) {
+	return bridgeToken.abi.Pack("KASPA_PAYLOAD_LONG")
+}
+
+// UnpackKASPAPAYLOADLONG is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xc692b40b.
+//
+// Solidity: function KASPA_PAYLOAD_LONG() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackKASPAPAYLOADLONG(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("KASPA_PAYLOAD_LONG", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackKASPAPAYLOADSHORT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x11e356ff.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function KASPA_PAYLOAD_SHORT() view returns(uint256)
+func (bridgeToken *BridgeToken) PackKASPAPAYLOADSHORT() []byte {
+	enc, err := bridgeToken.abi.Pack("KASPA_PAYLOAD_SHORT")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackKASPAPAYLOADSHORT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x11e356ff.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function KASPA_PAYLOAD_SHORT() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackKASPAPAYLOADSHORT() ([]byte, error) {
+	return bridgeToken.abi.Pack("KASPA_PAYLOAD_SHORT")
+}
+
+// UnpackKASPAPAYLOADSHORT is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x11e356ff.
+//
+// Solidity: function KASPA_PAYLOAD_SHORT() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackKASPAPAYLOADSHORT(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("KASPA_PAYLOAD_SHORT", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
 }
 
@@ -510,6 +580,41 @@ func (bridgeToken *BridgeToken) UnpackHasRole(data []byte) (bool, error) {
 	return out0, nil
 }
 
+// PackKaspaPrefix is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xac90aabb.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function kaspaPrefix() view returns(string)
+func (bridgeToken *BridgeToken) PackKaspaPrefix() []byte {
+	enc, err := bridgeToken.abi.Pack("kaspaPrefix")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackKaspaPrefix is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xac90aabb.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function kaspaPrefix() view returns(string)
+func (bridgeToken *BridgeToken) TryPackKaspaPrefix() ([]byte, error) {
+	return bridgeToken.abi.Pack("kaspaPrefix")
+}
+
+// UnpackKaspaPrefix is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xac90aabb.
+//
+// Solidity: function kaspaPrefix() view returns(string)
+func (bridgeToken *BridgeToken) UnpackKaspaPrefix(data []byte) (string, error) {
+	out, err := bridgeToken.abi.Unpack("kaspaPrefix", data)
+	if err != nil {
+		return *new(string), err
+	}
+	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+	return out0, nil
+}
+
 // PackKaspaWithdrawalCount is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x7c41f7dc.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -538,6 +643,41 @@ func (bridgeToken *BridgeToken) TryPackKaspaWithdrawalCount() ([]byte, error) {
 // Solidity: function kaspaWithdrawalCount() view returns(uint256)
 func (bridgeToken *BridgeToken) UnpackKaspaWithdrawalCount(data []byte) (*big.Int, error) {
 	out, err := bridgeToken.abi.Unpack("kaspaWithdrawalCount", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackMinKaspaSompi is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x271bef1e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function minKaspaSompi() view returns(uint256)
+func (bridgeToken *BridgeToken) PackMinKaspaSompi() []byte {
+	enc, err := bridgeToken.abi.Pack("minKaspaSompi")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMinKaspaSompi is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x271bef1e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function minKaspaSompi() view returns(uint256)
+func (bridgeToken *BridgeToken) TryPackMinKaspaSompi() ([]byte, error) {
+	return bridgeToken.abi.Pack("minKaspaSompi")
+}
+
+// UnpackMinKaspaSompi is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x271bef1e.
+//
+// Solidity: function minKaspaSompi() view returns(uint256)
+func (bridgeToken *BridgeToken) UnpackMinKaspaSompi(data []byte) (*big.Int, error) {
+	out, err := bridgeToken.abi.Unpack("minKaspaSompi", data)
 	if err != nil {
 		return new(big.Int), err
 	}
@@ -634,6 +774,63 @@ func (bridgeToken *BridgeToken) UnpackName(data []byte) (string, error) {
 		return *new(string), err
 	}
 	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+	return out0, nil
+}
+
+// PackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e66ac12.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function refund(address burner, uint256 amount, bytes32 refundKey) returns()
+func (bridgeToken *BridgeToken) PackRefund(burner common.Address, amount *big.Int, refundKey [32]byte) []byte {
+	enc, err := bridgeToken.abi.Pack("refund", burner, amount, refundKey)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e66ac12.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function refund(address burner, uint256 amount, bytes32 refundKey) returns()
+func (bridgeToken *BridgeToken) TryPackRefund(burner common.Address, amount *big.Int, refundKey [32]byte) ([]byte, error) {
+	return bridgeToken.abi.Pack("refund", burner, amount, refundKey)
+}
+
+// PackRefunded is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf05e0f7e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function refunded(bytes32 refundKey) view returns(bool)
+func (bridgeToken *BridgeToken) PackRefunded(refundKey [32]byte) []byte {
+	enc, err := bridgeToken.abi.Pack("refunded", refundKey)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRefunded is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf05e0f7e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function refunded(bytes32 refundKey) view returns(bool)
+func (bridgeToken *BridgeToken) TryPackRefunded(refundKey [32]byte) ([]byte, error) {
+	return bridgeToken.abi.Pack("refunded", refundKey)
+}
+
+// UnpackRefunded is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf05e0f7e.
+//
+// Solidity: function refunded(bytes32 refundKey) view returns(bool)
+func (bridgeToken *BridgeToken) UnpackRefunded(data []byte) (bool, error) {
+	out, err := bridgeToken.abi.Unpack("refunded", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
 	return out0, nil
 }
 
@@ -983,6 +1180,52 @@ func (bridgeToken *BridgeToken) UnpackDepositMintedEvent(log *types.Log) (*Bridg
 	return out, nil
 }
 
+// BridgeTokenRefunded represents a Refunded event raised by the BridgeToken contract.
+type BridgeTokenRefunded struct {
+	RefundKey [32]byte
+	Burner    common.Address
+	Amount    *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const BridgeTokenRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (BridgeTokenRefunded) ContractEventName() string {
+	return BridgeTokenRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(bytes32 indexed refundKey, address indexed burner, uint256 amount)
+func (bridgeToken *BridgeToken) UnpackRefundedEvent(log *types.Log) (*BridgeTokenRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bridgeToken.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BridgeTokenRefunded)
+	if len(log.Data) > 0 {
+		if err := bridgeToken.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bridgeToken.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // BridgeTokenRoleAdminChanged represents a RoleAdminChanged event raised by the BridgeToken contract.
 type BridgeTokenRoleAdminChanged struct {
 	Role              [32]byte
@@ -1273,6 +1516,9 @@ func (bridgeToken *BridgeToken) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["AmountNotWholeSompi"].ID.Bytes()[:4]) {
 		return bridgeToken.UnpackAmountNotWholeSompiError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["BadKaspaAddressCharacter"].ID.Bytes()[:4]) {
+		return bridgeToken.UnpackBadKaspaAddressCharacterError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["BadKaspaRecipient"].ID.Bytes()[:4]) {
 		return bridgeToken.UnpackBadKaspaRecipientError(raw[4:])
 	}
@@ -1293,6 +1539,12 @@ func (bridgeToken *BridgeToken) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["ERC20InvalidSpender"].ID.Bytes()[:4]) {
 		return bridgeToken.UnpackERC20InvalidSpenderError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["KaspaAmountBelowMinimum"].ID.Bytes()[:4]) {
+		return bridgeToken.UnpackKaspaAmountBelowMinimumError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bridgeToken.abi.Errors["WrongKaspaPrefix"].ID.Bytes()[:4]) {
+		return bridgeToken.UnpackWrongKaspaPrefixError(raw[4:])
 	}
 	return nil, errors.New("Unknown error")
 }
@@ -1364,6 +1616,30 @@ func BridgeTokenAmountNotWholeSompiErrorID() common.Hash {
 func (bridgeToken *BridgeToken) UnpackAmountNotWholeSompiError(raw []byte) (*BridgeTokenAmountNotWholeSompi, error) {
 	out := new(BridgeTokenAmountNotWholeSompi)
 	if err := bridgeToken.abi.UnpackIntoInterface(out, "AmountNotWholeSompi", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BridgeTokenBadKaspaAddressCharacter represents a BadKaspaAddressCharacter error raised by the BridgeToken contract.
+type BridgeTokenBadKaspaAddressCharacter struct {
+	Position *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BadKaspaAddressCharacter(uint256 position)
+func BridgeTokenBadKaspaAddressCharacterErrorID() common.Hash {
+	return common.HexToHash("0xa3c83521854d86641501b06726d16c43a079e072b74051b79cd4cf8fbec737ae")
+}
+
+// UnpackBadKaspaAddressCharacterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BadKaspaAddressCharacter(uint256 position)
+func (bridgeToken *BridgeToken) UnpackBadKaspaAddressCharacterError(raw []byte) (*BridgeTokenBadKaspaAddressCharacter, error) {
+	out := new(BridgeTokenBadKaspaAddressCharacter)
+	if err := bridgeToken.abi.UnpackIntoInterface(out, "BadKaspaAddressCharacter", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1536,6 +1812,55 @@ func BridgeTokenERC20InvalidSpenderErrorID() common.Hash {
 func (bridgeToken *BridgeToken) UnpackERC20InvalidSpenderError(raw []byte) (*BridgeTokenERC20InvalidSpender, error) {
 	out := new(BridgeTokenERC20InvalidSpender)
 	if err := bridgeToken.abi.UnpackIntoInterface(out, "ERC20InvalidSpender", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BridgeTokenKaspaAmountBelowMinimum represents a KaspaAmountBelowMinimum error raised by the BridgeToken contract.
+type BridgeTokenKaspaAmountBelowMinimum struct {
+	Amount  *big.Int
+	Minimum *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error KaspaAmountBelowMinimum(uint256 amount, uint256 minimum)
+func BridgeTokenKaspaAmountBelowMinimumErrorID() common.Hash {
+	return common.HexToHash("0x3df758d19a42420c07552f5ec8708075f25df10cf5899b65cd1a0700be00d4a0")
+}
+
+// UnpackKaspaAmountBelowMinimumError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error KaspaAmountBelowMinimum(uint256 amount, uint256 minimum)
+func (bridgeToken *BridgeToken) UnpackKaspaAmountBelowMinimumError(raw []byte) (*BridgeTokenKaspaAmountBelowMinimum, error) {
+	out := new(BridgeTokenKaspaAmountBelowMinimum)
+	if err := bridgeToken.abi.UnpackIntoInterface(out, "KaspaAmountBelowMinimum", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BridgeTokenWrongKaspaPrefix represents a WrongKaspaPrefix error raised by the BridgeToken contract.
+type BridgeTokenWrongKaspaPrefix struct {
+	Recipient string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongKaspaPrefix(string recipient)
+func BridgeTokenWrongKaspaPrefixErrorID() common.Hash {
+	return common.HexToHash("0x4269e7d0b2bddcb6ce7a0abd53fa1d7e34ace7cf8d1b4443eaa813d0398aee62")
+}
+
+// UnpackWrongKaspaPrefixError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongKaspaPrefix(string recipient)
+func (bridgeToken *BridgeToken) UnpackWrongKaspaPrefixError(raw []byte) (*BridgeTokenWrongKaspaPrefix, error) {
+	out := new(BridgeTokenWrongKaspaPrefix)
+	if err := bridgeToken.abi.UnpackIntoInterface(out, "WrongKaspaPrefix", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

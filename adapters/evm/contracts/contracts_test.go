@@ -15,6 +15,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts/contractstest"
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/merkle"
 )
 
@@ -149,8 +150,7 @@ func TestBurnEmitsWithdrawalBurned(t *testing.T) {
 }
 
 // TestBurnToKaspaEmitsWithdrawalToKaspa: burns toward Kaspa have their own ids from 1, burn the
-// amount, and revert (burning nothing) on an amount that is not whole sompi or a recipient that is
-// empty or over 100 bytes.
+// amount, and revert (burning nothing) on an amount that is not whole sompi.
 func TestBurnToKaspaEmitsWithdrawalToKaspa(t *testing.T) {
 	c := contractstest.New(t, contractstest.Config{})
 	tok := c.TokenContract()
@@ -163,8 +163,8 @@ func TestBurnToKaspaEmitsWithdrawalToKaspa(t *testing.T) {
 	if got := call(t, tok, c.Token.PackWEIPERSOMPI(), c.Token.UnpackWEIPERSOMPI); got.Cmp(sompi) != 0 {
 		t.Fatalf("WEI_PER_SOMPI %s, want 1e10", got)
 	}
-	recipients := []string{"kaspa:qz0s9f7vzg5dpm0q4s2fgcse3ghv5uahyd0ldcfl5vy3ar7t6q05lnwr2mtkx", strings.Repeat("k", 100)}
-	amounts := []*big.Int{eth(2), new(big.Int).Mul(big.NewInt(123_456_789), sompi)}
+	recipients := []string{schnorrAddr, p2shAddr, ecdsaAddr}
+	amounts := []*big.Int{eth(2), new(big.Int).Mul(big.NewInt(123_456_789), sompi), new(big.Int).Mul(big.NewInt(domain.MinKaspaPayoutSompi), sompi)}
 	for i, recipient := range recipients {
 		id := int64(i + 1)
 		r := send(t, c, holder, tok, c.Token.PackBurnToKaspa(amounts[i], recipient), nil)
@@ -178,13 +178,13 @@ func TestBurnToKaspaEmitsWithdrawalToKaspa(t *testing.T) {
 			t.Fatalf("WithdrawalToKaspa = %+v, want id %d amount %s to %q", ev, id, amounts[i], recipient)
 		}
 	}
-	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 2 {
-		t.Fatalf("kaspaWithdrawalCount %s, want 2", got)
+	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 3 {
+		t.Fatalf("kaspaWithdrawalCount %s, want 3", got)
 	}
 	if got := call(t, tok, c.Token.PackWithdrawalCount(), c.Token.UnpackWithdrawalCount); got.Int64() != 1 {
 		t.Fatalf("withdrawalCount %s, want 1 (burns to Kaspa have their own ids)", got)
 	}
-	left := new(big.Int).Sub(eth(7), amounts[1])
+	left := new(big.Int).Sub(eth(7), new(big.Int).Add(amounts[1], amounts[2]))
 	if got := call(t, tok, c.Token.PackBalanceOf(holder.Address), c.Token.UnpackBalanceOf); got.Cmp(left) != 0 {
 		t.Fatalf("balance %s after burns, want %s", got, left)
 	}
@@ -194,19 +194,118 @@ func TestBurnToKaspaEmitsWithdrawalToKaspa(t *testing.T) {
 		t.Fatalf("AmountNotWholeSompi args %v", re.Args)
 	}
 	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(big.NewInt(9_999_999_999), recipients[0]), nil, contracts.ErrAmountNotWholeSompi)
-	for _, bad := range []string{"", strings.Repeat("k", 101)} {
-		re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(eth(1), bad), nil, contracts.ErrBadKaspaRecipient)
-		if re.Args["length"].(*big.Int).Int64() != int64(len(bad)) {
-			t.Fatalf("BadKaspaRecipient args %v, want length %d", re.Args, len(bad))
-		}
-	}
 	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(big.NewInt(0), recipients[0]), nil, contracts.ErrZeroAmount)
 	mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(eth(100), recipients[0]), nil, contracts.ErrInsufficientFunds)
 	if got := call(t, tok, c.Token.PackBalanceOf(holder.Address), c.Token.UnpackBalanceOf); got.Cmp(left) != 0 {
 		t.Fatalf("balance %s after refused burns, want %s", got, left)
 	}
-	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 2 {
-		t.Fatalf("kaspaWithdrawalCount %s after refused burns, want 2", got)
+	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 3 {
+		t.Fatalf("kaspaWithdrawalCount %s after refused burns, want 3", got)
+	}
+}
+
+// Well-formed mainnet addresses: a Schnorr P2PK (version 0), a P2SH (version 8) and an ECDSA
+// P2PK (version 1, a 33-byte key).
+var (
+	schnorrAddr = "kaspa:qz0s9f7vzg5dpm0q4s2fgcse3ghv5uahyd0ldcfl5vy3ar7t6q05lnwr2mtkx"
+	p2shAddr    = "kaspa:p" + strings.Repeat("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 2)[:60]
+	ecdsaAddr   = "kaspa:q" + strings.Repeat("l7aum6echk45nj3s0wdvt2fg8x9yrzpq", 2)[:62]
+)
+
+// TestBurnToKaspaRefusesWhatCanNeverBePaid: the token refuses, burning nothing, a burn under
+// its minimum and a recipient that is not a well-formed address of its network, each with its
+// typed error; the minimum and the prefix are the deployment's.
+func TestBurnToKaspaRefusesWhatCanNeverBePaid(t *testing.T) {
+	c := contractstest.New(t, contractstest.Config{Kaspa: contracts.KaspaBurnRules{Prefix: "kaspatest", MinSompi: 20_000_000}})
+	tok := c.TokenContract()
+	holder := c.Users[0]
+	send(t, c, c.Relayer, tok, c.Token.PackMint(holder.Address, eth(10), common.Hash{1}), nil)
+	if got := call(t, tok, c.Token.PackKaspaPrefix(), c.Token.UnpackKaspaPrefix); got != "kaspatest" {
+		t.Fatalf("kaspaPrefix %q, want kaspatest", got)
+	}
+	if got := call(t, tok, c.Token.PackMinKaspaSompi(), c.Token.UnpackMinKaspaSompi); got.Uint64() != 20_000_000 {
+		t.Fatalf("minKaspaSompi %s, want 20000000", got)
+	}
+	good := "kaspatest" + strings.TrimPrefix(schnorrAddr, "kaspa")
+	minWei := new(big.Int).Mul(big.NewInt(20_000_000), big.NewInt(domain.WeiPerSompi))
+	under := new(big.Int).Sub(minWei, big.NewInt(domain.WeiPerSompi))
+
+	re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(under, good), nil, contracts.ErrKaspaBelowMinimum)
+	if re.Args["amount"].(*big.Int).Cmp(under) != 0 || re.Args["minimum"].(*big.Int).Cmp(minWei) != 0 {
+		t.Fatalf("KaspaAmountBelowMinimum args %v, want amount %s minimum %s", re.Args, under, minWei)
+	}
+	for name, bad := range map[string]string{
+		"mainnet prefix": schnorrAddr, "simnet prefix": "kaspasim" + strings.TrimPrefix(schnorrAddr, "kaspa"),
+		"no colon": "kaspatest" + strings.TrimPrefix(schnorrAddr, "kaspa:"), "empty": "",
+		"upper-case prefix": "KASPATEST" + strings.TrimPrefix(schnorrAddr, "kaspa"),
+	} {
+		if re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(minWei, bad), nil, contracts.ErrWrongKaspaPrefix); re.Args["recipient"] != bad {
+			t.Errorf("%s: WrongKaspaPrefix args %v", name, re.Args)
+		}
+	}
+	for name, bad := range map[string]struct {
+		addr string
+		n    int64
+	}{
+		"prefix only": {"kaspatest:", 0}, "one short": {good[:len(good)-1], 60}, "one long": {good + "q", 62}, "64": {good + "qqq", 64},
+		"over 100 bytes": {"kaspatest:" + strings.Repeat("q", 91), 101},
+	} {
+		if re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(minWei, bad.addr), nil, contracts.ErrBadKaspaRecipient); re.Args["length"].(*big.Int).Int64() != bad.n {
+			t.Errorf("%s: BadKaspaRecipient args %v, want length %d", name, re.Args, bad.n)
+		}
+	}
+	for name, bad := range map[string]struct {
+		addr string
+		at   int64
+	}{
+		"b is not bech32": {good[:20] + "b" + good[21:], 20}, "upper case": {good[:30] + "Q" + good[31:], 30},
+		"1 is not bech32": {good[:len(good)-1] + "1", int64(len(good) - 1)}, "non-ascii": {good[:40] + "\xe9" + good[41:], 40},
+		"version z": {"kaspatest:z" + good[11:], 10}, "p2sh of 63": {"kaspatest:p" + ecdsaAddr[7:], 10},
+	} {
+		if re := mustRevert(t, c, holder, tok, c.Token.PackBurnToKaspa(minWei, bad.addr), nil, contracts.ErrBadKaspaAddressCharacter); re.Args["position"].(*big.Int).Int64() != bad.at {
+			t.Errorf("%s: BadKaspaAddressCharacter args %v, want position %d", name, re.Args, bad.at)
+		}
+	}
+	if got := call(t, tok, c.Token.PackKaspaWithdrawalCount(), c.Token.UnpackKaspaWithdrawalCount); got.Int64() != 0 {
+		t.Fatalf("kaspaWithdrawalCount %s after refused burns, want 0", got)
+	}
+	for _, addr := range []string{good, "kaspatest" + strings.TrimPrefix(p2shAddr, "kaspa"), "kaspatest" + strings.TrimPrefix(ecdsaAddr, "kaspa")} {
+		send(t, c, holder, tok, c.Token.PackBurnToKaspa(minWei, addr), nil)
+	}
+	if got := call(t, tok, c.Token.PackBalanceOf(holder.Address), c.Token.UnpackBalanceOf); got.Cmp(new(big.Int).Sub(eth(10), new(big.Int).Mul(minWei, big.NewInt(3)))) != 0 {
+		t.Fatalf("balance %s after three good burns", got)
+	}
+}
+
+// TestRefundMintsBackOncePerKey: only the relayer refunds; a refund mints the amount back and
+// emits Refunded; a second one with the same key reverts "already refunded", which relays take
+// as already processed.
+func TestRefundMintsBackOncePerKey(t *testing.T) {
+	c := contractstest.New(t, contractstest.Config{})
+	tok := c.TokenContract()
+	burner, key := c.Users[0], common.Hash{0xaa}
+	mustRevert(t, c, burner, tok, c.Token.PackRefund(burner.Address, eth(1), key), nil, contracts.ErrUnauthorized)
+	r := send(t, c, c.Relayer, tok, c.Token.PackRefund(burner.Address, eth(1), key), nil)
+	var ev *contracts.BridgeTokenRefunded
+	for _, l := range r.Logs {
+		if e, err := c.Token.UnpackRefundedEvent(l); err == nil {
+			ev = e
+		}
+	}
+	if ev == nil || ev.RefundKey != key || ev.Burner != burner.Address || ev.Amount.Cmp(eth(1)) != 0 {
+		t.Fatalf("Refunded = %+v, want key %x to %s amount %s", ev, key, burner.Address, eth(1))
+	}
+	re := mustRevert(t, c, c.Relayer, tok, c.Token.PackRefund(burner.Address, eth(1), key), nil, contracts.ErrAlreadyRefunded)
+	if !domain.IsAlreadyProcessed(re.Reason) {
+		t.Fatalf("domain.IsAlreadyProcessed(%q) = false", re.Reason)
+	}
+	mustRevert(t, c, c.Relayer, tok, c.Token.PackRefund(burner.Address, big.NewInt(0), common.Hash{0xbb}), nil, contracts.ErrZeroAmount)
+	mustRevert(t, c, c.Relayer, tok, c.Token.PackRefund(common.Address{}, eth(1), common.Hash{0xbb}), nil, contracts.ErrZeroRecipient)
+	if got := call(t, tok, c.Token.PackBalanceOf(burner.Address), c.Token.UnpackBalanceOf); got.Cmp(eth(1)) != 0 {
+		t.Fatalf("balance %s after one refund, want %s", got, eth(1))
+	}
+	if !call(t, tok, c.Token.PackRefunded(key), c.Token.UnpackRefunded) {
+		t.Fatal("refunded(key) = false after the refund")
 	}
 }
 

@@ -13,7 +13,8 @@ func DeployDistributor(auth *bind.TransactOpts, backend bind.ContractBackend, ad
 	return bind.DeployContract(auth, DistributorCreation(admin, relayer).Code, backend, nil)
 }
 
-// DeployToken sends the creation transaction of a BridgeToken whose relayer may mint.
-func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
-	return bind.DeployContract(auth, TokenCreation(name, symbol, admin, relayer).Code, backend, nil)
+// DeployToken sends the creation transaction of a BridgeToken whose relayer may mint and
+// refund, refusing burns toward Kaspa that break k.
+func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address, k KaspaBurnRules) (common.Address, *types.Transaction, error) {
+	return bind.DeployContract(auth, TokenCreation(name, symbol, admin, relayer, k).Code, backend, nil)
 }

@@ -54,10 +54,36 @@ func DistributorCreation(admin, relayer common.Address) Creation {
 		Code: append(common.FromHex(BatchDistributorMetaData.Bin), NewBatchDistributor().PackConstructor(admin, relayer)...)}
 }
 
-// TokenCreation creates a BridgeToken whose relayer may mint.
-func TokenCreation(name, symbol string, admin, relayer common.Address) Creation {
+// KaspaBurnRules are what a BridgeToken refuses at burn time because the
+// signers could never pay it: an amount under MinSompi, a recipient that
+// is not an address of the network whose prefix is Prefix.
+type KaspaBurnRules struct {
+	// MinSompi is the least burn toward Kaspa in sompi; 0 means
+	// domain.MinKaspaPayoutSompi.
+	MinSompi uint64
+	// Prefix is the Kaspa network's address prefix without the colon:
+	// "kaspa", "kaspatest", "kaspadev" or "kaspasim".
+	Prefix string
+}
+
+// MinWei is the least burn in wei of the token.
+func (k KaspaBurnRules) MinWei() *big.Int {
+	return new(big.Int).Mul(new(big.Int).SetUint64(k.min()), big.NewInt(domain.WeiPerSompi))
+}
+
+func (k KaspaBurnRules) min() uint64 {
+	if k.MinSompi == 0 {
+		return domain.MinKaspaPayoutSompi
+	}
+	return k.MinSompi
+}
+
+// TokenCreation creates a BridgeToken whose relayer may mint and refund,
+// refusing burns toward Kaspa that break k.
+func TokenCreation(name, symbol string, admin, relayer common.Address, k KaspaBurnRules) Creation {
 	return Creation{Name: "BridgeToken",
-		Code: append(common.FromHex(BridgeTokenMetaData.Bin), NewBridgeToken().PackConstructor(name, symbol, admin, relayer)...)}
+		Code: append(common.FromHex(BridgeTokenMetaData.Bin),
+			NewBridgeToken().PackConstructor(name, symbol, admin, relayer, new(big.Int).SetUint64(k.min()), k.Prefix)...)}
 }
 
 // DeployCost is the most deploying cs from `from` may cost at today's

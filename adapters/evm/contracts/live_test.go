@@ -21,7 +21,7 @@ func TestVerifyCodeAgainstTheArtifacts(t *testing.T) {
 	ctx := context.Background()
 	admin, relayer := c.Admin.Address, c.Relayer.Address
 	dist := contracts.DistributorCreation(admin, relayer)
-	token := contracts.TokenCreation("Bridged Ether", "bETH", admin, relayer)
+	token := contracts.TokenCreation("Bridged Ether", "bETH", admin, relayer, contracts.KaspaBurnRules{Prefix: "kaspa"})
 	for _, ok := range []struct {
 		addr common.Address
 		cr   contracts.Creation
@@ -46,7 +46,7 @@ func TestCheckFundsRefusesAPoorDeployer(t *testing.T) {
 	c := contractstest.New(t, contractstest.Config{})
 	ctx := context.Background()
 	both := []contracts.Creation{contracts.DistributorCreation(c.Admin.Address, c.Relayer.Address),
-		contracts.TokenCreation("Bridged Ether", "bETH", c.Admin.Address, c.Relayer.Address)}
+		contracts.TokenCreation("Bridged Ether", "bETH", c.Admin.Address, c.Relayer.Address, contracts.KaspaBurnRules{Prefix: "kaspa"})}
 	if err := contracts.CheckFunds(ctx, c.Client, c.Admin.Address, both...); err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,11 @@ import (
 
 // Reasons the contracts revert with. Relayers test for them with errors.Is on the result of
 // [DecodeRevert]; ErrAlreadyProcessed and ErrAlreadyMinted mean an earlier attempt already
-// succeeded (self-heal: mark done, do not retry).
+// succeeded (self-heal: mark done, do not retry), and so does ErrAlreadyRefunded.
 var (
 	ErrAlreadyProcessed   = errors.New("already processed")
 	ErrAlreadyMinted      = errors.New("already minted")
+	ErrAlreadyRefunded    = errors.New("already refunded")
 	ErrInvalidProof       = errors.New("invalid proof")
 	ErrUnknownBatch       = errors.New("unknown batch")
 	ErrInsufficientLocked = errors.New("insufficient locked balance")
@@ -33,8 +34,17 @@ var (
 	// ErrAmountNotWholeSompi: a burn toward Kaspa that is not a whole number of sompi
 	// (WEI_PER_SOMPI); it is refused, never rounded.
 	ErrAmountNotWholeSompi = errors.New("amount is not a whole number of sompi")
-	// ErrBadKaspaRecipient: a burn toward Kaspa with an empty or over-long recipient.
+	// ErrBadKaspaRecipient: a burn toward Kaspa whose recipient's payload is not of a payable
+	// address's length, or whose recipient is over-long.
 	ErrBadKaspaRecipient = errors.New("bad kaspa recipient")
+	// ErrKaspaBelowMinimum: a burn toward Kaspa under the token's minKaspaSompi, a payout no
+	// Kaspa node would relay.
+	ErrKaspaBelowMinimum = errors.New("burn toward kaspa below the minimum")
+	// ErrWrongKaspaPrefix: a burn toward Kaspa whose recipient is not of the token's network.
+	ErrWrongKaspaPrefix = errors.New("kaspa recipient of another network")
+	// ErrBadKaspaAddressCharacter: a burn toward Kaspa whose recipient has a character outside
+	// bech32's alphabet, or a version no payout can go to.
+	ErrBadKaspaAddressCharacter = errors.New("bad character in kaspa recipient")
 	// ErrUnknownRevert is a revert whose reason is none of the above.
 	ErrUnknownRevert = errors.New("unrecognised revert")
 )
@@ -43,6 +53,7 @@ var (
 var reasonErrors = map[string]error{
 	"already processed":           ErrAlreadyProcessed,
 	"already minted":              ErrAlreadyMinted,
+	"already refunded":            ErrAlreadyRefunded,
 	"invalid proof":               ErrInvalidProof,
 	"unknown batch":               ErrUnknownBatch,
 	"insufficient locked balance": ErrInsufficientLocked,
@@ -59,6 +70,9 @@ var customErrors = map[string]error{
 	"ERC20InsufficientBalance":         ErrInsufficientFunds,
 	"AmountNotWholeSompi":              ErrAmountNotWholeSompi,
 	"BadKaspaRecipient":                ErrBadKaspaRecipient,
+	"KaspaAmountBelowMinimum":          ErrKaspaBelowMinimum,
+	"WrongKaspaPrefix":                 ErrWrongKaspaPrefix,
+	"BadKaspaAddressCharacter":         ErrBadKaspaAddressCharacter,
 }
 
 // RevertError is a decoded revert. It unwraps to one of the Err* sentinels.

@@ -47,7 +47,7 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 		return Bridge{}, fmt.Errorf("deploy distributor: %w", err)
 	}
 	auth.Nonce = next()
-	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0])
+	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0], c.cfg.Kaspa)
 	if err != nil {
 		return Bridge{}, fmt.Errorf("deploy token: %w", err)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
@@ -38,6 +40,10 @@ type Config struct {
 	Accounts      int           // funded dev accounts, default 8
 	Balance       *big.Int      // per account, default 10^24 wei
 	Logger        *slog.Logger
+	// Kaspa is what the token refuses at burn time; an empty prefix means
+	// "kaspasim" (devnet's Kaspa network), a zero minimum
+	// domain.MinKaspaPayoutSompi.
+	Kaspa contracts.KaspaBurnRules
 }
 
 func (c *Config) setDefaults() {
@@ -55,6 +61,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Balance == nil {
 		c.Balance = new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)
+	}
+	if c.Kaspa.Prefix == "" {
+		c.Kaspa.Prefix = "kaspasim"
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/domain"
 )
 
@@ -39,6 +40,11 @@ type Flows struct {
 	// Poll is how often a withdrawal waiting for its tokens reads the
 	// balance; default 200ms.
 	Poll time.Duration
+	// AllowUnpayable sends Kaspa payouts the token refuses at burn time
+	// (under its minimum, not an address of its network) instead of
+	// refusing them before anything is sent: their burns revert and their
+	// deposits stay minted. Only a test of the refusal wants that.
+	AllowUnpayable bool
 }
 
 // KaspaPayout is a payment on Kaspa that a user buys: it locks Amount for
@@ -83,7 +89,7 @@ func (f Flows) Run(ctx context.Context) error {
 	if len(f.Keys) == 0 {
 		return errors.New("flows: no user wallets")
 	}
-	if err := f.checkKaspaPayouts(); err != nil {
+	if err := f.checkKaspaPayouts(ctx); err != nil {
 		return err
 	}
 	if err := f.canPay(ctx); err != nil {
@@ -212,8 +218,9 @@ func spread(n, k int) []bool {
 }
 
 // checkKaspaPayouts refuses, before anything is sent, a payout the token
-// would refuse to burn: the deposit for it would be stranded.
-func (f Flows) checkKaspaPayouts() error {
+// would refuse to burn: the deposit for it would be stranded. The token's
+// minimum and network prefix are read from the chain.
+func (f Flows) checkKaspaPayouts(ctx context.Context) error {
 	for i, p := range f.KaspaPayouts {
 		if p.Amount == nil || p.Amount.Sign() <= 0 || new(big.Int).Rem(p.Amount, big.NewInt(domain.WeiPerSompi)).Sign() != 0 {
 			return fmt.Errorf("kaspa payout %d: %w: %v wei", i, domain.ErrNotWholeSompi, p.Amount)
@@ -221,6 +228,17 @@ func (f Flows) checkKaspaPayouts() error {
 		if n := len(p.Recipient); n == 0 || n > domain.MaxKaspaRecipientBytes {
 			return fmt.Errorf("kaspa payout %d: %w: %d bytes, want 1 to %d", i, domain.ErrBadKaspaRecipient, n,
 				domain.MaxKaspaRecipientBytes)
+		}
+	}
+	if len(f.KaspaPayouts) > 0 && !f.AllowUnpayable {
+		rules, err := contracts.ReadKaspaBurnRules(ctx, contracts.NewBridgeToken().Instance(f.Users.Backend, f.Users.Bridge.Token))
+		if err != nil {
+			return err
+		}
+		for i, p := range f.KaspaPayouts {
+			if err := rules.Check(p.Amount, p.Recipient); err != nil {
+				return fmt.Errorf("kaspa payout %d: the token would refuse it: %w", i, err)
+			}
 		}
 	}
 	return nil

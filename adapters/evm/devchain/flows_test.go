@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"fmt"
 	"math/big"
 	"slices"
 	"strings"
@@ -40,7 +39,7 @@ func TestFlowsKaspaPayouts(t *testing.T) {
 	u := Users{Backend: c.Client(), Bridge: br}
 	keys := c.Keys()[1:3]
 	payout := func(i int) KaspaPayout {
-		return KaspaPayout{Recipient: fmt.Sprintf("kaspasim:qdevchain%d", i), Amount: KaspaPayoutAmount(i)}
+		return KaspaPayout{Recipient: devAddress(i), Amount: KaspaPayoutAmount(i)}
 	}
 
 	for _, r := range []struct {
@@ -54,6 +53,13 @@ func TestFlowsKaspaPayouts(t *testing.T) {
 		{"no recipient", Flows{KaspaPayouts: []KaspaPayout{{Amount: KaspaPayoutAmount(0)}}}, domain.ErrBadKaspaRecipient},
 		{"recipient too long", Flows{KaspaPayouts: []KaspaPayout{{Recipient: strings.Repeat("q", domain.MaxKaspaRecipientBytes+1),
 			Amount: KaspaPayoutAmount(0)}}}, domain.ErrBadKaspaRecipient},
+		// What the token would refuse to burn is refused before anything is sent.
+		{"under the token's minimum", Flows{Deposits: 1, KaspaPayouts: []KaspaPayout{{Recipient: devAddress(0),
+			Amount: big.NewInt((domain.MinKaspaPayoutSompi - 1) * domain.WeiPerSompi)}}}, contracts.ErrKaspaBelowMinimum},
+		{"another network's address", Flows{Deposits: 1, KaspaPayouts: []KaspaPayout{{Recipient: "kaspa:" + devAddress(0)[9:],
+			Amount: KaspaPayoutAmount(0)}}}, contracts.ErrWrongKaspaPrefix},
+		{"not an address", Flows{Deposits: 1, KaspaPayouts: []KaspaPayout{{Recipient: "kaspasim:qdevchain0", Amount: KaspaPayoutAmount(0)}}},
+			contracts.ErrBadKaspaRecipient},
 		// A payout's deposit pays for its own burn only.
 		{"a withdrawal on a payout's deposit", Flows{Withdrawals: 1, KaspaPayouts: []KaspaPayout{payout(0)}}, ErrNotEnoughDeposits},
 	} {
@@ -104,8 +110,8 @@ func TestFlowsKaspaPayouts(t *testing.T) {
 	var ids []int64
 	for _, b := range a.KaspaBurns {
 		ids = append(ids, new(big.Int).SetBytes(b.Key[:]).Int64())
-		var i int
-		if _, err := fmt.Sscanf(b.KaspaRecipient, "kaspasim:qdevchain%d", &i); err != nil || i < 0 || i > 2 {
+		i := slices.IndexFunc([]int{0, 1, 2}, func(i int) bool { return devAddress(i) == b.KaspaRecipient })
+		if i < 0 {
 			t.Fatalf("burn toward Kaspa to %q: no such payout", b.KaspaRecipient)
 		}
 		if user := crypto.PubkeyToAddress(keys[i%2].PublicKey); b.From != user || b.Amount.Cmp(KaspaPayoutAmount(i)) != 0 {
@@ -229,4 +235,15 @@ func standInRelay(ctx context.Context, c *Chain, u Users, key *ecdsa.PrivateKey)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// devAddress is a well-formed simnet address (a P2PK payload of bech32
+// characters; its checksum is not checked on chain), distinct per i.
+func devAddress(i int) string {
+	const cs = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+	b := []byte("kaspasim:q")
+	for j := range 60 {
+		b = append(b, cs[(i*7+j*j)%len(cs)])
+	}
+	return string(b)
 }

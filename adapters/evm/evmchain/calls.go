@@ -35,6 +35,12 @@ func (c *Calls) Mint(d domain.DepositDetected) Call {
 	return Call{To: c.w.Token, Data: c.token.PackMint(common.Address(d.Recipient), d.Amount.Big(), DepositKey(d.Ref))}
 }
 
+// Refund mints a refused burn's amount back to its burner, once per the
+// certificate's refund key.
+func (c *Calls) Refund(cert domain.RefusalCertificate) Call {
+	return Call{To: c.w.Token, Data: c.token.PackRefund(common.Address(cert.Burner), cert.Amount.Big(), cert.RefundKey())}
+}
+
 // Minted asks the token whether a deposit was minted.
 func (c *Calls) Minted(ref domain.LogRef) Call {
 	return Call{To: c.w.Token, Data: c.token.PackMinted(DepositKey(ref))}

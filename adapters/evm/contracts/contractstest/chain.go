@@ -65,6 +65,9 @@ type Config struct {
 	Options []func(*node.Config, *ethconfig.Config)
 	// Timeout bounds each call Start makes; 0 means 10s.
 	Timeout time.Duration
+	// Kaspa is what the token refuses at burn time; an empty prefix means "kaspa" (mainnet),
+	// a zero minimum domain.MinKaspaPayoutSompi.
+	Kaspa contracts.KaspaBurnRules
 }
 
 func (c *Config) setDefaults() {
@@ -73,6 +76,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Balance == nil {
 		c.Balance = new(big.Int).Mul(big.NewInt(1000), Ether)
+	}
+	if c.Kaspa.Prefix == "" {
+		c.Kaspa.Prefix = "kaspa"
 	}
 	if c.TokenName == "" {
 		c.TokenName = "Bridged Ether"
@@ -155,7 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("contractstest: deploy distributor: %w", err)
 	}
 	auth.Nonce = new(big.Int).SetUint64(nonce + 1)
-	tAddr, tTx, err := contracts.DeployToken(auth, c.Client, cfg.TokenName, cfg.TokenSymbol, c.Admin.Address, c.Relayer.Address)
+	tAddr, tTx, err := contracts.DeployToken(auth, c.Client, cfg.TokenName, cfg.TokenSymbol, c.Admin.Address, c.Relayer.Address, cfg.Kaspa)
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: deploy token: %w", err)
 	}
