@@ -234,6 +234,7 @@ func (c *counters) Dropped(p twophase.PeerID, r DropReason) {
 	c.add("dropped", string(p), string(r))
 }
 func (c *counters) Reconnect(p twophase.PeerID) { c.add("reconnect", string(p)) }
+func (c *counters) Refused(r Refusal)           { c.add("refused", string(r)) }
 
 func (c *counters) String() string {
 	c.mu.Lock()

@@ -38,9 +38,32 @@
 //	3 accept   (empty)
 //	4 refuse   reason (UTF-8, at most 512 bytes)
 //	5 envelope a sealed twophase envelope, opaque to the mesh
+//	6 fragment a part of an envelope too long for one frame
 //
-// A frame is at most MaxMessageBytes (twophase.MaxEnvelopeBytes plus the
-// kind byte by default); both sides set it as gRPC's message limits.
+// A frame is at most WireFrameBytes (64 KiB by default); both sides set it
+// as gRPC's message limits, because gRPC's limit is one for the whole
+// server and has to hold before anyone proved a key. An envelope longer
+// than a frame goes as fragments, then an envelope frame with its tail;
+// the receiver gathers them, up to MaxMessageBytes
+// (twophase.MaxEnvelopeBytes plus the kind byte), on an authenticated
+// link only: a fragment during the handshake is a malformed frame.
+//
+// # Before authentication
+//
+// What an outsider can make a member hold is bounded before any proof:
+// the listener keeps at most MaxConnections (4N+8) connections, and when
+// full closes the oldest one that has not authenticated to admit the new
+// one; one remote IP has at most MaxPendingPerIP (4) connections not yet
+// authenticated; a connection that carries no authenticated link
+// HandshakeTimeout after it was accepted is closed (a silent TCP
+// connection, an HTTP/2 connection without a stream, a stream that never
+// says hello). gRPC allows one stream per connection (a dialler keeps one
+// link per connection), frames of WireFrameBytes, fixed flow-control
+// windows of WindowBytes (no growth), 8 KiB of headers and no compressed
+// stream (refused before its first message is read, whatever
+// decompressors the process registered). Each refusal is counted by
+// reason (Metrics.Refused) and logged at most once per
+// RefusalLogInterval per reason, with a count.
 //
 // # Handshake
 //

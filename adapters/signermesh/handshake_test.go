@@ -121,7 +121,7 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 }
 
 // rawLink opens a Link stream to addr without a mesh behind it.
-func rawLink(t *testing.T, addr string) grpc.ClientStream {
+func rawLink(t *testing.T, addr string, opts ...grpc.CallOption) grpc.ClientStream {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{})))
@@ -131,7 +131,7 @@ func rawLink(t *testing.T, addr string) grpc.ClientStream {
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod)
+	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ const (
 	frameAccept   frameKind = 3 // the sender accepted the other's proof
 	frameRefuse   frameKind = 4 // the sender refuses the link, and why
 	frameEnvelope frameKind = 5 // a sealed twophase envelope, opaque here
+	frameFragment frameKind = 6 // a part of an envelope too long for one frame; more follow
 )
 
 func (k frameKind) String() string {
@@ -60,6 +61,8 @@ func (k frameKind) String() string {
 		return "refuse"
 	case frameEnvelope:
 		return "envelope"
+	case frameFragment:
+		return "fragment"
 	}
 	return fmt.Sprintf("frame_%d", byte(k))
 }
