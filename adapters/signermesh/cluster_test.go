@@ -189,6 +189,32 @@ func (h *logRecorder) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h *logRecorder) WithGroup(string) slog.Handler { return h }
 
 // find returns the first record with msg whose attributes include want.
+// containing reports whether a record msg has attribute key containing
+// sub.
+func (h *logRecorder) containing(msg, key, sub string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range *h.recs {
+		if r.msg == msg && strings.Contains(r.attrs[key], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// lines counts the records with message msg.
+func (h *logRecorder) lines(msg string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range *h.recs {
+		if r.msg == msg {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *logRecorder) find(msg string, want map[string]string) (logRecord, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -2,7 +2,6 @@ package signermesh
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"sync"
 	"time"
@@ -96,55 +95,6 @@ func (l *link) run() bool {
 	return true
 }
 
-// handshake proves identities both ways (see the package doc): hello,
-// then proof, then accept, each sent before the peer's is awaited.
-func (l *link) handshake() (*peer, error) {
-	m := l.m
-	var expect twophase.PeerID
-	if l.dialled != nil {
-		expect = l.dialled.id
-	}
-	timer := time.NewTimer(m.cfg.HandshakeTimeout)
-	defer timer.Stop()
-	ours, err := newHello(m.cfg.ProtocolVersion, m.group, m.cfg.Self)
-	if err != nil {
-		return nil, err
-	}
-	if err := l.send(frameHello, ours.encode(), expect, timer); err != nil {
-		return nil, err
-	}
-	f, err := l.next(frameHello, expect, timer)
-	if err != nil {
-		return nil, err
-	}
-	theirs, err := parseHello(f.body)
-	if err != nil {
-		return nil, l.refuse(&HandshakeError{Peer: expect, Outcome: OutcomeMalformed,
-			Detail: fmt.Sprintf("peer %s sent a malformed hello: %v", peerName(expect, l.addr), err)})
-	}
-	if herr := m.checkHello(theirs, expect, l.addr); herr != nil {
-		return nil, l.refuse(herr)
-	}
-	who := theirs.id
-	sig := ed25519.Sign(m.cfg.Identity, transcript(m.cfg.ProtocolVersion, m.group, ours, theirs))
-	if err := l.send(frameProof, sig, who, timer); err != nil {
-		return nil, err
-	}
-	if f, err = l.next(frameProof, who, timer); err != nil {
-		return nil, err
-	}
-	if herr := m.checkProof(theirs, ours, f.body); herr != nil {
-		return nil, l.refuse(herr)
-	}
-	if err := l.send(frameAccept, nil, who, timer); err != nil {
-		return nil, err
-	}
-	if _, err := l.next(frameAccept, who, timer); err != nil {
-		return nil, err
-	}
-	return m.peers[who], nil
-}
-
 // send writes one handshake frame.
 func (l *link) send(kind frameKind, body []byte, peer twophase.PeerID, timer *time.Timer) error {
 	if err := l.stream.SendMsg(&frame{kind: kind, body: body}); err != nil {
@@ -196,6 +146,9 @@ func (l *link) next(want frameKind, peer twophase.PeerID, timer *time.Timer) (fr
 // link ends either way) and returns the reason.
 func (l *link) refuse(herr *HandshakeError) error {
 	reason := herr.Detail
+	if l.dialled == nil && herr.Peer == "" {
+		reason = unauthenticatedRefusal
+	}
 	if len(reason) > maxRefusalBytes {
 		reason = reason[:maxRefusalBytes]
 	}

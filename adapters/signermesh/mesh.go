@@ -60,7 +60,6 @@ type Mesh struct {
 	closeOnce sync.Once
 	closed    atomic.Bool
 
-	outsiders  refusals // last refusal logged for processes that named no member
 	limits     *connLimiter
 	refusalLog *rateLog
 }
@@ -412,15 +411,25 @@ func (m *Mesh) handshakeFailed(l *link, err error) {
 	var herr *HandshakeError
 	if !errors.As(err, &herr) {
 		herr = &HandshakeError{Outcome: OutcomeFailed, Detail: err.Error()}
+		if l.dialled != nil {
+			herr.Peer = l.dialled.id
+		}
+	}
+	if herr.Peer == "" {
+		// Nobody proved a member's key: counted and logged by reason,
+		// never against the member the hello named.
+		m.preAuthRefused(Refusal(herr.Outcome), l.addr, "err", herr.Detail)
+		return
 	}
 	m.cfg.Metrics.Handshake(herr.Peer, herr.Outcome)
-	seen := &m.outsiders
-	if p := m.peers[herr.Peer]; p != nil {
-		seen = &p.refusals
-		p.mu.Lock()
-		p.lastErr = herr.Detail
-		p.mu.Unlock()
+	p := m.peers[herr.Peer]
+	if p == nil {
+		return // a peer id is a member's, never this signer's: checked before
 	}
+	seen := &p.refusals
+	p.mu.Lock()
+	p.lastErr = herr.Detail
+	p.mu.Unlock()
 	attrs := []any{"peer", string(herr.Peer), "addr", l.addr, "direction", l.dir, "outcome", string(herr.Outcome), "err", herr.Detail}
 	if herr.Outcome == OutcomeFailed || !seen.changed(herr.Detail) {
 		m.log.Debug("handshake failed", attrs...)
