@@ -202,6 +202,37 @@ func (h *logRecorder) containing(msg, key, sub string) bool {
 	return false
 }
 
+// atLeast counts the records of level or above.
+func (h *logRecorder) atLeast(level slog.Level) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range *h.recs {
+		if r.level >= level {
+			n++
+		}
+	}
+	return n
+}
+
+// syncBuffer is a bytes.Buffer safe for a child process's two pipes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // lines counts the records with message msg.
 func (h *logRecorder) lines(msg string) int {
 	h.mu.Lock()
