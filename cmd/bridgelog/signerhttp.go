@@ -38,7 +38,7 @@ const maxRequestBytes = 16 << 10
 // the operator console (/, /audit, POST /admin/…) until ctx ends.
 func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", p.set.http)
+	ln, err := lc.Listen(ctx, "tcp", consoleListenAddr(p.set.http))
 	if err != nil {
 		return fmt.Errorf("signer http: listen %s: %w", p.set.http, err)
 	}
@@ -57,7 +57,7 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	sub := &eventSubmitter{p: p}
 	mux.Handle("POST /signing-events", sub)
 	p.console(sub).routes(mux)
-	return metrics.ServeHandlerIdle(ctx, ln, mux, p.logger, consoleIdleTimeout)
+	return metrics.ServeHandlerIdle(ctx, ln, p.viewerGate(mux), p.logger, consoleIdleTimeout)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
