@@ -22,6 +22,7 @@ const (
 	hostileHeapBound   = 64 << 20        // growth of the signer's HeapInuse
 	hostileRelinkBound = 5 * time.Second // an honest member's relink
 	hostileWarnBound   = 30              // warning lines of the attacked signer
+	hostileGoroutines  = 400             // goroutines added at the peak
 )
 
 // An outsider attacks s3 before any handshake, from another process:
@@ -55,16 +56,16 @@ func TestHostileOutsider(t *testing.T) {
 	health := serveHealthz(t)
 
 	runtime.GC()
-	base := heapInuse()
-	var peak atomic.Uint64
+	base, baseG, baseFD := heapInuse(), runtime.NumGoroutine(), openFiles()
+	var peak, peakG, peakFD atomic.Uint64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
 		for {
-			if h := heapInuse(); h > peak.Load() {
-				peak.Store(h)
-			}
+			raise(&peak, heapInuse())
+			raise(&peakG, uint64(runtime.NumGoroutine()))
+			raise(&peakFD, uint64(openFiles()))
 			select {
 			case <-stop:
 				return
@@ -98,10 +99,16 @@ func TestHostileOutsider(t *testing.T) {
 	}
 	growth := int64(peak.Load()) - int64(base)
 	warns := c.logs["s3"].atLeast(slog.LevelWarn)
-	t.Logf("heap in use %d MiB before, peak growth %.1f MiB; s1 relinked in %v; %d warnings; refused %s; %s",
-		base>>20, float64(growth)/(1<<20), relink.Round(time.Millisecond), warns, c.metrics["s3"], out)
+	t.Logf("heap in use %d MiB before, peak growth %.1f MiB; goroutines %d, peak %d; open files %d, peak %d; s1 relinked in %v; %d warnings; refused %s; %s",
+		base>>20, float64(growth)/(1<<20), baseG, peakG.Load(), baseFD, peakFD.Load(), relink.Round(time.Millisecond), warns, c.metrics["s3"], out)
 	if growth > hostileHeapBound {
 		t.Errorf("heap grew by %d MiB, bound %d", growth>>20, hostileHeapBound>>20)
+	}
+	if extra := int(peakFD.Load()) - baseFD; extra > cfg.MaxConnections+64 {
+		t.Errorf("%d more files open at the peak, bound %d (the mesh's connections and the probes')", extra, cfg.MaxConnections+64)
+	}
+	if extra := int(peakG.Load()) - baseG; extra > hostileGoroutines {
+		t.Errorf("%d more goroutines at the peak, bound %d", extra, hostileGoroutines)
 	}
 	if relink > hostileRelinkBound {
 		t.Errorf("s1 relinked in %v, bound %v", relink, hostileRelinkBound)
@@ -140,6 +147,18 @@ func lowerFileLimit(t *testing.T, n uint64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
+}
+
+func raise(v *atomic.Uint64, x uint64) {
+	if x > v.Load() {
+		v.Store(x)
+	}
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles() int {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	return len(fds)
 }
 
 func heapInuse() uint64 {
