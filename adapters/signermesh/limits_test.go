@@ -94,6 +94,11 @@ func TestLimitsBeforeAuthentication(t *testing.T) {
 		if held, pending := s2.limits.counts(); pending > s2.cfg.MaxPendingPerIP {
 			t.Fatalf("%d connections pending (%d held), bound %d", pending, held, s2.cfg.MaxPendingPerIP)
 		}
+		for _, conn := range conns {
+			conn.Close()
+		}
+		// the next cases come from the same address
+		waitFor(t, "the pending connections released", func() bool { _, pending := s2.limits.counts(); return pending == 0 })
 	})
 	t.Run("frame over the wire limit", func(t *testing.T) {
 		s := rawLink(t, addr, grpc.MaxCallSendMsgSize(8<<20))

@@ -168,7 +168,9 @@ func (m *Mesh) serverOptions() []grpc.ServerOption {
 		grpc.MaxHeaderListSize(maxHeaderBytes),
 		grpc.ReadBufferSize(32 << 10),
 		grpc.WriteBufferSize(32 << 10),
-		grpc.ConnectionTimeout(cfg.HandshakeTimeout),
+		// a backstop: the limiter closes a connection without an
+		// authenticated link at HandshakeTimeout, and counts it
+		grpc.ConnectionTimeout(cfg.HandshakeTimeout + time.Second),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.KeepaliveInterval, Timeout: cfg.KeepaliveTimeout,
 			MaxConnectionIdle: cfg.IdleTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cfg.KeepaliveInterval / 2, PermitWithoutStream: true}),
