@@ -55,25 +55,8 @@ func TestHostileOutsider(t *testing.T) {
 	waitFor(t, "s3 linked to s1 and s2", func() bool { return connected(s3, "s1") && connected(s3, "s2") })
 	health := serveHealthz(t)
 
-	runtime.GC()
-	base, baseG, baseFD := heapInuse(), runtime.NumGoroutine(), openFiles()
-	var peak, peakG, peakFD atomic.Uint64
 	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			raise(&peak, heapInuse())
-			raise(&peakG, uint64(runtime.NumGoroutine()))
-			raise(&peakFD, uint64(openFiles()))
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-
+	use := sampleUse(stop)
 	attack := startHostile(t, c.addrs["s3"], c.g.Group.ID().String())
 	healthErrs := make(chan error, 1)
 	go func() { healthErrs <- pollHealthz(health, stop) }()
@@ -90,26 +73,16 @@ func TestHostileOutsider(t *testing.T) {
 
 	out, err := attack.wait()
 	close(stop)
-	<-sampled
+	<-use.done
 	if err != nil {
 		t.Fatalf("hostile client: %v\n%s", err, out)
 	}
 	if herr := <-healthErrs; herr != nil {
 		t.Errorf("/healthz during the attack: %v", herr)
 	}
-	growth := int64(peak.Load()) - int64(base)
 	warns := c.logs["s3"].atLeast(slog.LevelWarn)
-	t.Logf("heap in use %d MiB before, peak growth %.1f MiB; goroutines %d, peak %d; open files %d, peak %d; s1 relinked in %v; %d warnings; refused %s; %s",
-		base>>20, float64(growth)/(1<<20), baseG, peakG.Load(), baseFD, peakFD.Load(), relink.Round(time.Millisecond), warns, c.metrics["s3"], out)
-	if growth > hostileHeapBound {
-		t.Errorf("heap grew by %d MiB, bound %d", growth>>20, hostileHeapBound>>20)
-	}
-	if extra := int(peakFD.Load()) - baseFD; extra > cfg.MaxConnections+64 {
-		t.Errorf("%d more files open at the peak, bound %d (the mesh's connections and the probes')", extra, cfg.MaxConnections+64)
-	}
-	if extra := int(peakG.Load()) - baseG; extra > hostileGoroutines {
-		t.Errorf("%d more goroutines at the peak, bound %d", extra, hostileGoroutines)
-	}
+	t.Logf("%s; s1 relinked in %v; %d warnings; refused %s; %s", use, relink.Round(time.Millisecond), warns, c.metrics["s3"], out)
+	use.check(t, cfg.MaxConnections+64)
 	if relink > hostileRelinkBound {
 		t.Errorf("s1 relinked in %v, bound %v", relink, hostileRelinkBound)
 	}
@@ -147,6 +120,53 @@ func lowerFileLimit(t *testing.T, n uint64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
+}
+
+// use samples this process's heap in use, goroutines and open files
+// every 10 ms, from a GC before the attack until stop.
+type use struct {
+	done                    chan struct{}
+	heap, goroutines, fds   uint64 // before
+	peakHeap, peakG, peakFD atomic.Uint64
+}
+
+func sampleUse(stop <-chan struct{}) *use {
+	runtime.GC()
+	u := &use{done: make(chan struct{}), heap: heapInuse(), goroutines: uint64(runtime.NumGoroutine()), fds: uint64(openFiles())}
+	go func() {
+		defer close(u.done)
+		for {
+			raise(&u.peakHeap, heapInuse())
+			raise(&u.peakG, uint64(runtime.NumGoroutine()))
+			raise(&u.peakFD, uint64(openFiles()))
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return u
+}
+
+func (u *use) String() string {
+	return fmt.Sprintf("heap in use %d MiB before, peak growth %.1f MiB; goroutines %d, peak %d; open files %d, peak %d",
+		u.heap>>20, float64(int64(u.peakHeap.Load())-int64(u.heap))/(1<<20), u.goroutines, u.peakG.Load(), u.fds, u.peakFD.Load())
+}
+
+// check holds the peaks to the test's bounds; fds is the bound on files
+// opened.
+func (u *use) check(t *testing.T, fds int) {
+	t.Helper()
+	if growth := int64(u.peakHeap.Load()) - int64(u.heap); growth > hostileHeapBound {
+		t.Errorf("heap grew by %d MiB, bound %d", growth>>20, hostileHeapBound>>20)
+	}
+	if extra := int(u.peakFD.Load()) - int(u.fds); extra > fds {
+		t.Errorf("%d more files open at the peak, bound %d (the mesh's connections and the probes')", extra, fds)
+	}
+	if extra := int(u.peakG.Load()) - int(u.goroutines); extra > hostileGoroutines {
+		t.Errorf("%d more goroutines at the peak, bound %d", extra, hostileGoroutines)
+	}
 }
 
 func raise(v *atomic.Uint64, x uint64) {

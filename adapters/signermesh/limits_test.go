@@ -100,6 +100,18 @@ func TestLimitsBeforeAuthentication(t *testing.T) {
 		// the next cases come from the same address
 		waitFor(t, "the pending connections released", func() bool { _, pending := s2.limits.counts(); return pending == 0 })
 	})
+	if n := counts.get("handshake", "s1", string(OutcomeBadProof)); n != 0 {
+		t.Fatalf("outsiders counted against s1: %s", counts)
+	}
+}
+
+// A frame over the wire limit and a compressed stream are refused before
+// the handshake reads them.
+func TestFramesRefusedBeforeAuthentication(t *testing.T) {
+	c := newCluster(t, "s1", "s2")
+	c.start(c.config("s2"))
+	addr := c.addrs["s2"]
+	counts := c.metrics["s2"]
 	t.Run("frame over the wire limit", func(t *testing.T) {
 		s := rawLink(t, addr, grpc.MaxCallSendMsgSize(8<<20))
 		if err := s.SendMsg(&frame{kind: frameHello, body: make([]byte, 1<<20)}); err != nil {
@@ -121,7 +133,4 @@ func TestLimitsBeforeAuthentication(t *testing.T) {
 		}
 		waitFor(t, "the compressed stream counted", func() bool { return counts.get("refused", string(RefusalCompressed)) > 0 })
 	})
-	if n := counts.get("handshake", "s1", string(OutcomeBadProof)); n != 0 {
-		t.Fatalf("outsiders counted against s1: %s", counts)
-	}
 }
