@@ -42,7 +42,7 @@ func (p *signerProcess) viewerGate(h http.Handler) http.Handler {
 }
 
 func (g *viewerGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !viewerPages[r.URL.Path] || fromLoopback(r) {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !viewerPages[r.URL.Path] || fromThisHost(r) {
 		g.h.ServeHTTP(w, r)
 		return
 	}
@@ -88,13 +88,28 @@ func viewerToken(r *http.Request) (string, bool) {
 	return "", false
 }
 
-func fromLoopback(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
+// fromThisHost: the client is on loopback, or dialled the console's own
+// address from it (`bridgelog signer status` against a console bound to
+// 10.0.0.5 comes from 10.0.0.5). A TCP connection cannot be opened with
+// a forged source address whose replies the kernel keeps for itself.
+func fromThisHost(r *http.Request) bool {
+	ip := hostIP(r.RemoteAddr)
+	if ip == nil {
 		return false
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	if ip.IsLoopback() {
+		return true
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && ip.Equal(hostIP(local.String()))
+}
+
+func hostIP(addr string) net.IP {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	return net.ParseIP(host)
 }
 
 // consoleListenAddr binds a console address without a host ("":9471")

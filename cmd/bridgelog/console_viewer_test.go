@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,6 +68,16 @@ func TestConsoleViewerCredential(t *testing.T) {
 	}
 	if len(logged) != 1 {
 		t.Errorf("%d lines logged for 4 refusals within a second, want 1: %v", len(logged), logged)
+	}
+
+	// The console's own address, dialled from its host, is this host.
+	local := httptest.NewRequest("GET", "/status", nil)
+	local.RemoteAddr = "10.0.0.5:40000"
+	local = local.WithContext(context.WithValue(local.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 9471}))
+	w0 := httptest.NewRecorder()
+	g.ServeHTTP(w0, local)
+	if w0.Code != 200 {
+		t.Fatalf("from the console's own address: %d", w0.Code)
 	}
 
 	// Without a viewer credential configured nothing matches from afar.
