@@ -66,6 +66,13 @@ func ServeListener(ctx context.Context, ln net.Listener, r *Registry) error {
 // added, say) on ln with the metrics server's timeouts until ctx ends,
 // then shuts down gracefully. It closes ln.
 func ServeHandler(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	return ServeHandlerIdle(ctx, ln, h, logger, idleTimeout)
+}
+
+// ServeHandlerIdle is [ServeHandler] with its own keep-alive idle
+// timeout: a server behind a connection limit frees an idle client's
+// slot sooner.
+func ServeHandlerIdle(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, idle time.Duration) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -74,7 +81,7 @@ func ServeHandler(ctx context.Context, ln net.Listener, h http.Handler, logger *
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       idle,
 	}
 	addr := ln.Addr().String()
 	done := make(chan error, 1)

@@ -28,6 +28,13 @@ func (m MeshMetrics) Reconnect(peer twophase.PeerID) {
 	m.h.Count("signer_mesh_reconnects_total", map[string]string{"peer": string(peer)}, 1)
 }
 
+// Refused counts a connection or link the mesh turned away before the
+// other side proved a member's key, by reason (no peer label: an
+// outsider cannot choose label values nor be counted as a member).
+func (m MeshMetrics) Refused(reason signermesh.Refusal) {
+	m.h.Count("signer_mesh_refused_total", map[string]string{"reason": string(reason)}, 1)
+}
+
 // Connected sets whether the link to peer is up (1) or not (0), for the
 // peer-down alert; a process sets it from signermesh.Mesh.Peers.
 func (m MeshMetrics) Connected(peer twophase.PeerID, up bool) {

@@ -189,6 +189,63 @@ func (h *logRecorder) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h *logRecorder) WithGroup(string) slog.Handler { return h }
 
 // find returns the first record with msg whose attributes include want.
+// containing reports whether a record msg has attribute key containing
+// sub.
+func (h *logRecorder) containing(msg, key, sub string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range *h.recs {
+		if r.msg == msg && strings.Contains(r.attrs[key], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// atLeast counts the records of level or above.
+func (h *logRecorder) atLeast(level slog.Level) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range *h.recs {
+		if r.level >= level {
+			n++
+		}
+	}
+	return n
+}
+
+// syncBuffer is a bytes.Buffer safe for a child process's two pipes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lines counts the records with message msg.
+func (h *logRecorder) lines(msg string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range *h.recs {
+		if r.msg == msg {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *logRecorder) find(msg string, want map[string]string) (logRecord, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -234,6 +291,7 @@ func (c *counters) Dropped(p twophase.PeerID, r DropReason) {
 	c.add("dropped", string(p), string(r))
 }
 func (c *counters) Reconnect(p twophase.PeerID) { c.add("reconnect", string(p)) }
+func (c *counters) Refused(r Refusal)           { c.add("refused", string(r)) }
 
 func (c *counters) String() string {
 	c.mu.Lock()

@@ -52,6 +52,30 @@ type Config struct {
 	// MaxMessageBytes bounds one frame on the wire, framing included
 	// (default twophase.MaxEnvelopeBytes plus FrameOverhead).
 	MaxMessageBytes int
+	// WireFrameBytes bounds one gRPC message either way (default 64 KiB):
+	// what anyone may make this member buffer before proving a key. An
+	// envelope longer than that is sent as fragments and reassembled,
+	// up to MaxMessageBytes, only on an authenticated link.
+	WireFrameBytes int
+	// WindowBytes is gRPC's flow-control window of a connection and of
+	// its stream (default 256 KiB), fixed (no BDP growth): with one
+	// stream per connection, what a connection can make this member hold
+	// in buffers is about WireFrameBytes plus WindowBytes.
+	WindowBytes int
+	// MaxConnections bounds the connections the listener holds (default
+	// 4N+8 for N members); when full, the oldest not yet authenticated is
+	// closed to admit a new one. MaxPendingPerIP bounds the connections
+	// of one remote IP that have not authenticated (default 4).
+	MaxConnections  int
+	MaxPendingPerIP int
+	// IdleTimeout closes an accepted connection that has carried no
+	// stream for that long (default 30 s); a connection on which no link
+	// authenticated within HandshakeTimeout is closed then.
+	IdleTimeout time.Duration
+	// RefusalLogInterval is how often at most a refusal before
+	// authentication is logged, per reason, with how many it stands
+	// for (default 10 s); every one is counted (Metrics.Refused).
+	RefusalLogInterval time.Duration
 	// QueueMessages and QueueBytes bound the messages waiting for one peer
 	// (defaults 1024 and 16 MiB); when either is exceeded the oldest
 	// are dropped.
@@ -75,6 +99,12 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.ReconnectMin, 100*time.Millisecond)
 	setDefault(&c.ReconnectMax, 5*time.Second)
 	setDefault(&c.MaxMessageBytes, twophase.MaxEnvelopeBytes+FrameOverhead)
+	setDefault(&c.WireFrameBytes, 64<<10)
+	setDefault(&c.WindowBytes, 256<<10)
+	setDefault(&c.MaxConnections, 4*len(c.Group.Members)+8)
+	setDefault(&c.MaxPendingPerIP, 4)
+	setDefault(&c.IdleTimeout, 30*time.Second)
+	setDefault(&c.RefusalLogInterval, 10*time.Second)
 	setDefault(&c.QueueMessages, 1024)
 	setDefault(&c.QueueBytes, 16<<20)
 	if c.Metrics == nil {
@@ -133,6 +163,14 @@ func (c Config) validate() error {
 	switch {
 	case c.HandshakeTimeout < 0 || c.KeepaliveInterval < 0 || c.KeepaliveTimeout < 0 || c.ReconnectMin < 0:
 		return bad("negative timeout or backoff")
+	case c.IdleTimeout < 0 || c.RefusalLogInterval < 0:
+		return bad("negative idle timeout or log interval")
+	case c.WireFrameBytes < 1<<10 || c.WireFrameBytes > c.MaxMessageBytes:
+		return bad("wire frame size %d outside 1 KiB and the max message size %d", c.WireFrameBytes, c.MaxMessageBytes)
+	case c.WindowBytes < 64<<10:
+		return bad("flow-control window %d below gRPC's minimum of 64 KiB", c.WindowBytes)
+	case c.MaxConnections < len(c.Group.Members) || c.MaxPendingPerIP < 1:
+		return bad("connection limits %d (fewer than the members) or %d per IP", c.MaxConnections, c.MaxPendingPerIP)
 	case c.MaxMessageBytes <= FrameOverhead:
 		return bad("max message size %d leaves no room for a payload", c.MaxMessageBytes)
 	case c.QueueBytes < c.MaxMessageBytes:

@@ -191,15 +191,38 @@ func describeProfile(g twophase.Group) string {
 	return fmt.Sprintf("Profile %s (quorum %d)", strings.ToUpper(string(g.Profile)), g.Quorum)
 }
 
-// checkProof verifies the peer's signature of the transcript against the
-// identity key the group lists for it.
-func (m *Mesh) checkProof(peer, self hello, sig []byte) *HandshakeError {
-	key := m.keys[peer.id]
-	if len(sig) == ed25519.SignatureSize && ed25519.Verify(key, transcript(m.cfg.ProtocolVersion, m.group, peer, self), sig) {
+// checkProof verifies the prover's signature of the transcript against
+// the identity key the group lists for it, over the version and group its
+// hello claims: a member configured with another version or group still
+// proves who it is, and can then be told what differs.
+func (m *Mesh) checkProof(prover, verifier hello, sig []byte) *HandshakeError {
+	key := m.keys[prover.id]
+	if key != nil && len(sig) == ed25519.SignatureSize &&
+		ed25519.Verify(key, transcript(prover.version, prover.group, prover, verifier), sig) {
 		return nil
 	}
-	return &HandshakeError{Peer: peer.id, Outcome: OutcomeBadProof,
-		Detail: fmt.Sprintf("peer %s did not prove the identity key the group lists for it (%x…): its handshake signature does not verify", peer.id, key[:4])}
+	if key == nil {
+		return &HandshakeError{Peer: prover.id, Outcome: OutcomeUnknownMember,
+			Detail: fmt.Sprintf("peer %s is not a member of group %s", quoteID(prover.id), m.group)}
+	}
+	return &HandshakeError{Peer: prover.id, Outcome: OutcomeBadProof,
+		Detail: fmt.Sprintf("peer %s did not prove the identity key the group lists for it (%x…): its handshake signature does not verify", prover.id, key[:4])}
+}
+
+// unauthenticatedRefusal is all a dialler that has not proved a member's
+// key is told: what it got wrong would tell an outsider the group's id
+// and members.
+const unauthenticatedRefusal = "not authenticated: this signer tells a dialler why only once it has proved a member's identity key " +
+	"(check this signer's member id, its identity key, and that the address dialled is the member meant)"
+
+// parseChallenge reads the accepting side's nonce.
+func parseChallenge(b []byte) ([NonceBytes]byte, error) {
+	var n [NonceBytes]byte
+	if len(b) != NonceBytes {
+		return n, fmt.Errorf("%w: a challenge of %d bytes", errHelloMalformed, len(b))
+	}
+	copy(n[:], b)
+	return n, nil
 }
 
 // refusedBy is the error of a refusal frame from the peer.

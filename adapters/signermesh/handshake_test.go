@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -74,7 +75,9 @@ func TestProofBinding(t *testing.T) {
 // the receiver never sees the envelope.
 func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 	c := newCluster(t, "s1", "s2")
-	s2 := c.start(c.config("s2"))
+	cfg := c.config("s2")
+	cfg.RefusalLogInterval = time.Nanosecond // a line for each case
+	s2 := c.start(cfg)
 	in := &inbox{}
 	s2.Attach(in.receiver())
 	g := c.g.Group.ID()
@@ -85,6 +88,8 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 	}{
 		{"instead of the hello", nil, "hello"},
 		{"instead of the proof", []frame{{kind: frameHello, body: hello{version: twophase.ProtocolVersion, group: g, id: "s1"}.encode()}}, "proof"},
+		{"in fragments instead of the proof", []frame{{kind: frameHello, body: hello{version: twophase.ProtocolVersion, group: g, id: "s1"}.encode()},
+			{kind: frameFragment, body: []byte("part")}}, "proof"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,8 +112,14 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 					refusal = string(f.body)
 				}
 			}
-			if !strings.Contains(refusal, "sent envelope where its "+tc.due+" was due") {
+			if refusal != unauthenticatedRefusal {
 				t.Fatalf("refusal %q", refusal)
+			}
+			waitFor(t, "the malformed handshake logged", func() bool {
+				return c.logs["s2"].containing("connection refused before authentication", "err", "where its "+tc.due+" was due")
+			})
+			if n := c.metrics["s2"].get("refused", string(OutcomeMalformed)); n == 0 {
+				t.Fatalf("not counted: %s", c.metrics["s2"])
 			}
 			if in.has("", "sneaked in") || in.has("s1", "sneaked in") {
 				t.Fatal("the envelope was delivered")
@@ -121,7 +132,7 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 }
 
 // rawLink opens a Link stream to addr without a mesh behind it.
-func rawLink(t *testing.T, addr string) grpc.ClientStream {
+func rawLink(t *testing.T, addr string, opts ...grpc.CallOption) grpc.ClientStream {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{})))
@@ -131,7 +142,7 @@ func rawLink(t *testing.T, addr string) grpc.ClientStream {
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod)
+	s, err := conn.NewStream(ctx, &serviceDesc.Streams[0], linkMethod, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

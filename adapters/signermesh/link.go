@@ -2,7 +2,6 @@ package signermesh
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"sync"
 	"time"
@@ -96,55 +95,6 @@ func (l *link) run() bool {
 	return true
 }
 
-// handshake proves identities both ways (see the package doc): hello,
-// then proof, then accept, each sent before the peer's is awaited.
-func (l *link) handshake() (*peer, error) {
-	m := l.m
-	var expect twophase.PeerID
-	if l.dialled != nil {
-		expect = l.dialled.id
-	}
-	timer := time.NewTimer(m.cfg.HandshakeTimeout)
-	defer timer.Stop()
-	ours, err := newHello(m.cfg.ProtocolVersion, m.group, m.cfg.Self)
-	if err != nil {
-		return nil, err
-	}
-	if err := l.send(frameHello, ours.encode(), expect, timer); err != nil {
-		return nil, err
-	}
-	f, err := l.next(frameHello, expect, timer)
-	if err != nil {
-		return nil, err
-	}
-	theirs, err := parseHello(f.body)
-	if err != nil {
-		return nil, l.refuse(&HandshakeError{Peer: expect, Outcome: OutcomeMalformed,
-			Detail: fmt.Sprintf("peer %s sent a malformed hello: %v", peerName(expect, l.addr), err)})
-	}
-	if herr := m.checkHello(theirs, expect, l.addr); herr != nil {
-		return nil, l.refuse(herr)
-	}
-	who := theirs.id
-	sig := ed25519.Sign(m.cfg.Identity, transcript(m.cfg.ProtocolVersion, m.group, ours, theirs))
-	if err := l.send(frameProof, sig, who, timer); err != nil {
-		return nil, err
-	}
-	if f, err = l.next(frameProof, who, timer); err != nil {
-		return nil, err
-	}
-	if herr := m.checkProof(theirs, ours, f.body); herr != nil {
-		return nil, l.refuse(herr)
-	}
-	if err := l.send(frameAccept, nil, who, timer); err != nil {
-		return nil, err
-	}
-	if _, err := l.next(frameAccept, who, timer); err != nil {
-		return nil, err
-	}
-	return m.peers[who], nil
-}
-
 // send writes one handshake frame.
 func (l *link) send(kind frameKind, body []byte, peer twophase.PeerID, timer *time.Timer) error {
 	if err := l.stream.SendMsg(&frame{kind: kind, body: body}); err != nil {
@@ -196,6 +146,9 @@ func (l *link) next(want frameKind, peer twophase.PeerID, timer *time.Timer) (fr
 // link ends either way) and returns the reason.
 func (l *link) refuse(herr *HandshakeError) error {
 	reason := herr.Detail
+	if l.dialled == nil && herr.Peer == "" {
+		reason = unauthenticatedRefusal
+	}
 	if len(reason) > maxRefusalBytes {
 		reason = reason[:maxRefusalBytes]
 	}
@@ -234,6 +187,7 @@ func (l *link) linger() {
 func (l *link) read() {
 	defer l.m.wg.Done()
 	defer close(l.readDone)
+	var partial []byte // the fragments of an envelope still coming
 	for {
 		var f frame
 		if err := l.stream.RecvMsg(&f); err != nil {
@@ -248,18 +202,39 @@ func (l *link) read() {
 			}
 			continue
 		}
-		switch f.kind {
-		case frameEnvelope:
-			l.m.cfg.Metrics.Received(l.peer.id)
-			l.m.deliver(l.peer.id, f.body)
-		case frameRefuse:
-			l.end(refusedBy(l.peer.id, l.addr, f.body))
-			return
-		default:
-			l.end(fmt.Errorf("peer %s sent a %s frame after the handshake", l.peer.id, f.kind))
+		if !l.take(f, &partial) {
 			return
 		}
 	}
+}
+
+// take takes a frame read on an authenticated link: fragments
+// are gathered in partial up to MaxMessageBytes, an envelope (its last
+// part) is delivered. It reports whether the link goes on.
+func (l *link) take(f frame, partial *[]byte) bool {
+	switch f.kind {
+	case frameFragment, frameEnvelope:
+		if len(*partial)+len(f.body)+FrameOverhead > l.m.cfg.MaxMessageBytes {
+			l.end(fmt.Errorf("%w: peer %s sent an envelope of more than %d bytes", ErrTooLarge, l.peer.id, l.m.cfg.MaxMessageBytes-FrameOverhead))
+			return false
+		}
+		if f.kind == frameFragment {
+			*partial = append(*partial, f.body...)
+			return true
+		}
+		raw := f.body
+		if len(*partial) > 0 {
+			raw, *partial = append(*partial, f.body...), nil
+		}
+		l.m.cfg.Metrics.Received(l.peer.id)
+		l.m.deliver(l.peer.id, raw)
+		return true
+	case frameRefuse:
+		l.end(refusedBy(l.peer.id, l.addr, f.body))
+		return false
+	}
+	l.end(fmt.Errorf("peer %s sent a %s frame after the handshake", l.peer.id, f.kind))
+	return false
 }
 
 // handOver passes a handshake frame to run. After the peer's last
@@ -284,6 +259,20 @@ func (l *link) handOver(f frame) bool {
 	return true
 }
 
+// sendEnvelope writes raw as one envelope frame, or, when it is longer
+// than a wire frame, as fragments followed by an envelope frame with its
+// tail.
+func (l *link) sendEnvelope(raw []byte) error {
+	chunk := l.m.cfg.WireFrameBytes - FrameOverhead
+	for len(raw) > chunk {
+		if err := l.stream.SendMsg(&frame{kind: frameFragment, body: raw[:chunk]}); err != nil {
+			return err
+		}
+		raw = raw[chunk:]
+	}
+	return l.stream.SendMsg(&frame{kind: frameEnvelope, body: raw})
+}
+
 // write sends the peer's queued messages until the link ends.
 func (l *link) write(p *peer) {
 	for {
@@ -291,7 +280,7 @@ func (l *link) write(p *peer) {
 		if !ok {
 			return
 		}
-		if err := l.stream.SendMsg(&frame{kind: frameEnvelope, body: raw}); err != nil {
+		if err := l.sendEnvelope(raw); err != nil {
 			l.m.cfg.Metrics.Dropped(p.id, DropLinkLost)
 			l.end(fmt.Errorf("send: %w", err))
 			return

@@ -60,7 +60,8 @@ type Mesh struct {
 	closeOnce sync.Once
 	closed    atomic.Bool
 
-	outsiders refusals // last refusal logged for processes that named no member
+	limits     *connLimiter
+	refusalLog *rateLog
 }
 
 // peer is this member's state of another member, across links.
@@ -126,14 +127,11 @@ func start(cfg Config) (*Mesh, error) {
 		m.lis = lis
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	m.server = grpc.NewServer(
-		grpc.ForceServerCodecV2(frameCodec{}),
-		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
-		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.KeepaliveInterval, Timeout: cfg.KeepaliveTimeout}),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cfg.KeepaliveInterval / 2, PermitWithoutStream: true}),
-		grpc.WaitForHandlers(true),
-	)
+	m.refusalLog = newRateLog(m.log, cfg.RefusalLogInterval)
+	m.limits = newConnLimiter(cfg.MaxConnections, cfg.MaxPendingPerIP, cfg.HandshakeTimeout,
+		func(r Refusal, addr string) { m.preAuthRefused(r, addr) })
+	m.lis = &limitListener{Listener: m.lis, lim: m.limits}
+	m.server = grpc.NewServer(m.serverOptions()...)
 	m.server.RegisterService(&serviceDesc, m)
 	m.wg.Add(1)
 	go func() {
@@ -150,6 +148,47 @@ func start(cfg Config) (*Mesh, error) {
 	}
 	m.log.Info("mesh started", "addr", m.lis.Addr().String(), "group", m.group.Short(), "protocol_version", cfg.ProtocolVersion)
 	return m, nil
+}
+
+// serverOptions bound what an accepted connection can cost before anyone
+// on it proved a key: one stream per connection (a dialler keeps one link
+// per connection, and opens the next only after the last ended), frames
+// of at most WireFrameBytes, fixed flow-control windows, small headers,
+// the HTTP/2 preface within the handshake timeout, idle connections
+// closed, and no compressed streams.
+func (m *Mesh) serverOptions() []grpc.ServerOption {
+	cfg := m.cfg
+	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(frameCodec{}),
+		grpc.MaxConcurrentStreams(1),
+		grpc.MaxRecvMsgSize(cfg.WireFrameBytes),
+		grpc.MaxSendMsgSize(cfg.WireFrameBytes),
+		grpc.InitialWindowSize(int32(cfg.WindowBytes)),
+		grpc.InitialConnWindowSize(int32(cfg.WindowBytes)),
+		grpc.MaxHeaderListSize(maxHeaderBytes),
+		grpc.ReadBufferSize(32 << 10),
+		grpc.WriteBufferSize(32 << 10),
+		// a backstop: the limiter closes a connection without an
+		// authenticated link at HandshakeTimeout, and counts it
+		grpc.ConnectionTimeout(cfg.HandshakeTimeout + time.Second),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.KeepaliveInterval, Timeout: cfg.KeepaliveTimeout,
+			MaxConnectionIdle: cfg.IdleTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cfg.KeepaliveInterval / 2, PermitWithoutStream: true}),
+		grpc.StreamInterceptor(m.refuseCompressed),
+		grpc.WaitForHandlers(true),
+	}
+}
+
+// maxHeaderBytes bounds the headers of a stream: a Link carries a path
+// and a content type.
+const maxHeaderBytes = 8 << 10
+
+func peerFromGRPC(ctx context.Context) (string, bool) {
+	p, ok := grpcpeer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return "", false
+	}
+	return p.Addr.String(), true
 }
 
 // Addr is the address the mesh accepts links on.
@@ -274,10 +313,7 @@ func (m *Mesh) deliver(from twophase.PeerID, raw []byte) {
 
 // serveLink runs a link a smaller member dialled (the gRPC handler).
 func (m *Mesh) serveLink(s grpc.ServerStream) error {
-	addr := "unknown"
-	if p, ok := grpcpeer.FromContext(s.Context()); ok {
-		addr = p.Addr.String()
-	}
+	addr := remoteAddr(s.Context())
 	newLink(m, s.Context(), s, addr, nil).run()
 	return nil
 }
@@ -289,7 +325,9 @@ func (m *Mesh) dial(p *peer) {
 	conn, err := grpc.NewClient(p.addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{}),
-			grpc.MaxCallRecvMsgSize(m.cfg.MaxMessageBytes), grpc.MaxCallSendMsgSize(m.cfg.MaxMessageBytes)),
+			grpc.MaxCallRecvMsgSize(m.cfg.WireFrameBytes), grpc.MaxCallSendMsgSize(m.cfg.WireFrameBytes)),
+		grpc.WithInitialWindowSize(int32(m.cfg.WindowBytes)), grpc.WithInitialConnWindowSize(int32(m.cfg.WindowBytes)),
+		grpc.WithMaxHeaderListSize(maxHeaderBytes),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: m.cfg.KeepaliveInterval, Timeout: m.cfg.KeepaliveTimeout, PermitWithoutStream: true}),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: m.cfg.ReconnectMin, Multiplier: 1.6, Jitter: 0.2,
 			MaxDelay: m.cfg.ReconnectMax}, MinConnectTimeout: m.cfg.HandshakeTimeout}),
@@ -329,6 +367,9 @@ func (m *Mesh) dialOnce(conn *grpc.ClientConn, p *peer) bool {
 // linkUp makes l the link of p; a link p had is replaced (its other end
 // restarted and redialled).
 func (m *Mesh) linkUp(p *peer, l *link) {
+	if l.dialled == nil {
+		m.limits.authenticated(l.addr)
+	}
 	m.cfg.Metrics.Handshake(p.id, OutcomeOK)
 	p.mu.Lock()
 	old := p.current
@@ -372,15 +413,25 @@ func (m *Mesh) handshakeFailed(l *link, err error) {
 	var herr *HandshakeError
 	if !errors.As(err, &herr) {
 		herr = &HandshakeError{Outcome: OutcomeFailed, Detail: err.Error()}
+		if l.dialled != nil {
+			herr.Peer = l.dialled.id
+		}
+	}
+	if herr.Peer == "" {
+		// Nobody proved a member's key: counted and logged by reason,
+		// never against the member the hello named.
+		m.preAuthRefused(Refusal(herr.Outcome), l.addr, "err", herr.Detail)
+		return
 	}
 	m.cfg.Metrics.Handshake(herr.Peer, herr.Outcome)
-	seen := &m.outsiders
-	if p := m.peers[herr.Peer]; p != nil {
-		seen = &p.refusals
-		p.mu.Lock()
-		p.lastErr = herr.Detail
-		p.mu.Unlock()
+	p := m.peers[herr.Peer]
+	if p == nil {
+		return // a peer id is a member's, never this signer's: checked before
 	}
+	seen := &p.refusals
+	p.mu.Lock()
+	p.lastErr = herr.Detail
+	p.mu.Unlock()
 	attrs := []any{"peer", string(herr.Peer), "addr", l.addr, "direction", l.dir, "outcome", string(herr.Outcome), "err", herr.Detail}
 	if herr.Outcome == OutcomeFailed || !seen.changed(herr.Detail) {
 		m.log.Debug("handshake failed", attrs...)

@@ -51,6 +51,9 @@ type Metrics interface {
 	Dropped(peer twophase.PeerID, reason DropReason)
 	// Reconnect counts each link to peer that comes up after the first.
 	Reconnect(peer twophase.PeerID)
+	// Refused counts a connection or link turned away before the other
+	// side proved a member's key: by reason only, never by a peer.
+	Refused(reason Refusal)
 }
 
 type nopMetrics struct{}
@@ -60,3 +63,4 @@ func (nopMetrics) Sent(twophase.PeerID)                {}
 func (nopMetrics) Received(twophase.PeerID)            {}
 func (nopMetrics) Dropped(twophase.PeerID, DropReason) {}
 func (nopMetrics) Reconnect(twophase.PeerID)           {}
+func (nopMetrics) Refused(Refusal)                     {}

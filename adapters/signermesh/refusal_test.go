@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -63,18 +64,21 @@ func TestHandshakeRefusals(t *testing.T) {
 			c.startUnchecked(cfg)
 			detail := fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
 				c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4])
+			// s3 is dialled by the impostor, which proves nothing: s3
+			// blames no member and tells it nothing.
 			return []refusal{
 				{"s1", "s2", OutcomeBadProof, detail, false},
-				{"s3", "s2", OutcomeBadProof, detail, false},
+				{"s3", "", OutcomeBadProof, detail, false},
 				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
-				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(detail), false},
+				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
 			}
 		}},
 		{"a member whose identity key the others' group does not list", func(t *testing.T, c *cluster) []refusal {
 			// s2 replaced its identity key and runs the group that lists
 			// the new one; s1 and s3 still run the group with the old key.
-			// The group ids differ, so each side refuses the other before
-			// any proof: a key replacement takes every member's config.
+			// s1 and s3 cannot verify s2's new key; s2 verifies theirs and
+			// finds the group ids differ: a key replacement takes every
+			// member's config.
 			c.start(c.config("s1"))
 			c.start(c.config("s3"))
 			cfg := c.config("s2")
@@ -88,11 +92,13 @@ func TestHandshakeRefusals(t *testing.T) {
 			}
 			c.start(cfg)
 			old, replaced := c.g.Group.ID(), cfg.Group.ID()
+			badProof := fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
+				c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4])
 			return []refusal{
-				{"s1", "s2", OutcomeWrongGroup, fmt.Sprintf("peer s2 is in group %s, this signer in %s", replaced, old), false},
-				{"s3", "s2", OutcomeWrongGroup, fmt.Sprintf("peer s2 is in group %s, this signer in %s", replaced, old), false},
+				{"s1", "s2", OutcomeBadProof, badProof, false},
+				{"s3", "", OutcomeBadProof, badProof, false},
 				{"s2", "s1", OutcomeWrongGroup, fmt.Sprintf("peer s1 is in group %s, this signer in %s", old, replaced), false},
-				{"s2", "s3", OutcomeWrongGroup, fmt.Sprintf("peer s3 is in group %s, this signer in %s", old, replaced), false},
+				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
 			}
 		}},
 		{"an id not in the group", func(t *testing.T, c *cluster) []refusal {
@@ -107,7 +113,7 @@ func TestHandshakeRefusals(t *testing.T) {
 			detail := fmt.Sprintf("peer s0 is not a member of group %s", c.g.Group.ID())
 			return []refusal{
 				{"s1", "", OutcomeUnknownMember, detail, false},
-				{"s0", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
+				{"s0", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
 			}
 		}},
 		{"an address that answers as another member", func(t *testing.T, c *cluster) []refusal {
@@ -116,10 +122,13 @@ func TestHandshakeRefusals(t *testing.T) {
 			cfg.Peers["s2"] = c.addrs["s3"]
 			c.start(cfg)
 			c.start(c.config("s3"))
-			detail := fmt.Sprintf("the address %s of member s2 answered as s3", c.addrs["s3"])
+			// s1's proof names s2 as its verifier, so s3 cannot verify
+			// it: s3 blames no member (not s1) and tells it nothing.
+			detail := fmt.Sprintf("peer s1 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
+				c.g.Identity["s1"].Public().(ed25519.PublicKey)[:4])
 			return []refusal{
-				{"s1", "s2", OutcomeUnexpectedPeer, detail, false},
-				{"s3", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), true},
+				{"s3", "", OutcomeBadProof, detail, false},
+				{"s1", "s2", OutcomeRefusedByPeer, "peer s2 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
 			}
 		}},
 	}
@@ -169,6 +178,10 @@ func TestHandshakeRefusesAnotherProfile(t *testing.T) {
 func checkRefusals(t *testing.T, c *cluster, want []refusal) {
 	t.Helper()
 	for _, w := range want {
+		if w.peer == "" {
+			checkUnauthenticated(t, c, w)
+			continue
+		}
 		log := c.logs[w.side]
 		waitFor(t, fmt.Sprintf("%s to refuse %s (%s)", w.side, w.peer, w.outcome), func() bool {
 			_, ok := log.find("handshake refused", map[string]string{"outcome": string(w.outcome), "peer": string(w.peer)})
@@ -188,6 +201,30 @@ func checkRefusals(t *testing.T, c *cluster, want []refusal) {
 	for _, w := range want {
 		if n := c.metrics[w.side].get("handshake", string(w.peer), string(OutcomeOK)); n != 0 && !w.linked {
 			t.Errorf("%s counted %d completed handshakes with %s", w.side, n, w.peer)
+		}
+	}
+}
+
+// checkUnauthenticated waits for a refusal before authentication: logged
+// (rate limited) and counted by reason, against no member.
+func checkUnauthenticated(t *testing.T, c *cluster, w refusal) {
+	t.Helper()
+	log := c.logs[w.side]
+	want := map[string]string{"reason": string(w.outcome)}
+	waitFor(t, fmt.Sprintf("%s to refuse an unauthenticated peer (%s)", w.side, w.outcome), func() bool {
+		_, ok := log.find("connection refused before authentication", want)
+		return ok
+	})
+	r, _ := log.find("connection refused before authentication", want)
+	if !strings.HasSuffix(r.attrs["err"], w.err) {
+		t.Errorf("%s logged %q\nwant it to end %q", w.side, r.attrs["err"], w.err)
+	}
+	if n := c.metrics[w.side].get("refused", string(w.outcome)); n == 0 {
+		t.Errorf("%s did not count the refusal: %s", w.side, c.metrics[w.side])
+	}
+	for _, m := range c.g.Members {
+		if n := c.metrics[w.side].get("handshake", string(m.ID), string(w.outcome)); n != 0 {
+			t.Errorf("%s blamed member %s for an unauthenticated refusal: %s", w.side, m.ID, c.metrics[w.side])
 		}
 	}
 }

@@ -41,11 +41,13 @@ var serviceDesc = grpc.ServiceDesc{
 type frameKind byte
 
 const (
-	frameHello    frameKind = 1 // version, group id, member id, nonce
-	frameProof    frameKind = 2 // signature over the handshake transcript
-	frameAccept   frameKind = 3 // the sender accepted the other's proof
-	frameRefuse   frameKind = 4 // the sender refuses the link, and why
-	frameEnvelope frameKind = 5 // a sealed twophase envelope, opaque here
+	frameHello     frameKind = 1 // version, group id, member id, nonce
+	frameProof     frameKind = 2 // signature over the handshake transcript
+	frameAccept    frameKind = 3 // the sender accepted the other's proof
+	frameRefuse    frameKind = 4 // the sender refuses the link, and why
+	frameEnvelope  frameKind = 5 // a sealed twophase envelope, opaque here
+	frameFragment  frameKind = 6 // a part of an envelope too long for one frame; more follow
+	frameChallenge frameKind = 7 // the accepting side's nonce, before it knows who dialled
 )
 
 func (k frameKind) String() string {
@@ -60,6 +62,10 @@ func (k frameKind) String() string {
 		return "refuse"
 	case frameEnvelope:
 		return "envelope"
+	case frameFragment:
+		return "fragment"
+	case frameChallenge:
+		return "challenge"
 	}
 	return fmt.Sprintf("frame_%d", byte(k))
 }

@@ -53,6 +53,8 @@ type signerConfig struct {
 	// DATA/log and its SQLite store in DATA/projections.db, as a relay's.
 	Data  string      `json:"data"`
 	Admin signerAdmin `json:"admin"`
+	// Console says who may read the console from another host.
+	Console signerConsoleConfig `json:"console"`
 	// Params and Policy: a zero field takes the default. Durations may be
 	// written as Go durations ("5s") or nanoseconds.
 	Params twophase.Params `json:"params"`
@@ -127,6 +129,17 @@ type signerAdmin struct {
 	CredentialSHA256 string `json:"credentialSha256"`
 }
 
+// signerConsoleConfig: the console's pages (GET /, /status, /audit) show
+// every event's destination and amount. From a loopback address anyone on
+// the host may read them; from any other, only a client presenting the
+// viewer credential whose SHA-256 (hex) is ViewerCredentialSHA256
+// ("Authorization: Bearer CREDENTIAL", or as the password of HTTP Basic
+// for a browser). Empty: the pages are for loopback only. It must differ
+// from the admin credential: a viewer cannot act.
+type signerConsoleConfig struct {
+	ViewerCredentialSHA256 string `json:"viewerCredentialSha256,omitempty"`
+}
+
 // Errors of a signer config that must not start.
 var (
 	ErrSignerConfig = errors.New("invalid signer config")
@@ -149,12 +162,13 @@ const networkSim = "sim"
 // signerSetup is a loaded and checked signer config: the protocol's
 // configuration with its keys, and where the signer keeps its data.
 type signerSetup struct {
-	path      string
-	protocol  twophase.Config
-	data      string // absolute
-	adminHash []byte // nil: admin actions are disabled
-	net       signerNetConfig
-	rules     twophase.LedgerRules
+	path       string
+	protocol   twophase.Config
+	data       string // absolute
+	adminHash  []byte // nil: admin actions are disabled
+	viewerHash []byte // nil: the console's pages are for loopback only
+	net        signerNetConfig
+	rules      twophase.LedgerRules
 }
 
 // logDir is the signer's embedded log, where a relay keeps its own.
@@ -205,6 +219,14 @@ func loadSignerConfig(path string) (*signerSetup, error) {
 	if h := c.Admin.CredentialSHA256; h != "" {
 		if s.adminHash, err = hex.DecodeString(trim0x(h)); err != nil || len(s.adminHash) != 32 {
 			return nil, bad(errors.New("admin.credentialSha256 must be 64 hex digits (the SHA-256 of the admin credential)"))
+		}
+	}
+	if h := c.Console.ViewerCredentialSHA256; h != "" {
+		if s.viewerHash, err = hex.DecodeString(trim0x(h)); err != nil || len(s.viewerHash) != 32 {
+			return nil, bad(errors.New("console.viewerCredentialSha256 must be 64 hex digits (the SHA-256 of the viewer credential)"))
+		}
+		if bytes.Equal(s.viewerHash, s.adminHash) {
+			return nil, bad(errors.New("console.viewerCredentialSha256 is the admin credential's: a viewer credential must not be able to act"))
 		}
 	}
 	return s, nil

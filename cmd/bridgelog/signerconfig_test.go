@@ -193,6 +193,11 @@ func TestSignerConfigRefused(t *testing.T) {
 			simledger.ErrAddress, "group.changeAddress"},
 		{"bad admin hash", func(_ *testing.T, f *signerFixture) { f.cfg.Admin.CredentialSHA256 = "abc" },
 			ErrSignerConfig, "admin.credentialSha256 must be 64 hex digits"},
+		{"bad viewer hash", func(_ *testing.T, f *signerFixture) { f.cfg.Console.ViewerCredentialSHA256 = "abc" },
+			ErrSignerConfig, "console.viewerCredentialSha256 must be 64 hex digits"},
+		{"viewer credential that is the admin's", func(_ *testing.T, f *signerFixture) {
+			f.cfg.Console.ViewerCredentialSHA256 = f.cfg.Admin.CredentialSHA256
+		}, ErrSignerConfig, "console.viewerCredentialSha256 is the admin credential's"},
 		{"bad duration", func(_ *testing.T, f *signerFixture) { f.params = `{"retry": {"baseDelay": "soon"}}` },
 			ErrSignerConfig, `params.retry.baseDelay: time: invalid duration "soon"`},
 		{"params that cannot work", func(_ *testing.T, f *signerFixture) { f.params = `{"proposalTimeoutGrowth": 0.5}` },

@@ -13,12 +13,22 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/handlers/signingsource"
 )
+
+// maxConsoleConns bounds the console's open connections (an operator's
+// browser, Prometheus, a probe).
+const maxConsoleConns = 64
+
+// consoleIdleTimeout closes a kept-alive console connection idle that
+// long, so that idle clients cannot hold maxConsoleConns for a minute.
+const consoleIdleTimeout = 10 * time.Second
 
 // maxRequestBytes bounds a POST /signing-events body: a signing event is a
 // few hundred bytes.
@@ -28,10 +38,16 @@ const maxRequestBytes = 16 << 10
 // the operator console (/, /audit, POST /admin/…) until ctx ends.
 func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", p.set.http)
+	ln, err := lc.Listen(ctx, "tcp", consoleListenAddr(p.set.http))
 	if err != nil {
 		return fmt.Errorf("signer http: listen %s: %w", p.set.http, err)
 	}
+	// The console has a file-descriptor budget of its own: past it, new
+	// connections wait in the kernel's backlog (no descriptor) until one
+	// ends, so neither a flood of the console nor one of the mesh (which
+	// bounds its own) can take the other's descriptors. The server's read
+	// header and idle timeouts free what a silent client holds.
+	ln = netutil.LimitListener(ln, maxConsoleConns)
 	// /healthz is not ready while a node is down: the signer runs and
 	// keeps its links, but signs nothing (see ready).
 	mux := p.reg.MuxReady(p.ready)
@@ -41,7 +57,7 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	sub := &eventSubmitter{p: p}
 	mux.Handle("POST /signing-events", sub)
 	p.console(sub).routes(mux)
-	return metrics.ServeHandler(ctx, ln, mux, p.logger)
+	return metrics.ServeHandlerIdle(ctx, ln, p.viewerGate(mux), p.logger, consoleIdleTimeout)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
