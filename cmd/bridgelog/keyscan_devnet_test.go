@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
 	"github.com/bridgelog/bridgelog/adapters/secrets"
@@ -392,7 +393,7 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	pages, processes := scrapeSignersUntil(t, o.data, done)
+	pages, processes := scrapeSignersUntil(t, o.data, done, devnetOut)
 	if len(processes) < 1+devnetSigners {
 		t.Fatalf("saw %d processes of the devnet, want it and its signers: %v", len(processes), slices.Collect(maps.Keys(processes)))
 	}
@@ -446,7 +447,7 @@ func keyScanKaspa(t *testing.T, srv *chtest.Server, bin string) {
 // process it runs (what ps shows), again and again until devnet exits
 // (done; the test fails unless it exits 0), and returns the last page
 // read of each and what it saw of each process.
-func scrapeSignersUntil(t *testing.T, data string, done <-chan error) (pages, processes map[string][]byte) {
+func scrapeSignersUntil(t *testing.T, data string, done <-chan error, out runOutput) (pages, processes map[string][]byte) {
 	t.Helper()
 	pages, processes = map[string][]byte{}, map[string][]byte{}
 	client := &http.Client{Timeout: 5 * time.Second}
@@ -454,7 +455,7 @@ func scrapeSignersUntil(t *testing.T, data string, done <-chan error) (pages, pr
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("devnet: %v", err)
+				t.Fatalf("devnet: %v\nstdout:\n%s\nstderr:\n%s", err, childproc.Tail(out.stdout, 30), childproc.Tail(out.stderr, 60))
 			}
 			if want := 2 * devnetSigners; len(pages) != want {
 				t.Fatalf("read %d of the signers' %d pages while they ran: %v", len(pages), want, slices.Collect(maps.Keys(pages)))

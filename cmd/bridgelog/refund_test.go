@@ -158,7 +158,7 @@ func TestRefundCertificateEndToEnd(t *testing.T) {
 	tb.close()
 	var st strings.Builder
 	rootCmd.SetOut(&st)
-	rootCmd.SetArgs([]string{"status", "--data", tb.dir})
+	rootCmd.SetArgs([]string{"status", "--json=false", "--data", tb.dir})
 	defer rootCmd.SetArgs(nil)
 	if err := rootCmd.ExecuteContext(context.Background()); err != nil || !strings.Contains(st.String(), "refunds      COMPLETED=2 REFUSED=1") {
 		t.Fatalf("status: %v\n%s", err, st.String())
