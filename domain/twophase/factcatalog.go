@@ -6,6 +6,7 @@ var FactTypes = []string{
 	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
 	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
 	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted,
+	TypeRefused, TypeRefusalSigned, TypeRefusalCertified,
 }
 
 // NewFact returns a zero fact of a type (a pointer, to decode into), or
@@ -50,6 +51,12 @@ func NewFact(typ string) Fact {
 		return new(LockCertAccepted)
 	case TypeAdminReinjected:
 		return new(AdminReinjected)
+	case TypeRefused:
+		return new(Refused)
+	case TypeRefusalSigned:
+		return new(RefusalSigned)
+	case TypeRefusalCertified:
+		return new(RefusalCertified)
 	}
 	return nil
 }
