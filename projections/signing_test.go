@@ -157,7 +157,7 @@ func TestSignerProjectionsFollowTheProtocol(t *testing.T) {
 		if err := live[id].Rewind(ctxT(t), 0, "event_phase", "event_proposals", "signed_templates"); err != nil {
 			t.Fatal(err)
 		}
-		if s := catchUp(t, live[id]); s.Applied["event_phase@v1"] == 0 {
+		if s := catchUp(t, live[id]); s.Applied["event_phase@v2"] == 0 {
 			t.Fatalf("%s: the rewind folded nothing again: %+v", id, s)
 		}
 		sameDigests(t, string(id)+" after a rewind to 0", want, digests(t, live[id]))
