@@ -38,7 +38,7 @@ func SignerProjections() []Projection {
 type EventPhases struct{}
 
 func (EventPhases) Name() string           { return "event_phase" }
-func (EventPhases) Version() int           { return 1 }
+func (EventPhases) Version() int           { return 2 }
 func (EventPhases) Topics() []string       { return []string{topics.TopicSigning} }
 func (EventPhases) KeepsNothingPastBatch() {} // every value goes to the store in Apply
 
@@ -72,7 +72,7 @@ var phaseTable = declareTable(Versioned("event_phase", EventPhases{}.Version()),
 	strCol("amount", func(r *phaseRow) *string { return &r.amount }),
 	strCol("via", func(r *phaseRow) *string { return &r.via }),
 	enumCol("phase", func(r *phaseRow) *twophase.Phase { return &r.phase }, twophase.PhaseUnknown, twophase.PhaseProposing,
-		twophase.PhaseCommitted, twophase.PhaseCompleted, twophase.PhaseFailed, twophase.PhaseAbandoned),
+		twophase.PhaseCommitted, twophase.PhaseCompleted, twophase.PhaseFailed, twophase.PhaseAbandoned, twophase.PhaseRefused),
 	u32Col("epoch", func(r *phaseRow) *uint32 { return &r.epoch }),
 	u32Col("round", func(r *phaseRow) *uint32 { return &r.round }),
 	textCol("canonical_hash", func(r *phaseRow) *sql.NullString { return &r.canonical }),
@@ -194,8 +194,15 @@ func (r *phaseRow) fold(f twophase.Fact) bool {
 		}
 		at = f.AtNs
 		r.phase, r.phaseSince, r.doneAt = twophase.PhaseAbandoned, nsTime(at), nsTime(at)
+	case *twophase.Refused:
+		// Only an event nothing was voted for or signed (as the state).
+		if r.phase != twophase.PhaseUnknown || r.signedHash.Valid {
+			return false
+		}
+		at = f.AtNs
+		r.phase, r.phaseSince, r.doneAt = twophase.PhaseRefused, nsTime(at), nsTime(at)
 	case *twophase.AdminReset:
-		if r.phase == twophase.PhaseCompleted || f.Epoch <= r.epoch {
+		if r.phase == twophase.PhaseCompleted || r.phase == twophase.PhaseRefused || f.Epoch <= r.epoch {
 			return false
 		}
 		at = f.AtNs
@@ -241,6 +248,8 @@ func signingEventOf(body any) (twophase.Fact, twophase.Hash, bool) {
 		return f, f.EventID, true
 	case *twophase.AdminReset:
 		return f, f.EventID, true
+	case *twophase.Refused:
+		return f, f.EventID, true
 	}
 	return nil, twophase.Hash{}, false
 }
@@ -263,7 +272,7 @@ func (p EventPhases) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	case ev.Position.Offset <= r.lastOffset:
 		return nil // folded already (a rewind)
 	}
-	wasCompleted := r.phase == twophase.PhaseCompleted
+	wasDone := r.phase == twophase.PhaseCompleted || r.phase == twophase.PhaseRefused
 	if !r.fold(f) {
 		return nil
 	}
@@ -271,7 +280,7 @@ func (p EventPhases) Apply(ctx context.Context, tx Tx, ev *Event) error {
 	if _, err := tx.Exec(ctx, phaseFolded.sql, phaseFolded.args(&r)...); err != nil {
 		return err
 	}
-	if !wasCompleted && r.phase == twophase.PhaseCompleted {
+	if !wasDone && (r.phase == twophase.PhaseCompleted || r.phase == twophase.PhaseRefused) {
 		return p.settleStream(ctx, tx, r.stream)
 	}
 	return nil
@@ -328,7 +337,7 @@ func (p EventPhases) streamNext(ctx context.Context, tx Tx, stream string, ev *E
 	return next, err
 }
 
-// settleStream moves a stream past every nonce completed without a gap
+// settleStream moves a stream past every nonce completed or refused without a gap
 // (a payout seen out of order waits for the nonces before it, as in
 // [twophase.State]) and recounts the events at or after the next nonce:
 // all from the event rows, so the result does not depend on the order in
@@ -341,7 +350,8 @@ func (p EventPhases) settleStream(ctx context.Context, tx Tx, stream string) err
 	for {
 		var phase string
 		err := tx.QueryRow(ctx, phaseAtNonce, stream, r.nextNonce).Scan(&phase)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && phase != twophase.PhaseCompleted.String()) {
+		done := phase == twophase.PhaseCompleted.String() || phase == twophase.PhaseRefused.String()
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !done) {
 			break
 		}
 		if err != nil {

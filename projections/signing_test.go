@@ -157,7 +157,7 @@ func TestSignerProjectionsFollowTheProtocol(t *testing.T) {
 		if err := live[id].Rewind(ctxT(t), 0, "event_phase", "event_proposals", "signed_templates"); err != nil {
 			t.Fatal(err)
 		}
-		if s := catchUp(t, live[id]); s.Applied["event_phase@v1"] == 0 {
+		if s := catchUp(t, live[id]); s.Applied["event_phase@v2"] == 0 {
 			t.Fatalf("%s: the rewind folded nothing again: %+v", id, s)
 		}
 		sameDigests(t, string(id)+" after a rewind to 0", want, digests(t, live[id]))
@@ -232,7 +232,7 @@ func checkPhases(t *testing.T, st projections.Store, ref *twophase.State, at str
 	got := map[string]string{}
 	eachRow(t, st, `SELECT event_id, stream, nonce, destination, amount, via, phase, epoch, round, canonical_hash,
 		coalesce(commit_round, 0), own_vote_round, own_vote_hash, retry_count, retry_at, payout_attempts, payout_txid, signed_hash,
-		phase_since, first_round_at, done_at FROM event_phase_v1`, func(rows *sql.Rows) error {
+		phase_since, first_round_at, done_at FROM event_phase_v2`, func(rows *sql.Rows) error {
 		var id, stream, dest, amount, via, phase string
 		var nonce, epoch, round, commitRound, retries, attempts int64
 		var canonical, voteHash, retryAt, payout, signed, since, first, done sql.NullString
@@ -263,7 +263,7 @@ func checkPhases(t *testing.T, st projections.Store, ref *twophase.State, at str
 		wantStreams[s.Stream] = fmt.Sprint(s.Next, s.Pending, s.Blocked)
 	}
 	gotStreams := map[string]string{}
-	eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v1`, func(rows *sql.Rows) error {
+	eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v2`, func(rows *sql.Rows) error {
 		var s string
 		var next, pending, blocked int64
 		err := rows.Scan(&s, &next, &pending, &blocked)
@@ -356,7 +356,7 @@ func scenarioOutcomes(t *testing.T, r *signerRig, stores map[twophase.PeerID]pro
 	for _, id := range r.ids {
 		st := stores[id]
 		var streams []string
-		eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v1 ORDER BY stream`, func(rows *sql.Rows) error {
+		eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v2 ORDER BY stream`, func(rows *sql.Rows) error {
 			var s string
 			var next, pending, blocked int64
 			err := rows.Scan(&s, &next, &pending, &blocked)
@@ -368,14 +368,14 @@ func scenarioOutcomes(t *testing.T, r *signerRig, stores map[twophase.PeerID]pro
 		}
 		var phase string
 		var epoch, epochs int64
-		query(t, st, `SELECT phase, epoch FROM event_phase_v1 WHERE event_id = ?`, []any{signingEvent(streamA, 2).ID().Hex()}, &phase, &epoch)
+		query(t, st, `SELECT phase, epoch FROM event_phase_v2 WHERE event_id = ?`, []any{signingEvent(streamA, 2).ID().Hex()}, &phase, &epoch)
 		query(t, st, `SELECT count(DISTINCT epoch) FROM event_proposals_v1 WHERE event_id = ?`, []any{signingEvent(streamA, 2).ID().Hex()}, &epochs)
 		if phase != "Completed" || epoch != 1 || epochs != 2 {
 			t.Errorf("%s: the reset event is %s in epoch %d with votes in %d epochs", id, phase, epoch, epochs)
 		}
 	}
 	var retried, failed int
-	query(t, stores["s3"], `SELECT retry_count FROM event_phase_v1 WHERE event_id = ?`, []any{signingEvent(streamA, 0).ID().Hex()}, &retried)
+	query(t, stores["s3"], `SELECT retry_count FROM event_phase_v2 WHERE event_id = ?`, []any{signingEvent(streamA, 0).ID().Hex()}, &retried)
 	if retried == 0 {
 		t.Error("s3 did not retry A#0")
 	}
@@ -447,7 +447,7 @@ func TestSignedTemplatesWriteOnce(t *testing.T) {
 	}
 	var hash, signed, source string
 	query(t, st, `SELECT hash FROM signed_templates_v1 WHERE event_id = ?`, []any{ev.ID().Hex()}, &hash)
-	query(t, st, `SELECT signed_hash FROM event_phase_v1 WHERE event_id = ?`, []any{ev.ID().Hex()}, &signed)
+	query(t, st, `SELECT signed_hash FROM event_phase_v2 WHERE event_id = ?`, []any{ev.ID().Hex()}, &signed)
 	query(t, st, `SELECT event_source FROM event_conflicts_v1`, nil, &source)
 	if hash != first.Hash.Hex() || signed != first.Hash.Hex() || source != second.SourceKey() {
 		t.Fatalf("signed_templates %s, event_phase %s, conflict on %q: want %s kept and the conflict on %q",
@@ -475,7 +475,7 @@ func TestSigningStreamsOrderIndependent(t *testing.T) {
 			catchUp(t, run) // the fold follows the order given, whatever the partitions
 		}
 		var out []string
-		eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v1 ORDER BY stream`, func(rows *sql.Rows) error {
+		eachRow(t, st, `SELECT stream, next_nonce, pending, blocked FROM signing_streams_v2 ORDER BY stream`, func(rows *sql.Rows) error {
 			var s string
 			var next, pending, blocked int64
 			err := rows.Scan(&s, &next, &pending, &blocked)

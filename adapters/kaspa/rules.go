@@ -230,3 +230,33 @@ func dustThreshold(s twophase.Script) uint64 {
 	size := txmass.TransactionOutputEstimatedSerializedSize(out) + dustSpendSize
 	return 3 * size * minimumRelayFeePerKg / 1000
 }
+
+// storageMassParameter is KIP-9's C (kaspad's txmass: SompiPerKaspa *
+// 10,000): an output of a sompi adds about C/a to the storage mass.
+const storageMassParameter = constants.SompiPerKaspa * 10_000
+
+// MinPayout is the least payout the group makes: below it, the payout's
+// output alone has a storage mass over MaxStandardMass (1,000,000 sompi:
+// about 1,000,000 grams), which no change output can offset. A rule of
+// the group, from the amount alone, so every member refuses the same.
+const MinPayout = storageMassParameter / MaxStandardMass
+
+var _ twophase.PayableRules = (*Rules)(nil)
+
+// CheckPayable refuses an amount no payout to destination can carry:
+// under MinPayout, or dust for the destination's script.
+func (r *Rules) CheckPayable(destination string, amount uint64) error {
+	script, err := r.ScriptFor(destination)
+	if err != nil {
+		return err
+	}
+	o := twophase.TemplateOutput{Amount: amount, Script: script}
+	switch {
+	case amount < MinPayout:
+		return fmt.Errorf("%w: %d sompi is under the least payout %d (storage mass %d over %d)",
+			twophase.ErrUnpayable, amount, MinPayout, storageMassParameter/max(amount, 1), MaxStandardMass)
+	case isDust(o):
+		return fmt.Errorf("%w: %d sompi is dust (below %d for this script)", twophase.ErrUnpayable, amount, dustThreshold(script))
+	}
+	return nil
+}

@@ -104,6 +104,10 @@ var signerSpecs = map[string]signerSpec{
 		help: "Profile B: lock certificates formed from a quorum of lock signatures or adopted from a peer's commit."},
 	twophase.MetricOutpointLockConflicts: {name: "outpoint_lock_conflicts_total", kind: counterKind,
 		help: "Profile B: plans, locks and certificates refused because another event's certificate or lock holds an outpoint."},
+	twophase.MetricEventsRefused: {name: "events_refused_total", kind: counterKind, label: "reason",
+		help: "Events Refused (never paid: a destination or amount the group refuses), by reason; each burn is refundable."},
+	twophase.MetricRefusalsCertified: {name: "refusals_certified_total", kind: counterKind,
+		help: "Refusal certificates signed by a quorum (GET /refusals serves them to the relay)."},
 }
 
 // signerSeries is a registered signerSpec; one of the vectors is set.

@@ -43,7 +43,7 @@ func (g Group) Config(id twophase.PeerID, p twophase.Params, pol twophase.Policy
 		}
 	}
 	return twophase.Config{Self: id, Group: g.Group, Params: p, Policy: pol, Rules: Rules{}, Scheme: g.Payout,
-		Payout: g.Payout.Signer(g.Payout.PublicKey(i)), Identity: g.Identity[id]}
+		Payout: g.Payout.Signer(g.Payout.PublicKey(i)), Identity: g.Identity[id], Refusal: RefusalSubject(g.Group.ID().Hex())}
 }
 
 // MemberIDs returns s1..sN (width-padded, so that they sort in order).

@@ -109,7 +109,7 @@ func (c *signerConsole) overview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	byPhase := map[string]*phaseGroup{}
-	for p := twophase.PhaseUnknown; p <= twophase.PhaseAbandoned; p++ {
+	for p := twophase.PhaseUnknown; p <= twophase.PhaseRefused; p++ {
 		if n := doc.Phases[p.String()]; n > 0 {
 			v.Phases = append(v.Phases, phaseGroup{Phase: p.String(), Count: n})
 		}
@@ -121,6 +121,9 @@ func (c *signerConsole) overview(w http.ResponseWriter, r *http.Request) {
 		ev := eventView{statusEvent: e}
 		if e.Phase == twophase.PhaseFailed.String() || e.Phase == twophase.PhaseAbandoned.String() {
 			ev.Why = reasons[e.ID]
+		}
+		if e.Refusal != "" {
+			ev.Why = e.Refusal + "; refund " + e.Refund // never paid: the burner is refunded on the certificate
 		}
 		if g := byPhase[e.Phase]; g != nil {
 			g.Events = append(g.Events, ev)

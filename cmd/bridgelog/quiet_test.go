@@ -25,7 +25,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
 	o.run(0, "project")
 	labels := []string{"processed_events@v1", "audit_keys@v2", "deposits@v1", withdrawalsLabel(), "withdrawals_to_kaspa@v1", "tx_intents@v2",
-		"chain_cursors@v2", "relay_bindings@v1", "refunds@v1", "batches@v1", "event_phase@v1", "event_proposals@v1", "signed_templates@v1",
+		"chain_cursors@v2", "relay_bindings@v1", "refunds@v1", "batches@v1", "event_phase@v2", "event_proposals@v1", "signed_templates@v1",
 		"lock_certificates@v1"}
 
 	out, errOut := o.run(0, "verify")

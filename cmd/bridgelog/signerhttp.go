@@ -19,6 +19,7 @@ import (
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/handlers/signing"
 	"github.com/bridgelog/bridgelog/handlers/signingsource"
 )
 
@@ -34,7 +35,7 @@ const consoleIdleTimeout = 10 * time.Second
 // few hundred bytes.
 const maxRequestBytes = 16 << 10
 
-// serveHTTP serves /metrics, /healthz, /status, POST /signing-events and
+// serveHTTP serves /metrics, /healthz, /status, /refusals, POST /signing-events and
 // the operator console (/, /audit, POST /admin/…) until ctx ends.
 func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	var lc net.ListenConfig
@@ -53,6 +54,12 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	mux := p.reg.MuxReady(p.ready)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, p.status(time.Now()))
+	})
+	refusalRoutes(mux, func() []signing.Refusal {
+		if p.signer == nil {
+			return nil // not opened yet
+		}
+		return p.signer.Refusals()
 	})
 	sub := &eventSubmitter{p: p}
 	mux.Handle("POST /signing-events", sub)

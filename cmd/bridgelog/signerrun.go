@@ -409,6 +409,15 @@ func (r *lateRequester) Request(ctx context.Context, ev twophase.SigningEvent, v
 	return r.signer.Request(ctx, ev, via)
 }
 
+// RequestFrom hands an event over with its burner, whom a refusal
+// certificate names.
+func (r *lateRequester) RequestFrom(ctx context.Context, ev twophase.SigningEvent, via, origin string) error {
+	if r.signer == nil {
+		return errors.New("signer not started")
+	}
+	return r.signer.RequestFrom(ctx, ev, via, origin)
+}
+
 // proveSource proves a peer's event on the signer's EVM node; a node not
 // connected yet is ErrProverUnavailable (its outage is logged once, by
 // the evm_node step, not once per event).

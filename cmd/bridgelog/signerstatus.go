@@ -84,6 +84,11 @@ type statusEvent struct {
 	Round       uint32    `json:"round"`
 	PhaseSince  time.Time `json:"phaseSince"`
 	PayoutTx    string    `json:"payoutTx,omitempty"`
+	// Refusal is a Refused event's reason; Refund says whether its
+	// refusal certificate has a quorum ("certified") or how many of the
+	// quorum's signatures are held ("2/3 signatures").
+	Refusal string `json:"refusal,omitempty"`
+	Refund  string `json:"refund,omitempty"`
 }
 
 type statusStream struct {
@@ -138,7 +143,15 @@ func newStatusDoc(st signing.Status, running bool, now time.Time, links []signer
 		if e.PayoutTx != (twophase.Hash{}) {
 			se.PayoutTx = e.PayoutTx.Hex()
 		}
-		if e.Phase == twophase.PhaseCompleted {
+		if r := e.Refusal; r != nil {
+			se.Refusal, se.Refund = string(r.Reason), fmt.Sprintf("%d/%d signatures", len(r.Sigs), st.Group.Quorum)
+			if r.Certified {
+				se.Refund = "certified"
+			}
+		}
+		// Done events (paid, or refused with their certificate) are
+		// listed by the latest only.
+		if e.Phase == twophase.PhaseCompleted || (e.Refusal != nil && e.Refusal.Certified) {
 			completed = append(completed, se)
 			continue
 		}
@@ -318,7 +331,11 @@ func printSignerStatus(w io.Writer, logDir string, d signerStatusDoc) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  EVENT\tSTREAM\tNONCE\tPHASE\tEPOCH/ROUND\tIN PHASE FOR\tPAYOUT TX")
 		for _, e := range d.Events {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%d/%d\t%s\t%s\n", shortHex(e.ID), e.Stream, e.Nonce, e.Phase, e.Epoch, e.Round,
+			phase := e.Phase
+			if e.Refusal != "" {
+				phase += " (" + e.Refusal + ", refund " + e.Refund + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%d/%d\t%s\t%s\n", shortHex(e.ID), e.Stream, e.Nonce, phase, e.Epoch, e.Round,
 				since(e.PhaseSince), shortHex(e.PayoutTx))
 		}
 		tw.Flush()

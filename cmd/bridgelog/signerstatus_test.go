@@ -272,3 +272,25 @@ func TestSignerStatusProfileA(t *testing.T) {
 		t.Fatalf("signer status of a Profile A signer:\n%s", out.String())
 	}
 }
+
+// TestSignerStatusShowsRefused: a refused event shows as Refused with
+// its reason and its certificate's state, in the document and the text.
+func TestSignerStatusShowsRefused(t *testing.T) {
+	r := newStatusRig(t, 3, false)
+	bad := statusEvents("evm:1337:bridge", 1)[0]
+	bad.Destination = "kaspa:notasimaddress"
+	r.request(3*time.Second, bad)
+	doc := newStatusDoc(signing.StatusOf("s1", r.states["s1"]), true, r.now, nil, nil)
+	if doc.Phases["Refused"] != 1 || len(doc.Events) != 1 {
+		t.Fatalf("phases %v, %d events", doc.Phases, len(doc.Events))
+	}
+	e := doc.Events[0]
+	if e.Phase != "Refused" || e.Refusal != string(twophase.RefusedNotAnAddress) || e.Refund != "certified" {
+		t.Fatalf("refused event shown as %+v", e)
+	}
+	var out strings.Builder
+	printSignerStatus(&out, "", doc)
+	if !strings.Contains(out.String(), "Refused (not_an_address, refund certified)") {
+		t.Fatalf("text:\n%s", out.String())
+	}
+}

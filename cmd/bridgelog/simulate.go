@@ -18,6 +18,7 @@ var simulateFlags struct {
 	partition, lag                   string
 	crash, invalidate, diverge       float64
 	losePayout                       float64
+	unpayable                        float64
 	profile, behaviour               string
 	byzantine, reserveOutputs        int
 	seed                             uint64
@@ -39,7 +40,7 @@ that no two hashes of an event are committed (unless the first can never
 be paid: an input was reorganised away), that no signer signs two
 templates of an event, that no commit lacks a quorum of real votes, and
 that every payout on the ledger pays its event exactly, once. It prints
-events completed and abandoned, rounds per event, commit latency (from the
+events completed, refused and abandoned, rounds per event, commit latency (from the
 first signer starting the event to the last signer's commit), retries,
 timeouts without quorum, equivocations, rejected votes, throttled syncs and
 what the faults did, and exits 1 if an invariant broke or an event was
@@ -70,6 +71,18 @@ Faults:
                                signers see the first proposal's first input
                                late (as just created): they build another
                                template until it is deep in their view
+
+Unpayable burns:
+  --unpayable P                per event, the burn names a destination or
+                               amount the group refuses (another network's
+                               address, the group's own, a denied one, over
+                               the per-event limit): every signer Refuses it,
+                               its stream moves on, a quorum signs its
+                               refusal certificate. The report counts
+                               refused, refunds (certificates that verify)
+                               and stalled_streams (streams with an event
+                               pending at the end); completed + refused +
+                               abandoned must be the events
 
 Byzantine signers (--byzantine F: the last F signers) run the real
 signer, but what they send is rewritten (--byzantine-behaviour):
@@ -125,6 +138,7 @@ func init() {
 	f.Float64Var(&fl.invalidate, "invalidate", 0, "per event, probability that a proposed input is reorganised away")
 	f.Float64Var(&fl.losePayout, "lose-payout", 0, "per event, probability that its first signed payout never lands (dropped, or an input spent by a conflicting transaction)")
 	f.StringVar(&fl.lag, "lag", "", "lagging nodes, SIGNER=DURATION (e.g. 3=2s)")
+	f.Float64Var(&fl.unpayable, "unpayable", 0, "per event, probability that the burn names a destination or amount the group refuses")
 	f.Float64Var(&fl.diverge, "diverge", 0, "per event, probability that half the honest signers' nodes see the first proposed input late")
 	f.StringVar(&fl.profile, "profile", "a", "fault model: a (crash faults, no equivocation, quorum > N/2) or b (up to f Byzantine, N >= 3f+1, lock certificates)")
 	f.IntVar(&fl.byzantine, "byzantine", 0, "Byzantine signers F: the last F signers")
@@ -155,7 +169,7 @@ func runSimulate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg := simulate.Config{Signers: fl.signers, Quorum: fl.quorum, Events: fl.events, Streams: fl.streams,
-		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, LosePayout: fl.losePayout, Lags: lags, Seed: fl.seed,
+		EventEvery: fl.eventEvery, Crash: fl.crash, Invalidate: fl.invalidate, Diverge: fl.diverge, LosePayout: fl.losePayout, Unpayable: fl.unpayable, Lags: lags, Seed: fl.seed,
 		Profile: twophase.Profile(fl.profile), Byzantine: fl.byzantine, Behaviour: simulate.Behaviour(fl.behaviour),
 		CheckProjections: fl.checkProjections, LogDir: fl.logDir}
 	cfg.Faults.Delay = time.Duration(fl.delayMs) * time.Millisecond

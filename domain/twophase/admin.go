@@ -19,6 +19,9 @@ func (s *State) AdminReset(id Hash, operator, reason string, en Env) (Step, erro
 		return Step{}, fmt.Errorf("%w: %w %s", ErrAdmin, ErrUnknownEventID, id.Short())
 	case e.Phase == PhaseCompleted:
 		return Step{}, fmt.Errorf("%w: event %s is Completed (payout %s)", ErrAdmin, id.Short(), e.PayoutTx.Short())
+	case e.Phase == PhaseRefused:
+		return Step{}, fmt.Errorf("%w: %w: event %s was refused (%s), which is terminal: its refusal certificate refunds the burn",
+			ErrAdmin, ErrEventRefused, id.Short(), e.Refusal.Reason)
 	case operator == "" || reason == "":
 		return Step{}, fmt.Errorf("%w: an operator and a reason are required", ErrAdmin)
 	}
@@ -34,7 +37,7 @@ func (s *State) AdminReinject(ev SigningEvent, operator, reason string, en Env) 
 		return Step{}, fmt.Errorf("%w: an operator and a reason are required", ErrAdmin)
 	}
 	s.emit(AdminReinjected{Event: ev, ID: ev.ID(), Operator: operator, Reason: reason, AtNs: ns(en.Now)})
-	s.request(ev, "admin", en)
+	s.request(ev, "admin", "", en)
 	s.progress(en)
 	return s.take(), nil
 }

@@ -57,8 +57,10 @@ type folded interface{ fold(s *State) }
 // opens is a fact that may open or close an event (see State.open).
 type opens interface{ openedEvent() Hash }
 
-func (f SignerStarted) fold(s *State)   { s.applyStarted(f) }
-func (f EventRequested) fold(s *State)  { s.applyRequested(f.Event, f.Via, fromNs(f.AtNs)) }
+func (f SignerStarted) fold(s *State) { s.applyStarted(f) }
+func (f EventRequested) fold(s *State) {
+	s.applyRequested(f.Event, f.Via, f.Origin, fromNs(f.AtNs))
+}
 func (f RoundStarted) fold(s *State)    { s.applyRoundStarted(f) }
 func (f VoteAccepted) fold(s *State)    { s.applyVote(f) }
 func (f Committed) fold(s *State)       { s.applyCommitted(f) }
@@ -69,6 +71,11 @@ func (f Completed) fold(s *State)       { s.applyCompleted(f) }
 func (f Abandoned) fold(s *State)       { s.applyAbandoned(f) }
 func (f AdminReset) fold(s *State)      { s.applyReset(f) }
 func (f PayoutVoided) fold(s *State)    { s.applyVoided(f) }
+func (f Refused) fold(s *State)         { s.applyRefused(f) }
+func (f RefusalSigned) fold(s *State)   { s.applyRefusalSigned(f) }
+func (f RefusalCertified) fold(s *State) {
+	s.applyRefusalCertified(f)
+}
 
 // Votes and round starts do not change which event holds the pool.
 func (VoteAccepted) isVoteOrRound() {}
@@ -79,6 +86,7 @@ func (f Committed) openedEvent() Hash    { return f.EventID }
 func (f Completed) openedEvent() Hash    { return f.EventID }
 func (f Abandoned) openedEvent() Hash    { return f.EventID }
 func (f AdminReset) openedEvent() Hash   { return f.EventID }
+func (f Refused) openedEvent() Hash      { return f.EventID }
 
 func (s *State) applyStarted(f SignerStarted) {
 	if f.Signer == s.cfg.Self && f.Session > s.session {
@@ -96,7 +104,7 @@ func (s *State) stream(name string) *streamState {
 	return st
 }
 
-func (s *State) applyRequested(ev SigningEvent, via string, at time.Time) {
+func (s *State) applyRequested(ev SigningEvent, via, origin string, at time.Time) {
 	id := ev.ID()
 	if _, ok := s.events[id]; ok {
 		return
@@ -109,7 +117,7 @@ func (s *State) applyRequested(ev SigningEvent, via string, at time.Time) {
 		return // the nonce belongs to another event; refused when decided
 	}
 	st.pending[ev.Nonce] = id
-	s.events[id] = &EventState{ID: id, Event: ev, Via: via, requestedAt: at, votes: map[uint32]map[PeerID]*ballot{},
+	s.events[id] = &EventState{ID: id, Event: ev, Via: via, Origin: origin, requestedAt: at, votes: map[uint32]map[PeerID]*ballot{},
 		templates: map[Hash]*knownTemplate{}, sigs: map[PeerID][]byte{}, syncAsked: map[PeerID]time.Time{}}
 }
 
@@ -307,9 +315,14 @@ func (s *State) applyCompleted(f Completed) {
 	e.Phase, e.PhaseSince, e.DoneAt = PhaseCompleted, fromNs(f.AtNs), fromNs(f.AtNs)
 	e.Canonical, e.PayoutTx = f.Hash, f.TxID
 	s.doneQueue = append(s.doneQueue, e.ID)
-	// The stream moves past every nonce completed without a gap; a payout
-	// observed out of order (a lagging signer seeing its peers' payments)
-	// waits for the nonces before it.
+	// A payout observed out of order (a lagging signer seeing its peers'
+	// payments) waits for the nonces before it.
+	s.passNonce(e)
+}
+
+// passNonce marks the event's nonce done (Completed or Refused): its
+// stream moves past every nonce done without a gap.
+func (s *State) passNonce(e *EventState) {
 	st := s.stream(e.Event.Stream)
 	if st.pending[e.Event.Nonce] == e.ID && e.Event.Nonce >= st.next {
 		st.done[e.Event.Nonce] = true
@@ -331,7 +344,7 @@ func (s *State) applyAbandoned(f Abandoned) {
 
 func (s *State) applyReset(f AdminReset) {
 	e := s.events[f.EventID]
-	if e == nil || e.Phase == PhaseCompleted || f.Epoch <= e.Epoch {
+	if e == nil || e.Phase == PhaseCompleted || e.Phase == PhaseRefused || f.Epoch <= e.Epoch {
 		return
 	}
 	e.Epoch = f.Epoch

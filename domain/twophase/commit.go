@@ -253,7 +253,7 @@ func (s *State) onCommit(env Envelope, c Commit, en Env) {
 			Sender: env.Sender, AtNs: ns(en.Now)})
 		s.observe(MetricSplitBrainWarnings, "", 1)
 		return
-	case e.Phase == PhaseAbandoned:
+	case e.Phase == PhaseAbandoned, e.Phase == PhaseRefused:
 		return
 	}
 	if !s.adopt(e, env, c.Round, c.TemplateHash, c.Evidence, en) {

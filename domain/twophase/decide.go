@@ -45,12 +45,18 @@ func (s *State) Start(env Env) Step {
 // confirmed view of the chain, an authenticated RPC request or an
 // operator ("via"). Requests are idempotent.
 func (s *State) Request(ev SigningEvent, via string, env Env) Step {
-	s.request(ev, via, env)
+	return s.RequestFrom(ev, via, "", env)
+}
+
+// RequestFrom is Request with who made the request on the source (a
+// burn's withdrawer), which a refusal certificate names.
+func (s *State) RequestFrom(ev SigningEvent, via, origin string, env Env) Step {
+	s.request(ev, via, origin, env)
 	s.progress(env)
 	return s.take()
 }
 
-func (s *State) request(ev SigningEvent, via string, env Env) {
+func (s *State) request(ev SigningEvent, via, origin string, env Env) {
 	id := ev.ID()
 	if _, ok := s.events[id]; ok {
 		return
@@ -71,18 +77,15 @@ func (s *State) request(ev SigningEvent, via string, env Env) {
 			refuse(ReasonPolicy, "a reserve event this group would not request")
 			return
 		}
-		s.emit(EventRequested{Event: ev, ID: id, Via: via, AtNs: ns(env.Now)})
+		s.emit(EventRequested{Event: ev, ID: id, Via: via, Origin: origin, AtNs: ns(env.Now)})
 		return
 	}
-	if err := s.validator.checkPolicy(ev); err != nil {
-		refuse(ReasonPolicy, "%v", err)
-		return
+	s.emit(EventRequested{Event: ev, ID: id, Via: via, Origin: origin, AtNs: ns(env.Now)})
+	// An event the group will never pay is Refused now, before anyone
+	// could vote for it: its nonce is passed, never left a hole.
+	if r, detail, ok := s.unpayable(ev); ok {
+		s.refuseEvent(s.events[id], r, detail, env)
 	}
-	if _, err := s.cfg.Rules.ScriptFor(ev.Destination); err != nil {
-		refuse(ReasonPolicy, "destination %q: %v", ev.Destination, err)
-		return
-	}
-	s.emit(EventRequested{Event: ev, ID: id, Via: via, AtNs: ns(env.Now)})
 }
 
 // active is the event that holds the UTXO pool (section 5.0: one event at
@@ -144,6 +147,14 @@ func (s *State) progressEvent(a *EventState, env Env) {
 		// it gives their outputs out (see lockView), in one order at
 		// every member.
 		return
+	}
+	if a.Phase == PhaseUnknown && !a.Event.IsReserve() && a.Signed == nil {
+		// An event requested before its verdict was decided at request
+		// (or reset since) is refused before its first round, likewise.
+		if r, detail, ok := s.unpayable(a.Event); ok {
+			s.refuseEvent(a, r, detail, env)
+			return
+		}
 	}
 	if a.Phase == PhaseUnknown {
 		s.startRound(a, 0, TriggerActivated, env)

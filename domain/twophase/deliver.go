@@ -93,6 +93,16 @@ func (s *State) handle(env Envelope, relayed bool, en Env) {
 			return
 		}
 		s.onSyncResponse(env, resp, en)
+	case KindRefusal:
+		if relayed {
+			return
+		}
+		m, err := DecodeRefusalSig(env.Payload)
+		if err != nil {
+			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
+			return
+		}
+		s.onRefusalSig(env.Sender, m, en)
 	default:
 		s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonMalformed, "unknown message kind %d", env.Kind), en.Now)
 	}
@@ -198,7 +208,7 @@ func (s *State) voteEvent(v voteIn, en Env) *EventState {
 				s.rejectVote(v.eventID, v.round, v.env, v.hash, err, en)
 				return nil
 			}
-			s.request(v.proposal.Event, ViaReserve, en)
+			s.request(v.proposal.Event, ViaReserve, "", en)
 			if e = s.events[v.eventID]; e == nil {
 				return nil // refused by request, and recorded there
 			}

@@ -16,6 +16,7 @@ const (
 	KindCommit       Kind = 3
 	KindSyncRequest  Kind = 4
 	KindSyncResponse Kind = 5
+	KindRefusal      Kind = 6 // a member's signature of a refusal certificate
 )
 
 func (k Kind) String() string {
@@ -30,6 +31,8 @@ func (k Kind) String() string {
 		return "sync_request"
 	case KindSyncResponse:
 		return "sync_response"
+	case KindRefusal:
+		return "refusal"
 	}
 	return fmt.Sprintf("kind_%d", uint8(k))
 }

@@ -38,6 +38,7 @@ const (
 	ReasonEquivocation      Reason = "equivocation"
 	ReasonBadEvidence       Reason = "bad_evidence"
 	ReasonConflictingCommit Reason = "conflicting_commit"
+	ReasonRefusalMismatch   Reason = "refusal_mismatch" // a refusal signature for another reason than this signer's
 	// A sync response for an event this signer did not ask that member
 	// about (or asked too long ago): answers only for questions asked.
 	ReasonUnrequestedSync Reason = "unrequested_sync"

@@ -6,6 +6,7 @@ var FactTypes = []string{
 	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
 	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
 	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted, TypePayoutVoided,
+	TypeRefused, TypeRefusalSigned, TypeRefusalCertified,
 }
 
 // NewFact returns a zero fact of a type (a pointer, to decode into), or
@@ -52,6 +53,12 @@ func NewFact(typ string) Fact {
 		return new(AdminReinjected)
 	case TypePayoutVoided:
 		return new(PayoutVoided)
+	case TypeRefused:
+		return new(Refused)
+	case TypeRefusalSigned:
+		return new(RefusalSigned)
+	case TypeRefusalCertified:
+		return new(RefusalCertified)
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ const (
 	TypeAdminReinjected   = "signing.admin_reinjected"
 	TypeLockCertAccepted  = "signing.lock_cert_accepted"
 	TypePayoutVoided      = "signing.payout_voided"
+	TypeRefused           = "signing.refused"
+	TypeRefusalSigned     = "signing.refusal_signed"
+	TypeRefusalCertified  = "signing.refusal_certified"
 	aggregatePrefix       = "signing:"
 	signerAggregatePrefix = "signer:"
 )
@@ -82,7 +85,10 @@ type EventRequested struct {
 	Event SigningEvent `msgpack:"event" json:"event"`
 	ID    Hash         `msgpack:"id" json:"id"`
 	Via   string       `msgpack:"via" json:"via"` // "source", "rpc", "admin"
-	AtNs  int64        `msgpack:"at" json:"at"`
+	// Origin is who made the request on the source (a burn's withdrawer,
+	// 0x-hex), when the source said: a refusal certificate names it.
+	Origin string `msgpack:"origin,omitempty" json:"origin,omitempty"`
+	AtNs   int64  `msgpack:"at" json:"at"`
 }
 
 func (e EventRequested) EventType() string   { return TypeEventRequested }
@@ -90,7 +96,9 @@ func (e EventRequested) SourceKey() string   { return eventKey(e.ID, "requested"
 func (e EventRequested) AggregateID() string { return EventAggregate(e.ID) }
 
 // EventRefused: a requested event that the signer will not act on: its
-// stream nonce belongs to another event, or it breaks the policy.
+// stream nonce belongs to another event, or it is a reserve event this
+// group would not make. (An event the group will never pay is requested
+// and then [Refused].)
 type EventRefused struct {
 	Event  SigningEvent `msgpack:"event" json:"event"`
 	ID     Hash         `msgpack:"id" json:"id"`

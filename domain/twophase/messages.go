@@ -232,7 +232,7 @@ func malformed(err error) error {
 
 func (r *reader) phase() Phase {
 	p := Phase(r.u8("phase"))
-	if p > PhaseAbandoned && r.err == nil {
+	if p > PhaseRefused && r.err == nil {
 		r.fail("phase %d", p)
 	}
 	return p

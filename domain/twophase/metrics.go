@@ -35,6 +35,8 @@ const (
 	MetricLockSigsReceived      = "lock_sigs_received_total"         // counter (Profile B): valid lock signatures received
 	MetricLockCertsAccepted     = "lock_certs_accepted_total"        // counter (Profile B): certificates formed or adopted
 	MetricOutpointLockConflicts = "outpoint_lock_conflicts_total"    // counter (Profile B): plans and locks refused on reserved outpoints
+	MetricEventsRefused         = "events_refused_total"             // counter: reason (events the group will never pay)
+	MetricRefusalsCertified     = "refusals_certified_total"         // counter (refusal certificates with a quorum)
 )
 
 // MetricNames lists every metric above, in declaration order, so the
@@ -48,4 +50,5 @@ var MetricNames = []string{
 	MetricMessagesRejected, MetricEquivocations, MetricFutureRoundIgnored, MetricDuplicateVotes,
 	MetricPayoutSubmissions, MetricInsufficientDeepUTXOs, MetricAmbiguousRounds,
 	MetricLockSigsReceived, MetricLockCertsAccepted, MetricOutpointLockConflicts,
+	MetricEventsRefused, MetricRefusalsCertified,
 }

@@ -20,6 +20,11 @@ const (
 	PhaseFailed
 	// PhaseAbandoned: out of rounds or time; an operator decides.
 	PhaseAbandoned
+	// PhaseRefused: the group will never pay the event (its destination or
+	// amount breaks the group's policy or the ledger's rules), decided
+	// from the event alone before any vote; its nonce is passed and a
+	// quorum's refusal certificate lets the burner be refunded.
+	PhaseRefused
 )
 
 func (p Phase) String() string {
@@ -36,12 +41,16 @@ func (p Phase) String() string {
 		return "Failed"
 	case PhaseAbandoned:
 		return "Abandoned"
+	case PhaseRefused:
+		return "Refused"
 	}
 	return fmt.Sprintf("Phase(%d)", uint8(p))
 }
 
 // Terminal reports whether nothing but an operator moves the event on.
-func (p Phase) Terminal() bool { return p == PhaseCompleted || p == PhaseAbandoned }
+func (p Phase) Terminal() bool {
+	return p == PhaseCompleted || p == PhaseAbandoned || p == PhaseRefused
+}
 
 // Trigger names why a transition happens; events record it.
 type Trigger string
@@ -62,6 +71,7 @@ const (
 	TriggerMaxRounds    Trigger = "max_rounds"    // out of rounds
 	TriggerDeadline     Trigger = "deadline"      // out of time
 	TriggerAdminReset   Trigger = "admin_reset"   // an operator reset the event
+	TriggerRefused      Trigger = "refused"       // the group will never pay the event
 )
 
 // transitions is the table of section 3.2 with what it implies and this
@@ -70,13 +80,15 @@ const (
 // Failed -> Committed on a quorum or a peer's verified commit while the
 // retry waits, any phase -> Completed when the payout is seen accepted on
 // the ledger (Abandoned too: an observed payout, never a new signature).
-// An operator's reset may restart any event that is not Completed.
+// An operator's reset may restart any event that is not Completed or
+// Refused; only an event not started may be Refused.
 var transitions = map[Phase]map[Phase][]Trigger{
 	PhaseUnknown: {
 		PhaseProposing: {TriggerActivated, TriggerProposal, TriggerRoundSync},
 		PhaseCommitted: {TriggerFastForward},
 		PhaseCompleted: {TriggerPayout},
 		PhaseAbandoned: {TriggerDeadline},
+		PhaseRefused:   {TriggerRefused},
 	},
 	PhaseProposing: {
 		PhaseProposing: {TriggerRoundSync},
@@ -104,6 +116,9 @@ var transitions = map[Phase]map[Phase][]Trigger{
 		PhaseUnknown:   {TriggerAdminReset},
 	},
 	PhaseCompleted: {},
+	// Refused is final: nothing was voted for, and a certificate may be
+	// out; not even an operator restarts it.
+	PhaseRefused: {},
 }
 
 // CheckTransition returns nil when from -> to by trigger is in the table,

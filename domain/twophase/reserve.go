@@ -54,7 +54,7 @@ func (s *State) maybeReserve(env Env) {
 	if err != nil || !s.reserveDue(view) {
 		return
 	}
-	s.request(ReserveEvent(s.reserveNext(), p), ViaReserve, env)
+	s.request(ReserveEvent(s.reserveNext(), p), ViaReserve, "", env)
 }
 
 // reserveDue reports whether view holds fewer of the group's outputs

@@ -35,6 +35,9 @@ type Config struct {
 	Identity ed25519.PrivateKey
 	// Verify verifies envelope signatures (nil: ed25519.Verify).
 	Verify VerifyFunc
+	// Refusal gives the bytes members sign to refuse an event (nil: a
+	// Refused event gets no certificate).
+	Refusal RefusalSubject
 }
 
 // Env is what one decision may consult besides the state: the time, the
@@ -137,6 +140,8 @@ type EventState struct {
 	ID    Hash
 	Event SigningEvent
 	Via   string
+	// Origin is who made the request on the source (EventRequested.Origin).
+	Origin string
 	// requestedAt is when the signer learnt of the event.
 	requestedAt time.Time
 
@@ -176,6 +181,10 @@ type EventState struct {
 	DoneAt    time.Time
 
 	syncAsked map[PeerID]time.Time // targeted syncs, for STATE_SYNC_COOLDOWN_MS
+
+	// Refusal is the verdict of a Refused event and the members'
+	// signatures of its certificate.
+	Refusal *RefusalState
 }
 
 // started reports whether the event left Unknown (its first round or commit).
@@ -222,6 +231,9 @@ type State struct {
 	activeList []*EventState
 	// recorded holds the keys of recordedOnce facts in the log.
 	recorded map[string]bool
+	// refusing holds the Refused events whose certificate has no quorum
+	// yet: their signatures are sent again until it has.
+	refusing map[Hash]*EventState
 
 	step Step
 }
@@ -262,6 +274,7 @@ func NewState(cfg Config) (*State, error) {
 		rejects:   map[rejectKey]*rejectWindow{},
 		asked:     map[PeerID]map[Hash]time.Time{},
 		recorded:  map[string]bool{},
+		refusing:  map[Hash]*EventState{},
 	}
 	return s, nil
 }

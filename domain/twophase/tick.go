@@ -57,6 +57,7 @@ func (s *State) Tick(en Env) Step {
 		}
 	}
 	s.maybeReserve(en)
+	s.resendRefusals(en)
 	s.progress(en)
 	s.antiEntropy(en)
 	s.collect(en)

@@ -50,6 +50,12 @@ func (v Validator) Validate(p Proposal, sender PeerID) (Template, error) {
 		if err := v.checkPolicy(p.Event); err != nil {
 			return Template{}, err
 		}
+		// An event every honest member Refused is never voted for.
+		if pr, ok := v.Rules.(PayableRules); ok {
+			if err := pr.CheckPayable(p.Event.Destination, p.Event.Amount); err != nil {
+				return Template{}, reject(ReasonPolicy, "%v", err)
+			}
+		}
 		// 4. The outputs pay exactly the event; the rest is change to the group.
 		if err := v.checkOutputs(t, p.Event); err != nil {
 			return Template{}, err

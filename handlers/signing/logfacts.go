@@ -50,6 +50,10 @@ func (s *Signer) logFacts(facts []twophase.Fact) {
 			s.log.Info("completed", self, "event_id", f.EventID.Hex(), "tx_id", f.TxID.Hex(), "daa_score", f.DAAScore)
 		case twophase.Abandoned:
 			s.log.Error("abandoned", self, "event_id", f.EventID.Hex(), "round", f.Round, "trigger", f.Trigger, "detail", f.Detail)
+		case twophase.Refused:
+			s.log.Warn("signing event refused for good: never paid, refundable", self, "event_id", f.EventID.Hex(), "reason", f.Reason, "detail", f.Detail)
+		case twophase.RefusalCertified:
+			s.log.Info("refusal certified", self, "event_id", f.EventID.Hex(), "reason", f.Reason, "signatures", len(f.Signatures))
 		case twophase.MessageRejected:
 			s.log.Warn("message rejected", self, "sender", f.Sender, "kind", f.Kind, "reason", f.Reason, "count", f.Count, "detail", f.Detail)
 		case twophase.AdminReset:

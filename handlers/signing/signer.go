@@ -96,6 +96,10 @@ type Config struct {
 	// 5 s).
 	Prover     SourceProver
 	ProveEvery time.Duration
+	// Certificate builds a refused event's refusal certificate, without
+	// signatures (nil: domain.RefusalFor, burn streams'). It must agree
+	// with Protocol.Refusal (nil: set from it), whose bytes are signed.
+	Certificate CertificateFunc
 }
 
 // ErrProverUnavailable: the prover's node cannot be read now (not
@@ -138,6 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Signer, error) {
 	if cfg.ProveEvery == 0 {
 		cfg.ProveEvery = 5 * time.Second
 	}
+	cfg = withRefusals(cfg)
 	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, proved: map[twophase.Hash]time.Time{}}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -124,7 +124,7 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 					"event_source", b.Ref.Key(), "error", err)
 				continue
 			}
-			if err := h.Requester.Request(ctx, ev, ViaSource); err != nil {
+			if err := h.request(ctx, ev, b); err != nil {
 				return n, err
 			}
 			p.add(b.OnChainID)
@@ -139,6 +139,20 @@ func (h *Handover) pollStream(ctx context.Context, stream string) (int, error) {
 			return n, nil
 		}
 	}
+}
+
+// OriginRequester is a Requester that also takes who made the request
+// (handlers/signing.Signer): a refusal certificate names the burner.
+type OriginRequester interface {
+	RequestFrom(ctx context.Context, ev twophase.SigningEvent, via, origin string) error
+}
+
+// request hands ev over with its burner, when the requester takes it.
+func (h *Handover) request(ctx context.Context, ev twophase.SigningEvent, b domain.WithdrawalToKaspaDetected) error {
+	if r, ok := h.Requester.(OriginRequester); ok {
+		return r.RequestFrom(ctx, ev, ViaSource, b.Withdrawer.Hex())
+	}
+	return h.Requester.Request(ctx, ev, ViaSource)
 }
 
 // event is the signing event burn b makes in its stream.

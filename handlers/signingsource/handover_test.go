@@ -94,3 +94,41 @@ func TestHandoverPagesHolesAndFailures(t *testing.T) {
 		t.Fatalf("idle poll: %d handed, %v, %d reads; want none in one read", n, err, burns.reads)
 	}
 }
+
+// originRecorder takes events with their burner.
+type originRecorder struct {
+	recorder
+	origins map[uint64]string
+}
+
+func (o *originRecorder) RequestFrom(ctx context.Context, ev twophase.SigningEvent, via, origin string) error {
+	if o.origins == nil {
+		o.origins = map[uint64]string{}
+	}
+	o.origins[ev.Nonce] = origin
+	return o.recorder.Request(ctx, ev, via)
+}
+
+// TestHandoverNamesTheBurner: a requester that takes the burner gets
+// each burn's withdrawer, which a refusal certificate names (a Profile A
+// stream is the contract's, so the event alone does not say who burned).
+func TestHandoverNamesTheBurner(t *testing.T) {
+	burns := &confirmedBurns{}
+	burns.confirm(1, 2)
+	burns.burns[1].Withdrawer = domain.Address{7}
+	req := &originRecorder{}
+	h := &Handover{Streams: []string{domain.BurnStream(1, domain.Address{9})}, Burns: burns, Requester: req,
+		Logger: quietLogger, Metrics: &counts{}}
+	if n, err := h.Poll(context.Background()); err != nil || n != 2 {
+		t.Fatalf("poll: %d, %v", n, err)
+	}
+	if got, want := req.origins[2], (domain.Address{7}).Hex(); got != want {
+		t.Fatalf("burner of burn 2: %q, want %q", got, want)
+	}
+	ev, _ := burns.burns[1].SigningEvent()
+	c, err := domain.RefusalFor("g", ev, req.origins[2], twophase.RefusedBelowMinimum)
+	if err != nil || c.Burner != (domain.Address{7}) || c.Token != (domain.Address{9}) || c.Burn != burns.burns[1].Ref ||
+		c.Amount.Cmp(burns.burns[1].Amount) != 0 {
+		t.Fatalf("certificate %+v, %v: want the burn's token, burner, log and wei", c, err)
+	}
+}

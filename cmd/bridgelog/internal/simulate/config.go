@@ -36,6 +36,10 @@ type Config struct {
 	// conflicting transaction spends one of its inputs (it is voided and
 	// replaced), half the time each.
 	LosePayout float64
+	// Unpayable is the probability, per event, that its burn names a
+	// destination or amount the group refuses (not an address, the
+	// group's own, a denied one, over the per-event limit).
+	Unpayable float64
 	// DAAPerSecond is the ledger's block rate (default 10, Kaspa's; a
 	// kaspad simnet miner's default is 20).
 	DAAPerSecond uint64
@@ -126,7 +130,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: --events %d --streams %d", ErrConfig, c.Events, c.Streams)
 	case c.Faults.Loss < 0 || c.Faults.Loss >= 1 || c.Faults.Duplicate < 0 || c.Faults.Duplicate > 1 ||
 		c.Faults.Reorder < 0 || c.Faults.Reorder > 1 || c.Crash < 0 || c.Crash > 1 || c.Invalidate < 0 || c.Invalidate > 1 ||
-		c.Diverge < 0 || c.Diverge > 1 || c.LosePayout < 0 || c.LosePayout > 1:
+		c.Diverge < 0 || c.Diverge > 1 || c.LosePayout < 0 || c.LosePayout > 1 || c.Unpayable < 0 || c.Unpayable > 1:
 		return fmt.Errorf("%w: probabilities must be in [0, 1) for --loss and [0, 1] for the others", ErrConfig)
 	case c.Byzantine < 0 || c.Byzantine >= c.Signers:
 		return fmt.Errorf("%w: --byzantine %d of %d signers, want 0..%d (one signer at least is honest)", ErrConfig, c.Byzantine, c.Signers, c.Signers-1)

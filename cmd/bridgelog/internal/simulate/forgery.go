@@ -42,7 +42,9 @@ func (a *adversary) drawForgery() forgery {
 var errNoAlternative = errors.New("simulate: no other template to propose")
 
 // simPolicy is every simulated signer's policy.
-var simPolicy = twophase.Policy{MinChange: 10_000}
+// --unpayable names its denied destination, or an amount over its limit
+// (ten times the largest event's).
+var simPolicy = twophase.Policy{MinChange: 10_000, MaxAmount: 10_000_000, DeniedDestinations: []string{deniedDestination}}
 
 // decode is p's template.
 func (a *adversary) decode(p twophase.Proposal) (twophase.Template, error) {

@@ -58,7 +58,7 @@ func (w *world) comparePhases(ctx context.Context, n *node, st projections.Store
 		}
 		var phase string
 		var epoch, round int64
-		err := tx.QueryRow(ctx, `SELECT phase, epoch, round FROM event_phase_v1 WHERE event_id = ?`, ev.ID().Hex()).Scan(&phase, &epoch, &round)
+		err := tx.QueryRow(ctx, `SELECT phase, epoch, round FROM event_phase_v2 WHERE event_id = ?`, ev.ID().Hex()).Scan(&phase, &epoch, &round)
 		if err != nil && e.Phase == twophase.PhaseUnknown {
 			continue // known only as a request the projection has not seen yet, or not at all
 		}

@@ -70,7 +70,16 @@ type Report struct {
 	Streams   int              `json:"streams"`
 
 	Completed int `json:"completed"`
+	// Refused counts the events every honest signer Refused (never paid);
+	// Refunds those with a refusal certificate that verifies against
+	// the group's keys (a quorum signed it).
+	Refused   int `json:"refused"`
+	Refunds   int `json:"refunds"`
 	Abandoned int `json:"abandoned"`
+	// StalledStreams counts streams with an event still pending at some
+	// honest signer at the end: 0 whenever a quorum can talk (a minority
+	// cut off for good abandons, and its streams wait behind that).
+	StalledStreams int `json:"stalled_streams"`
 	// BlockedBehindAbandoned counts abandoned events that never started
 	// because an earlier event of their stream was abandoned (the stream
 	// stalls: section 1.5).
@@ -116,10 +125,10 @@ type Report struct {
 	ReserveEvents    int    `json:"reserve_events,omitempty"`
 	ReserveSplits    int    `json:"reserve_splits,omitempty"`
 	ReserveSplitFees uint64 `json:"reserve_split_fees,omitempty"`
-	// Refused counts, by reason, votes and messages honest signers refused
-	// for the round-jump and reserve defences (future_round,
-	// unrequested_sync, reserve_nonce, reserve_not_due).
-	Refused map[twophase.Reason]int `json:"refused,omitempty"`
+	// RefusedMessages counts, by reason, votes and messages honest
+	// signers refused for the round-jump and reserve defences
+	// (future_round, unrequested_sync, reserve_nonce, reserve_not_due).
+	RefusedMessages map[twophase.Reason]int `json:"refused_messages,omitempty"`
 
 	MessagesSent      uint64 `json:"messages_sent"`
 	MessagesLost      uint64 `json:"messages_lost"`
@@ -151,11 +160,12 @@ type Report struct {
 	VirtualSeconds float64 `json:"virtual_seconds"`
 }
 
-// InvariantsHeld reports whether no safety invariant broke and nothing was
-// left hanging.
+// InvariantsHeld reports whether no safety invariant broke, nothing was
+// left hanging, every event was paid, refused or abandoned, and every
+// refusal is certified.
 func (r Report) InvariantsHeld() bool {
 	return r.SafetyHeld() && r.LogKeyConflicts == 0 && r.ProjectionMismatches == 0 && r.Hanging == 0 &&
-		r.Completed+r.Abandoned == r.Events
+		r.Completed+r.Refused+r.Abandoned == r.Events && r.Refunds == r.Refused
 }
 
 // SafetyHeld reports whether the honest signers never split a commit,
@@ -216,10 +226,10 @@ func (w *world) report() Report {
 	r.ReserveEvents = len(c.reserve)
 	for _, why := range []twophase.Reason{twophase.ReasonFutureRound, twophase.ReasonUnrequestedSync, twophase.ReasonReserveNonce, twophase.ReasonReserveNotDue} {
 		if n := c.refused[why]; n > 0 {
-			if r.Refused == nil {
-				r.Refused = map[twophase.Reason]int{}
+			if r.RefusedMessages == nil {
+				r.RefusedMessages = map[twophase.Reason]int{}
 			}
-			r.Refused[why] = n
+			r.RefusedMessages[why] = n
 		}
 	}
 	st := w.bus.Stats()
@@ -244,6 +254,8 @@ func (w *world) report() Report {
 				pay = append(pay, accepted[i].Sub(t.firstActive).Milliseconds())
 			}
 			rounds = append(rounds, int(t.maxRound)+1)
+		case w.refused(i):
+			r.Refused++
 		case w.abandoned(i):
 			r.Abandoned++
 			if t.firstActive.IsZero() {
@@ -253,6 +265,7 @@ func (w *world) report() Report {
 			r.Hanging++
 		}
 	}
+	r.Refunds, r.StalledStreams = w.refunds(), w.stalledStreams()
 	slices.Sort(rounds)
 	r.CommitLatencyMs, r.PayoutLatencyMs = LatencyOf(lat), LatencyOf(pay)
 	if span := lastAccepted.Sub(epoch.Add(w.cfg.EventEvery)); r.Completed > 0 && span > 0 {
@@ -361,8 +374,8 @@ func (r Report) WriteText(out io.Writer) {
 				b.RoundJumps, b.ReserveSpam)
 		}
 	}
-	fmt.Fprintf(out, "events      %d completed, %d abandoned (%d behind an abandoned event), %d hanging\n",
-		r.Completed, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging)
+	fmt.Fprintf(out, "events      %d completed, %d refused (%d refunds certified), %d abandoned (%d behind an abandoned event), %d hanging; %d streams stalled\n",
+		r.Completed, r.Refused, r.Refunds, r.Abandoned, r.BlockedBehindAbandoned, r.Hanging, r.StalledStreams)
 	fmt.Fprintf(out, "rounds      p50 %d, max %d; %d retries, %d proposal timeouts without quorum\n",
 		r.RoundsP50, r.RoundsMax, r.Retries, r.TimeoutsWithoutQuoum)
 	fmt.Fprintf(out, "commit      latency p50 %d ms, p95 %d ms, p99 %d ms, max %d ms (first activation to the last signer's commit)\n",
@@ -377,10 +390,11 @@ func (r Report) WriteText(out io.Writer) {
 	}
 	fmt.Fprintf(out, "rejections  %d invalid votes rejected, %d equivocations, %d conflicting commits, %d lock conflicts, %d state syncs throttled\n",
 		r.InvalidRejected, r.Equivocations, r.CommitConflicts, r.LockConflicts, r.StateSyncsThrottled)
-	if r.ReserveEvents+r.ReserveSplits > 0 || len(r.Refused) > 0 {
+	if r.ReserveEvents+r.ReserveSplits > 0 || len(r.RefusedMessages) > 0 {
+		m := r.RefusedMessages
 		fmt.Fprintf(out, "defences    %d reserve events, %d splits accepted (%d fees); refused: %d future_round, %d unrequested_sync, %d reserve_nonce, %d reserve_not_due\n",
-			r.ReserveEvents, r.ReserveSplits, r.ReserveSplitFees, r.Refused[twophase.ReasonFutureRound], r.Refused[twophase.ReasonUnrequestedSync],
-			r.Refused[twophase.ReasonReserveNonce], r.Refused[twophase.ReasonReserveNotDue])
+			r.ReserveEvents, r.ReserveSplits, r.ReserveSplitFees, m[twophase.ReasonFutureRound], m[twophase.ReasonUnrequestedSync],
+			m[twophase.ReasonReserveNonce], m[twophase.ReasonReserveNotDue])
 	}
 	if r.ProjectionsChecked {
 		fmt.Fprintf(out, "projections every signer's log folded into event_phase, event_proposals, signed_templates: %d events differ from the signer's state\n",
@@ -462,7 +476,7 @@ func (w *world) settled() bool {
 
 func (w *world) eventSettled(i int, paid []bool) bool {
 	if !paid[i] {
-		return w.abandoned(i)
+		return w.refused(i) || w.abandoned(i)
 	}
 	for _, n := range w.honestNodes() {
 		if !n.up {

@@ -20,7 +20,7 @@ func TestRoundJumpMovesNoRound(t *testing.T) {
 	if !r.InvariantsHeld() || r.Completed != r.Events || r.Abandoned != 0 || r.RoundsMax != 1 {
 		t.Fatalf("want every event completed in round 0, none abandoned:\n%s", textOf(r))
 	}
-	if r.Byzantine.RoundJumps == 0 || r.Refused[twophase.ReasonFutureRound] == 0 || r.Refused[twophase.ReasonUnrequestedSync] == 0 {
+	if r.Byzantine.RoundJumps == 0 || r.RefusedMessages[twophase.ReasonFutureRound] == 0 || r.RefusedMessages[twophase.ReasonUnrequestedSync] == 0 {
 		t.Fatalf("no trace of the round-jump signer:\n%s", textOf(r))
 	}
 }
@@ -42,7 +42,7 @@ func TestReserveSpamForcesNoSplit(t *testing.T) {
 		t.Fatalf("want every event completed and the honest run's reserve (%d events, %d splits):\n%s",
 			base.ReserveEvents, base.ReserveSplits, textOf(r))
 	}
-	if r.Byzantine.ReserveSpam == 0 || r.Refused[twophase.ReasonReserveNonce] == 0 || r.Refused[twophase.ReasonReserveNotDue] == 0 {
+	if r.Byzantine.ReserveSpam == 0 || r.RefusedMessages[twophase.ReasonReserveNonce] == 0 || r.RefusedMessages[twophase.ReasonReserveNotDue] == 0 {
 		t.Fatalf("no trace of the reserve-spam signer:\n%s", textOf(r))
 	}
 }

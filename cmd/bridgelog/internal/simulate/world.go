@@ -13,6 +13,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/memlog"
 	"github.com/bridgelog/bridgelog/adapters/simledger"
 	"github.com/bridgelog/bridgelog/adapters/simnet"
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/handlers/signing"
 )
@@ -110,6 +111,11 @@ func newWorld(cfg Config) (*world, error) {
 			Destination: fmt.Sprintf("sim:user-%d", i), Amount: 100_000 + uint64(w.rng.IntN(900_000)),
 			Source: twophase.SourceRef{Chain: "evm:31337", TxHash: sha256.Sum256([]byte(fmt.Sprint("burn", i))), Block: uint64(1000 + i)},
 		})
+		// Drawn only with --unpayable, so that runs without it stay
+		// those of their seed.
+		if cfg.Unpayable > 0 && w.rng.Float64() < cfg.Unpayable {
+			w.unpayable(&w.events[i], i)
+		}
 	}
 	return w, nil
 }
@@ -160,6 +166,9 @@ func (w *world) start(n *node) {
 		NewID:     func() string { n.ids++; return fmt.Sprintf("%s-%d", n.id, n.ids) },
 		Observe:   w.check.observe,
 		Crash:     func() bool { return w.crashHook(n) },
+		Certificate: func(group string, ev twophase.SigningEvent, origin string, r twophase.Reason) (domain.RefusalCertificate, error) {
+			return simledger.RefusalFor(group, ev, origin, r), nil
+		},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("simulate: open %s: %v", n.id, err)) // a signer that cannot replay its own log is a bug
