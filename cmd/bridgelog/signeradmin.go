@@ -206,8 +206,22 @@ func reinjectAction(ev twophase.SigningEvent) adminAction {
 		if err := checkReinjected(ev, s.protocol.Rules); err != nil {
 			return twophase.Step{}, err
 		}
+		if err := checkPayable(st, ev); err != nil {
+			return twophase.Step{}, err
+		}
 		return st.AdminReinject(ev, f.operator, f.reason, en)
 	}
+}
+
+// checkPayable refuses, before anything is recorded, an operator's
+// request that the group would only record Refused (the policy or the
+// ledger's rules forbid it): a mistake to correct, like a typo, and its
+// stream's nonce stays free for the corrected request.
+func checkPayable(st *twophase.State, ev twophase.SigningEvent) error {
+	if r, detail, no := st.Unpayable(ev); no {
+		return fmt.Errorf("%w: the group would refuse this request (%s): %s", twophase.ErrAdmin, r, detail)
+	}
+	return nil
 }
 
 // adminResult is what an action recorded, and the state after it.
@@ -335,7 +349,10 @@ func adminFacts(facts []twophase.Fact) []twophase.Fact {
 	var out []twophase.Fact
 	for _, f := range facts {
 		switch f.(type) {
-		case twophase.AdminReset, twophase.AdminReinjected, twophase.EventRequested, twophase.EventRefused:
+		case twophase.AdminReset, twophase.AdminReinjected, twophase.EventRequested, twophase.EventRefused,
+			twophase.Refused, twophase.RefusalSigned:
+			// A verdict of Refused follows from the request and the
+			// policy alone, as does this member's signature of it.
 			out = append(out, f)
 		}
 	}
@@ -361,7 +378,8 @@ func checkReinjected(ev twophase.SigningEvent, rules twophase.LedgerRules) error
 }
 
 // ErrReinjectRefused: the signer recorded the request and refused it
-// (its nonce belongs to another event, or the policy forbids it).
+// (its nonce belongs to another event), or recorded it Refused (the
+// policy or the ledger's rules forbid it).
 var ErrReinjectRefused = errors.New("re-injected event refused by the signer")
 
 // print writes one line per recorded fact, and says so when a re-injected
@@ -384,6 +402,9 @@ func (r *adminResult) print(w io.Writer) error {
 			requested = true
 			refused = fmt.Errorf("%w: %s: %s", ErrReinjectRefused, f.Reason, f.Detail)
 			fmt.Fprintf(w, "recorded %s event_id=%s reason=%s detail=%q\n", f.EventType(), f.ID.Hex(), f.Reason, f.Detail)
+		case twophase.Refused:
+			refused = fmt.Errorf("%w: %s: %s", ErrReinjectRefused, f.Reason, f.Detail)
+			fmt.Fprintf(w, "recorded %s event_id=%s reason=%s detail=%q\n", f.EventType(), f.EventID.Hex(), f.Reason, f.Detail)
 		}
 	}
 	for _, f := range r.facts {

@@ -196,6 +196,9 @@ func migrateAction(ctx context.Context, to migrationTarget, nonce, amount uint64
 		if err := checkReinjected(ev, s.protocol.Rules); err != nil {
 			return twophase.Step{}, err
 		}
+		if err := checkPayable(st, ev); err != nil {
+			return twophase.Step{}, err
+		}
 		return st.AdminReinject(ev, f.operator, f.reason, en)
 	}
 }

@@ -238,13 +238,17 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	if n := len(c.rawFacts("s1", twophase.TypeAdminReinjected)); n != 0 {
 		t.Fatalf("refused migrations recorded %d admin_reinjected facts", n)
 	}
-	// A policy that allows other destinations only refuses the transfer
-	// (recorded as signing.event_refused) until the new address is listed.
+	// A policy that allows other destinations only refuses the transfer,
+	// before anything is recorded (the stream's nonce stays free), until
+	// the new address is listed.
 	c.editConfig("s1", func(cfg *signerConfig) { cfg.Policy.AllowedDestinations = []string{faucet} })
-	stdout, _ := runCommand(t, c.bin, 1, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
+	stdout, stderr := runCommand(t, c.bin, 1, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
 		"--amount", "100000000", "--operator", "alice", "--reason", "policy", "--credential", c.group.credential)
-	if !strings.Contains(stdout, "recorded signing.event_refused") || !strings.Contains(stdout, "is not allowed") {
-		t.Fatalf("a transfer the policy forbids: %s", stdout)
+	if strings.Contains(stdout, "recorded") || !strings.Contains(stderr, "is not allowed") {
+		t.Fatalf("a transfer the policy forbids: stdout %q stderr %q", stdout, stderr)
+	}
+	if n := len(c.rawFacts("s1", twophase.TypeAdminReinjected)); n != 0 {
+		t.Fatalf("a transfer the policy forbids recorded %d admin_reinjected facts", n)
 	}
 	c.editConfig("s1", func(cfg *signerConfig) { cfg.Policy.AllowedDestinations = []string{faucet, newAddr} })
 
@@ -356,7 +360,7 @@ func TestSignerMigrateToReplacedPayoutKey(t *testing.T) {
 	if !strings.Contains(stdout, "event "+rest.Hex()) || !strings.Contains(stdout, "no new request recorded") {
 		t.Errorf("the second transfer again, by reinject: %s", stdout)
 	}
-	_, stderr := runCommand(t, c.bin, 1, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
+	_, stderr = runCommand(t, c.bin, 1, "signer", "admin", "migrate", "--config", c.member("s1").config, "--to", newAddr,
 		"--all", "--nonce", "3", "--operator", "alice", "--reason", "again", "--credential", c.group.credential)
 	if !strings.Contains(stderr, "no eligible outputs") {
 		t.Errorf("--all of an empty address: %s", stderr)

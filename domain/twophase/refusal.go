@@ -116,6 +116,11 @@ func DecodeRefusalSig(b []byte) (RefusalSig, error) {
 	return m, malformed(r.end("refusal"))
 }
 
+// Unpayable says why the group will never pay ev, if it will not: the
+// reason its verdict would be Refused. An operator's request is checked
+// with it before anything is recorded.
+func (s *State) Unpayable(ev SigningEvent) (Reason, string, bool) { return s.unpayable(ev) }
+
 // unpayable says why the group will never pay ev, if it will not.
 func (s *State) unpayable(ev SigningEvent) (Reason, string, bool) {
 	pol := s.cfg.Policy
