@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,21 +114,4 @@ func Tail(path string, lines int) string {
 		parts = parts[len(parts)-lines:]
 	}
 	return string(bytes.Join(parts, []byte("\n")))
-}
-
-// FreeLoopbackPorts finds count distinct free ports on 127.0.0.1 for a
-// child to listen on, each held until all are found (a port let go at once
-// may come back next). A child started soon after takes them; another
-// process may race it, which the child's start then reports.
-func FreeLoopbackPorts(count int) ([]int, error) {
-	var ports []int
-	for range count {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("no free loopback port: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

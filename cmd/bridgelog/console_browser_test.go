@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/analytics"
 	"github.com/chromedp/chromedp"
 )
@@ -70,12 +70,11 @@ func loadInBrowser[T any](t *testing.T, browser context.Context, url, selector, 
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := childproc.FreeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr
 }
 
 func equalFigures(a, b figures) bool {

@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/bridgelog/bridgelog/adapters/childproc"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain/twophase"
@@ -181,10 +181,10 @@ func newDevSigner(groupDir, id, pass string) (devSigner, signerMember, []byte, e
 			return m, signerMember{}, nil, err
 		}
 	}
-	if m.listen, err = freeLoopbackAddr(); err != nil {
+	if m.listen, err = childproc.FreeLoopbackAddr(); err != nil {
 		return m, signerMember{}, nil, err
 	}
-	if m.http, err = freeLoopbackAddr(); err != nil {
+	if m.http, err = childproc.FreeLoopbackAddr(); err != nil {
 		return m, signerMember{}, nil, err
 	}
 	return m, signerMember{ID: id, IdentityKey: hex.EncodeToString(pub), PayoutKey: hex.EncodeToString(payoutPub)}, payoutPub, nil
@@ -202,15 +202,4 @@ func writeDevPassphrase(path string) (string, error) {
 		return "", err
 	}
 	return pass, nil
-}
-
-// freeLoopbackAddr reserves a loopback port by listening on it and
-// letting go; the process given it binds it moments later.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("no free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

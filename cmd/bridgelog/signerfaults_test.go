@@ -313,11 +313,11 @@ func startTestnetKaspad(t *testing.T) string {
 	t.Helper()
 	bins := kaspadtest.Build(t)
 	dir := t.TempDir()
-	rpc, err := freeLoopbackAddr()
+	rpc, err := childproc.FreeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2p, err := freeLoopbackAddr()
+	p2p, err := childproc.FreeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
