@@ -34,6 +34,23 @@ func nextRetry(wait time.Duration) time.Duration {
 	return min(2*wait, nodeRetryMax)
 }
 
+// dialUntil calls dial at once and then with a growing pause (nextRetry)
+// until it succeeds or ctx ends. dial records its own failures.
+func dialUntil(ctx context.Context, dial func(context.Context) error) {
+	var wait time.Duration
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if dial(ctx) == nil || ctx.Err() != nil {
+			return
+		}
+		wait = nextRetry(wait)
+	}
+}
+
 // ErrEVMNodeDown: the signer's EVM node has not answered on its chain
 // since the signer started (no client yet).
 var ErrEVMNodeDown = errors.New("evm node not connected")
@@ -65,19 +82,13 @@ func newEVMNode(c signerChain, health *handlers.StepHealth, up func(bool)) *evmN
 // a growing pause between attempts; each failure is a round of the
 // evm_node step (logged once per outage by StepHealth).
 func (n *evmNode) connect(ctx context.Context) error {
-	var wait time.Duration
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
+	dialUntil(ctx, func(ctx context.Context) error {
 		c, err := evmchain.Dial(ctx, evmchain.Config{URL: n.url, ChainID: n.chainID, CallTimeout: evmCallTimeout})
 		if ctx.Err() != nil {
 			if c != nil {
 				c.Close()
 			}
-			return nil
+			return ctx.Err()
 		}
 		n.health.Track(ctx, stepEVMNode, err)
 		n.up(err == nil)
@@ -86,10 +97,10 @@ func (n *evmNode) connect(ctx context.Context) error {
 		n.mu.Unlock()
 		if err == nil {
 			close(n.ready)
-			return nil
 		}
-		wait = nextRetry(wait)
-	}
+		return err
+	})
+	return nil
 }
 
 // current is the connected client, or why there is none.

@@ -303,25 +303,18 @@ func (p *signerProcess) runSource(ctx context.Context) error {
 // recording each failure as a round of the node's outage; the connected
 // client then reconnects by itself.
 func (p *signerProcess) connectNode(ctx context.Context) error {
-	var wait time.Duration
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
+	dialUntil(ctx, func(ctx context.Context) error {
 		c, err := p.dialNode(ctx)
-		if err == nil {
+		switch {
+		case err == nil:
 			p.ledger.Attach(c)
 			p.nodeClient <- c
-			return nil
+		case ctx.Err() == nil:
+			p.ledger.DialFailed(ctx, err)
 		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		p.ledger.DialFailed(ctx, err)
-		wait = nextRetry(wait)
-	}
+		return err
+	})
+	return nil
 }
 
 // tick runs the protocol's timers and refreshes the peers' link gauges.
