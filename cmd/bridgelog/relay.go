@@ -245,7 +245,7 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
 		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
 			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
-				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
+				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing, Metrics: opt.metrics}
 		}}
 	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
 	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)
