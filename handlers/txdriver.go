@@ -50,15 +50,18 @@ type TxDriver struct {
 	Health *StepHealth
 	// Metrics counts the calls a contract's rate limit defers.
 	Metrics TxMetrics
+	// RateLimits follows each item's wait on a contract's rate limit as
+	// the step RateLimitStep(purpose, subject): one line and one event when
+	// the wait starts and when it ends. Give it no Metrics (a step per
+	// item); nil: a StepHealth of the driver's own, lines only.
+	RateLimits *StepHealth
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
 	// gasFloor is, per subject, the largest gas limit that ran out: the
 	// next send gets at least twice it, up to MaxGas.
-	gasFloor map[string]uint64
-	// limited holds, per subject waiting on a contract's rate limit, when
-	// its wait began: one log line when it starts, one when it ends.
-	limited map[string]time.Time
+	gasFloor  map[string]uint64
+	ownLimits *StepHealth // RateLimits when none is given
 }
 
 // defaultMaxGas is MaxGas's default.
@@ -126,7 +129,7 @@ func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, 
 	for {
 		out, err := d.driveOnce(ctx, req)
 		if err == nil && out.Status == domain.TxDeferred {
-			d.rateLimited(req, out.Reason) // mined after the bucket emptied under it
+			d.rateLimited(ctx, req, out.Reason) // mined after the bucket emptied under it
 		}
 		if err != nil || out.Status != domain.TxOutOfGas || out.TxHash.IsZero() {
 			if err == nil && out.Status.Final() {
@@ -185,7 +188,7 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	gas, err := d.Chain.Estimate(ctx, from, req.Call)
 	var rev *domain.CallReverted
 	if errors.As(err, &rev) && domain.IsDeferral(rev.Reason) {
-		d.rateLimited(req, rev.Reason)
+		d.rateLimited(ctx, req, rev.Reason)
 		return domain.TxIntent{}, nil, fmt.Errorf("%w: %s for %s reverts at estimate: %s", domain.ErrCallDeferred, req.Purpose, req.Subject, rev.Reason)
 	}
 	if errors.As(err, &rev) {
@@ -209,7 +212,7 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	if err != nil {
 		return domain.TxIntent{}, nil, fmt.Errorf("estimate %s for %s: %w", req.Purpose, req.Subject, err)
 	}
-	d.rateLimited(req, "")
+	d.rateLimited(ctx, req, "")
 	if d.DryRun {
 		if d.dryOnce(req.Subject) {
 			d.logger().Info("dry-run: would send", "subject", req.Subject, "purpose", req.Purpose, "to", req.Call.To.Hex(), "gas", gas)

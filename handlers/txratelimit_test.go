@@ -106,8 +106,9 @@ func (r rateLimitedMints) run(t *testing.T, ctx context.Context) {
 	t.Cleanup(func() { lg.Close() })
 	lines := &lineSink{}
 	m := &countingTxMetrics{}
-	d := &TxDriver{Chain: r.signer, Appender: &Appender{Log: lg, Catalog: topics.DefaultCatalog()}, PollInterval: 20 * time.Millisecond,
-		Metrics: m, Logger: lines.logger("minter")}
+	app := &Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	d := &TxDriver{Chain: r.signer, Appender: app, PollInterval: 20 * time.Millisecond,
+		Metrics: m, Logger: lines.logger("minter"), RateLimits: &StepHealth{Appender: app, Logger: lines.logger("minter")}}
 	to := domain.Address{0xee, 0x1}
 	dep := func(i byte) domain.DepositDetected {
 		return domain.DepositDetected{Ref: domain.LogRef{ChainID: r.chainID, TxHash: domain.Hash32{0x7a, i}, LogIndex: 1},
@@ -138,20 +139,37 @@ func (r rateLimitedMints) run(t *testing.T, ctx context.Context) {
 	if m.count("mint/rate_limited") == 0 {
 		t.Fatal("no rate_limited deferral counted")
 	}
-	if n := len(lines.matching("waiting for the contract's rate limit")); n != 1 {
-		t.Fatalf("%d 'waiting' lines, want 1 for the streak:\n%s", n, strings.Join(lines.matching(""), ""))
+	if n := len(lines.matching("step failing", "step=rate_limit:mint:", "RateLimited(")); n != 1 {
+		t.Fatalf("%d 'step failing' lines of the rate limit, want 1 for the streak:\n%s", n, strings.Join(lines.matching(), ""))
 	}
-	if n := len(lines.matching("rate limit wait over")); n != 1 {
-		t.Fatalf("%d 'wait over' lines, want 1", n)
+	if n := len(lines.matching("step recovered", "step=rate_limit:mint:")); n != 1 {
+		t.Fatalf("%d 'step recovered' lines of the rate limit, want 1", n)
+	}
+	var failed, recovered int
+	for _, e := range events(t, lg, topics.TopicChain) {
+		switch e.Type {
+		case domain.TypeRelayStepFailed:
+			failed++
+		case domain.TypeRelayStepRecovered:
+			recovered++
+		}
+	}
+	if failed != 1 || recovered != 1 {
+		t.Fatalf("%d relay.step_failed and %d relay.step_recovered, want one of each for the wait", failed, recovered)
 	}
 }
 
-func (s *lineSink) matching(sub string) []string {
+// matching is the lines that contain every one of subs.
+func (s *lineSink) matching(subs ...string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for _, l := range s.lines {
-		if strings.Contains(l, sub) {
+		ok := true
+		for _, sub := range subs {
+			ok = ok && strings.Contains(l, sub)
+		}
+		if ok {
 			out = append(out, l)
 		}
 	}
