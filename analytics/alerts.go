@@ -232,7 +232,9 @@ func keyConflicts(ctx context.Context, wh Warehouse, nowMs int64) (AlertConditio
 // rateLimitWaits: items whose wait on a contract's rate limit (the
 // driver's step rate_limit:<purpose>:<subject>, relay.step_failed when it
 // starts, relay.step_recovered when the item goes through) began more
-// than 30 minutes ago and has not ended.
+// than 30 minutes ago and has not ended. A wait whose item another
+// process (a claim's next owner) finished has no recovery of its own: a
+// final outcome of the subject ends it too.
 func rateLimitWaits(ctx context.Context, wh Warehouse, nowMs int64) (AlertCondition, error) {
 	c := AlertCondition{Condition: "waiting on a contract's rate limit",
 		Threshold: fmt.Sprintf("an item waits > %v", span(rateLimitWait))}
@@ -242,9 +244,15 @@ func rateLimitWaits(ctx context.Context, wh Warehouse, nowMs int64) (AlertCondit
 			WHERE type IN (?, ?) AND aggregate_id LIKE 'relay:rate_limit:%'
 			GROUP BY aggregate_id
 			HAVING last_type = ?
+		)
+		WHERE replaceRegexpOne(aggregate_id, '^relay:rate_limit:[a-z]+:', '') NOT IN (
+			SELECT aggregate_id FROM `+EventsTable+` FINAL
+			WHERE type IN (?, ?, ?) AND visitParamExtractString(payload, 'status') IN (?, ?, ?)
 		)`,
 		nowMs-windowMs(rateLimitWait), domain.TypeRelayStepFailed,
-		domain.TypeRelayStepFailed, domain.TypeRelayStepRecovered, domain.TypeRelayStepFailed)
+		domain.TypeRelayStepFailed, domain.TypeRelayStepRecovered, domain.TypeRelayStepFailed,
+		domain.TypeMintOutcome, domain.TypeClaimOutcome, domain.TypeRefundOutcome,
+		string(domain.TxSucceeded), string(domain.TxAlreadyProcessed), string(domain.TxReverted))
 	if err != nil {
 		return c, fmt.Errorf("analytics: rate limit waits: %w", err)
 	}

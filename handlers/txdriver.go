@@ -187,8 +187,13 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	from := d.Chain.From()
 	gas, err := d.Chain.Estimate(ctx, from, req.Call)
 	var rev *domain.CallReverted
+	switch {
+	case err == nil:
+		d.rateLimited(ctx, req, "")
+	case errors.As(err, &rev):
+		d.rateLimited(ctx, req, rev.Reason) // a revert for another reason ends a wait too
+	}
 	if errors.As(err, &rev) && domain.IsDeferral(rev.Reason) {
-		d.rateLimited(ctx, req, rev.Reason)
 		return domain.TxIntent{}, nil, fmt.Errorf("%w: %s for %s reverts at estimate: %s", domain.ErrCallDeferred, req.Purpose, req.Subject, rev.Reason)
 	}
 	if errors.As(err, &rev) {
@@ -212,7 +217,6 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	if err != nil {
 		return domain.TxIntent{}, nil, fmt.Errorf("estimate %s for %s: %w", req.Purpose, req.Subject, err)
 	}
-	d.rateLimited(ctx, req, "")
 	if d.DryRun {
 		if d.dryOnce(req.Subject) {
 			d.logger().Info("dry-run: would send", "subject", req.Subject, "purpose", req.Purpose, "to", req.Call.To.Hex(), "gas", gas)
