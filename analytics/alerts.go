@@ -37,6 +37,7 @@ const (
 	signerWindow      = time.Hour
 	timeoutShare      = 0.05
 	revalidationShare = 0.01
+	rateLimitWait     = 30 * time.Minute
 	seedDepth         = domain.DefaultConfirmationDepth
 )
 
@@ -45,7 +46,7 @@ const (
 func Alerts(ctx context.Context, wh Warehouse, now time.Time) ([]AlertCondition, error) {
 	var out []AlertCondition
 	for _, check := range []func(context.Context, Warehouse, int64) (AlertCondition, error){
-		anchorFailures, claimFailures, batchCreationDelayed, depthViolations, keyConflicts,
+		anchorFailures, claimFailures, batchCreationDelayed, depthViolations, keyConflicts, rateLimitWaits,
 	} {
 		c, err := check(ctx, wh, now.UnixMilli())
 		if err != nil {
@@ -226,6 +227,47 @@ func keyConflicts(ctx context.Context, wh Warehouse, nowMs int64) (AlertConditio
 	return AlertCondition{Condition: "unique-key conflicts", Holds: n > 0,
 		Figure:    fmt.Sprintf("%d source key(s) with two contents, recorded in the last %v", n, span(conflictWindow)),
 		Threshold: fmt.Sprintf("> 0 in %v", span(conflictWindow))}, err
+}
+
+// rateLimitWaits: items whose wait on a contract's rate limit (the
+// driver's step rate_limit:<purpose>:<subject>, relay.step_failed when it
+// starts, relay.step_recovered when the item goes through) began more
+// than 30 minutes ago and has not ended. A wait whose item another
+// process (a claim's next owner) finished has no recovery of its own: a
+// final outcome of the subject ends it too.
+func rateLimitWaits(ctx context.Context, wh Warehouse, nowMs int64) (AlertCondition, error) {
+	c := AlertCondition{Condition: "waiting on a contract's rate limit",
+		Threshold: fmt.Sprintf("an item waits > %v", span(rateLimitWait))}
+	rows, err := wh.Query(ctx, `SELECT countIf(failed_ms <= ?), count() FROM (
+			SELECT aggregate_id, argMax(type, recorded_ms) AS last_type, maxIf(recorded_ms, type = ?) AS failed_ms
+			FROM `+EventsTable+` FINAL
+			WHERE type IN (?, ?) AND aggregate_id LIKE 'relay:rate_limit:%'
+			GROUP BY aggregate_id
+			HAVING last_type = ?
+		)
+		WHERE replaceRegexpOne(aggregate_id, '^relay:rate_limit:[a-z]+:', '') NOT IN (
+			SELECT aggregate_id FROM `+EventsTable+` FINAL
+			WHERE type IN (?, ?, ?) AND visitParamExtractString(payload, 'status') IN (?, ?, ?)
+		)`,
+		nowMs-windowMs(rateLimitWait), domain.TypeRelayStepFailed,
+		domain.TypeRelayStepFailed, domain.TypeRelayStepRecovered, domain.TypeRelayStepFailed,
+		domain.TypeMintOutcome, domain.TypeClaimOutcome, domain.TypeRefundOutcome,
+		string(domain.TxSucceeded), string(domain.TxAlreadyProcessed), string(domain.TxReverted))
+	if err != nil {
+		return c, fmt.Errorf("analytics: rate limit waits: %w", err)
+	}
+	type waits struct{ long, all uint64 }
+	got, err := scanAll(rows, func(w *waits) []any { return []any{&w.long, &w.all} })
+	if err != nil {
+		return c, fmt.Errorf("analytics: rate limit waits: %w", err)
+	}
+	var w waits
+	if len(got) > 0 {
+		w = got[0]
+	}
+	c.Holds = w.long > 0
+	c.Figure = fmt.Sprintf("%d item(s) waiting on a rate limit, %d of them for over %v", w.all, w.long, span(rateLimitWait))
+	return c, nil
 }
 
 // signerFigures are one signer log's figures for its conditions.

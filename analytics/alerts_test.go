@@ -108,6 +108,11 @@ func signingEvents(n, timeouts, revalidations int) []domain.Event {
 	return evs
 }
 
+// limitedMint is the start of deposit d<i>'s wait on the token's rate limit.
+func limitedMint(i int) domain.Event {
+	return domain.RelayStepFailed{Step: fmt.Sprintf("rate_limit:mint:d%d", i), Reason: "execution reverted: RateLimited(...)", Since: 1}
+}
+
 // TestAlertConditions checks each condition holding and not holding, at
 // and around its threshold and window.
 func TestAlertConditions(t *testing.T) {
@@ -142,6 +147,20 @@ func TestAlertConditions(t *testing.T) {
 			domain.DepositFailed{Ref: ref(1), Reason: "a"}, domain.DepositFailed{Ref: ref(1), Reason: "b"}}}}},
 		{"a key appended twice alike", "unique-key conflicts", false, false, []at{{recent, []domain.Event{
 			domain.DepositFailed{Ref: ref(1), Reason: "a"}, domain.DepositFailed{Ref: ref(1), Reason: "a"}}}}},
+		{"rate-limited 31 min ago, waiting", "waiting on a contract's rate limit", false, true,
+			[]at{{alertsNow.Add(-31 * time.Minute), []domain.Event{limitedMint(1)}}}},
+		{"rate-limited 29 min ago, waiting", "waiting on a contract's rate limit", false, false,
+			[]at{{alertsNow.Add(-29 * time.Minute), []domain.Event{limitedMint(1)}}}},
+		{"rate-limited long ago, then through", "waiting on a contract's rate limit", false, false,
+			[]at{{old, []domain.Event{limitedMint(1)}}, {recent, []domain.Event{domain.RelayStepRecovered{Step: "rate_limit:mint:d1", Since: 1, Failures: 9}}}}},
+		{"rate-limited long ago, then minted by another process", "waiting on a contract's rate limit", false, false,
+			[]at{{old, []domain.Event{limitedMint(1)}}, {recent, []domain.Event{domain.TxOutcome{Purpose: domain.PurposeMint, Subject: "d1",
+				TxHash: domain.Hash32{0x1}, Status: domain.TxSucceeded}}}}},
+		{"rate-limited long ago, then mined deferred", "waiting on a contract's rate limit", false, true,
+			[]at{{old, []domain.Event{limitedMint(1)}}, {recent, []domain.Event{domain.TxOutcome{Purpose: domain.PurposeMint, Subject: "d1",
+				TxHash: domain.Hash32{0x1}, Status: domain.TxDeferred}}}}},
+		{"another step failing long ago", "waiting on a contract's rate limit", false, false,
+			[]at{{old, []domain.Event{domain.RelayStepFailed{Step: "mint", Reason: "rpc down", Since: 1}}}}},
 		{"abandoned", "signing events abandoned", true, true, []at{{old, []domain.Event{twophase.Abandoned{EventID: evID, Trigger: twophase.TriggerTimeout}}}}},
 		{"abandoned, then reset", "signing events abandoned", true, false, []at{{old, []domain.Event{
 			twophase.Abandoned{EventID: evID, Trigger: twophase.TriggerTimeout}, twophase.AdminReset{EventID: evID, Epoch: 1}}}}},
@@ -176,7 +195,7 @@ func TestAlertConditionsWithoutSignerLogs(t *testing.T) {
 			t.Fatalf("%s without signer logs: %+v", name, c)
 		}
 	}
-	if len(conds) != 8 {
-		t.Fatalf("%d conditions, want the seeds' 8: %s", len(conds), fmt.Sprint(conds))
+	if len(conds) != 9 {
+		t.Fatalf("%d conditions, want the seeds' 8 and the rate limit's: %s", len(conds), fmt.Sprint(conds))
 	}
 }

@@ -167,6 +167,8 @@ func TestNextStep(t *testing.T) {
 		{"out of gas", withGas(in, 60000), Observation{Mined: true, GasUsed: 60000, RevertReason: "reverted: out of gas"}, t0, StepDone, TxOutOfGas},
 		{"relayer lacks its role", in, Observation{Mined: true, RevertReason: "AccessControlUnauthorizedAccount"}, t0, StepDone, TxDeferred},
 		{"pool short", in, Observation{Mined: true, RevertReason: "insufficient locked balance"}, t0, StepDone, TxDeferred},
+		{"rate limited", in, Observation{Mined: true, RevertReason: "RateLimited(available=1, requested=2, waitSeconds=1)"}, t0, StepDone, TxDeferred},
+		{"over the rate limit capacity", in, Observation{Mined: true, RevertReason: "RateLimitOverCapacity"}, t0, StepDone, TxDeferred},
 		{"nonce used", in, Observation{ConfirmedNonce: 8, SentAt: t0}, t0, StepDone, TxReplaced},
 		{"fresh", in, Observation{ConfirmedNonce: 7, SentAt: t0}, t0.Add(30 * time.Second), StepWait, ""},
 		{"stuck", in, Observation{ConfirmedNonce: 7, SentAt: t0}, t0.Add(2 * time.Minute), StepReplace, ""},

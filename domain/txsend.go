@@ -128,14 +128,29 @@ func IsAlreadyProcessed(reason string) bool {
 // now for a reason that is not the item's: the relayer's wallet lacks its
 // role (our configuration), the pool holds too little to pay (funds
 // arrive with deposits), the batch is not anchored on the chain the call
-// read (a reorganisation). The item waits; it is never failed for these.
+// read (a reorganisation), the contract's rate limit has no room for it
+// now (IsRateLimited). The item waits; it is never failed for these.
 func IsDeferral(reason string) bool {
 	for _, m := range [...]string{"AccessControlUnauthorizedAccount", "insufficient locked balance", "unknown batch"} {
 		if strings.Contains(reason, m) {
 			return true
 		}
 	}
-	return false
+	return IsRateLimited(reason)
+}
+
+// IsRateLimited reports whether a revert reason is a contract's rate
+// limit (RateLimiter.sol): its bucket refills by itself (RateLimited), or
+// the amount is over the bucket's capacity and waits for the admin to
+// raise it (RateLimitOverCapacity).
+func IsRateLimited(reason string) bool {
+	return IsRateLimitedRefilling(reason) || strings.Contains(reason, "RateLimitOverCapacity")
+}
+
+// IsRateLimitedRefilling reports whether a revert reason is a rate limit
+// whose bucket will hold enough by itself (RateLimited).
+func IsRateLimitedRefilling(reason string) bool {
+	return strings.Contains(reason, "RateLimited")
 }
 
 // ErrCallDeferred: a call's estimate reverted for a reason IsDeferral

@@ -108,12 +108,16 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 			return ctx.Err()
 		}
 		level := slog.LevelWarn
-		if errors.Is(err, ErrSigning) && x.Driver.Health != nil {
-			level = slog.LevelDebug // the wallet's signer health logged its failure once
+		if errors.Is(err, ErrSigning) && x.Driver.Health != nil || isRateLimitDeferral(err) {
+			// The wallet's signer health, or the driver's rate-limit
+			// step, logged it once.
+			level = slog.LevelDebug
 		}
 		loggerOr(x.Logger).Log(ctx, level, "claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
-		metricsOr(x.Metrics).ClaimAttemptFailed()
+		if !isRateLimitDeferral(err) {
+			metricsOr(x.Metrics).ClaimAttemptFailed() // a rate-limited one is relay_rate_limited_total
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -177,7 +181,7 @@ func (x *ClaimExecutor) drive(ctx context.Context, st *projections.ClaimState) e
 		st.Outcome = &out
 		return x.settle(ctx, st, true)
 	}
-	l.Info("claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
+	l.Log(ctx, attemptLevel(x.Driver, domain.PurposeClaim, req.AggregateID()), "claiming withdrawal", "batch_id", req.BatchID, "tx_id", req.LeafInfo.TxID, "withdrawal_id", req.LeafInfo.Withdrawal.WithdrawalID(),
 		"recipient", req.LeafInfo.Recipient.Hex(), "amount", req.LeafInfo.Amount.String(), "open_intents", len(st.Open))
 	drv := x.Driver
 	if d := driverOf(x.Retiring, st.Open); d != nil {

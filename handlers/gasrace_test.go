@@ -180,7 +180,7 @@ func TestDriveMintOutOfGasRaceOnGeth(t *testing.T) {
 	t.Cleanup(eth.Close)
 	auth := bind.NewKeyedTransactor(keys[0], big.NewInt(gethproc.ChainID))
 	auth.Context = ctx
-	tokenAddr, tx, err := contracts.DeployToken(auth, eth, "Bridged", "BRG", addrs[0], addrs[1], contracts.KaspaBurnRules{Prefix: "kaspasim"})
+	tokenAddr, tx, err := contracts.DeployToken(auth, eth, "Bridged", "BRG", addrs[0], addrs[1], contracts.KaspaBurnRules{Prefix: "kaspasim"}, devchain.DevRateLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,9 +61,17 @@ type StepMetrics interface {
 	StepFailed(step string)
 }
 
+// TxMetrics receives what the transaction driver sees of the contracts:
+// a call the contract's rate limit deferred (reason "rate_limited": the
+// bucket refills by itself; "over_capacity": more than the bucket holds).
+type TxMetrics interface {
+	RateLimited(purpose, reason string)
+}
+
 // Metrics is every handler's metrics: what a process wiring the whole
 // relay passes around.
 type Metrics interface {
+	TxMetrics
 	IndexerMetrics
 	ConfirmerMetrics
 	BatcherMetrics
@@ -99,6 +107,7 @@ func (NopMetrics) ClaimProofInvalid()                {}
 func (NopMetrics) WithdrawalExecuted()               {}
 func (NopMetrics) WithdrawalFailed()                 {}
 func (NopMetrics) StepFailed(string)                 {}
+func (NopMetrics) RateLimited(string, string)        {}
 
 // metricsOr is m, or NopMetrics when m is nil.
 func metricsOr[M any](m M) M {

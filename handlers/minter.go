@@ -79,6 +79,11 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 			defer wg.Done()
 			for _, t := range byDriver[k] {
 				ok, err := mn.mint(ctx, d, t)
+				if isRateLimitDeferral(err) {
+					// The token's bucket is short: the deposits after this
+					// one wait with it, in order, until it refills.
+					return
+				}
 				if errors.Is(err, ErrSigning) && d.Health != nil {
 					// The wallet's signer is down: its health says so
 					// once; its deposits wait for it, the others mint.
@@ -106,7 +111,7 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 func (mn *Minter) mint(ctx context.Context, drv *TxDriver, t domain.MintTask) (bool, error) {
 	m, log := metricsOr(mn.Metrics), loggerOr(mn.Logger)
 	d := t.Deposit
-	log.Info("processing deposit", "deposit_id", d.AggregateID(), "tx_hash", d.Ref.TxHash.Hex(), "block_number", d.BlockNumber,
+	log.Log(ctx, attemptLevel(drv, domain.PurposeMint, d.AggregateID()), "processing deposit", "deposit_id", d.AggregateID(), "tx_hash", d.Ref.TxHash.Hex(), "block_number", d.BlockNumber,
 		"amount", d.Amount.String(), "recipient", d.Recipient.Hex(), "wallet", drv.Chain.From().Hex())
 	out, err := drv.Drive(ctx, TxRequest{Purpose: domain.PurposeMint, Subject: d.AggregateID(), Call: mn.Calls.Mint(d),
 		Open: t.Open, Cause: Cause{CorrelationID: d.AggregateID()}})

@@ -65,6 +65,9 @@ func (rf *Refunder) Poll(ctx context.Context) (int, error) {
 	done := 0
 	for _, t := range tasks {
 		ok, err := rf.refund(ctx, t)
+		if isRateLimitDeferral(err) {
+			return done, nil // the token's bucket is short: the rest wait with this one
+		}
 		if err != nil {
 			return done, err
 		}
@@ -79,7 +82,7 @@ func (rf *Refunder) Poll(ctx context.Context) (int, error) {
 func (rf *Refunder) refund(ctx context.Context, t domain.RefundTask) (bool, error) {
 	m, log := refundMetricsOr(rf.Metrics), loggerOr(rf.Logger)
 	c, subject := t.Certificate, t.Subject()
-	log.Info("refunding a refused burn", "burn_id", subject, "burner", c.Burner.Hex(), "amount", c.Amount.String(),
+	log.Log(ctx, attemptLevel(rf.Driver, domain.PurposeRefund, subject), "refunding a refused burn", "burn_id", subject, "burner", c.Burner.Hex(), "amount", c.Amount.String(),
 		"reason", c.Reason, "wallet", rf.Driver.Chain.From().Hex())
 	cause := Cause{CorrelationID: subject}
 	out, err := rf.Driver.Drive(ctx, TxRequest{Purpose: domain.PurposeRefund, Subject: subject, Call: rf.Calls.Refund(c),

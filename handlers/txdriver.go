@@ -48,12 +48,20 @@ type TxDriver struct {
 	// "sign:<address>": the first failure to sign and the first signature
 	// after are one log line and one event each, every failure a metric.
 	Health *StepHealth
+	// Metrics counts the calls a contract's rate limit defers.
+	Metrics TxMetrics
+	// RateLimits follows each item's wait on a contract's rate limit as
+	// the step RateLimitStep(purpose, subject): one line and one event when
+	// the wait starts and when it ends. Give it no Metrics (a step per
+	// item); nil: a StepHealth of the driver's own, lines only.
+	RateLimits *StepHealth
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
 	// gasFloor is, per subject, the largest gas limit that ran out: the
 	// next send gets at least twice it, up to MaxGas.
-	gasFloor map[string]uint64
+	gasFloor  map[string]uint64
+	ownLimits *StepHealth // RateLimits when none is given
 }
 
 // defaultMaxGas is MaxGas's default.
@@ -120,6 +128,9 @@ func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, 
 	}
 	for {
 		out, err := d.driveOnce(ctx, req)
+		if err == nil && out.Status == domain.TxDeferred {
+			d.rateLimited(ctx, req, out.Reason) // mined after the bucket emptied under it
+		}
 		if err != nil || out.Status != domain.TxOutOfGas || out.TxHash.IsZero() {
 			if err == nil && out.Status.Final() {
 				delete(d.gasFloor, req.Subject)
@@ -176,6 +187,12 @@ func (d *TxDriver) first(ctx context.Context, req TxRequest) (domain.TxIntent, *
 	from := d.Chain.From()
 	gas, err := d.Chain.Estimate(ctx, from, req.Call)
 	var rev *domain.CallReverted
+	switch {
+	case err == nil:
+		d.rateLimited(ctx, req, "")
+	case errors.As(err, &rev):
+		d.rateLimited(ctx, req, rev.Reason) // a revert for another reason ends a wait too
+	}
 	if errors.As(err, &rev) && domain.IsDeferral(rev.Reason) {
 		return domain.TxIntent{}, nil, fmt.Errorf("%w: %s for %s reverts at estimate: %s", domain.ErrCallDeferred, req.Purpose, req.Subject, rev.Reason)
 	}

@@ -105,6 +105,12 @@ func (h *HandlerMetrics) StepFailed(step string) {
 	h.Count("relay_step_failures_total", map[string]string{"step": step}, 1)
 }
 
+// RateLimited counts a mint, refund or claim the contract's rate limit
+// deferred.
+func (h *HandlerMetrics) RateLimited(purpose, reason string) {
+	h.Count("relay_rate_limited_total", map[string]string{"purpose": purpose, "reason": reason}, 1)
+}
+
 // Signing source (a signer's burns toward Kaspa and the requests it
 // refuses).
 

@@ -84,6 +84,7 @@ var handlerHelp = map[string]string{
 	"kaspa_node_up":                       "1 while the signer's Kaspa node answers on the group's network and its virtual DAA score moves, else 0.",
 	"kaspa_node_virtual_daa_score":        "The signer's Kaspa node's virtual DAA score: a node behind its group's others shows a lower score.",
 	"logs_rejected_total":                 "Contract logs the indexer refused as malformed, by chain.",
+	"relay_rate_limited_total":            "Mints, refunds and claims the contract's rate limit deferred (each attempt), by purpose and reason (rate_limited: the bucket refills by itself; over_capacity: the amount is over the bucket's capacity).",
 	"relay_step_failures_total":           "Relay loop steps that returned an error, by step.",
 	"reorged_observations_total":          "Observations whose block was replaced by a reorg, by chain.",
 	"reorgs_beyond_window_total":          "Reorgs that replaced every block the indexer kept (deeper than the confirmation depth), by chain.",

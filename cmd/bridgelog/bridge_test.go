@@ -286,8 +286,9 @@ func flowsEndToEnd(t *testing.T, eng testEngines) {
 	if s.Deposits[string(domain.StatusFailed)]+s.Withdrawals[string(domain.StatusFailed)] != 0 || s.Conflicts != 0 {
 		t.Fatalf("failures or conflicts: %+v", s)
 	}
-	if g := s.Gas["claim"]; g.Count != 6 || g.Max > 65_000 {
-		t.Fatalf("claim gas %+v: want 6 claims each <= 65000", g)
+	// 65,000 before the claim's rate limit (~8,000 more; BENCHMARKS.md).
+	if g := s.Gas["claim"]; g.Count != 6 || g.Max > 73_000 {
+		t.Fatalf("claim gas %+v: want 6 claims each <= 73000", g)
 	}
 	assertChainPaidOnce(t, tb.users, 6, 6)
 	// Both mint wallets minted (the pool spreads deposits over wallets).

@@ -42,6 +42,8 @@ type deployOptions struct {
 	tokenSymbol       string
 	kaspaPrefix       string
 	kaspaMinSompi     uint64
+	mintLimit         rateLimitFlags
+	claimLimit        rateLimitFlags
 	callTimeout       time.Duration
 	confirmTimeout    time.Duration
 	poll              time.Duration
@@ -59,7 +61,7 @@ role. The deployer is an account of an encrypted keystore (--keystore DIR with -
 --passphrase-env) or an external signer (--external URL, the clef protocol). Before sending anything it
 checks that the deployer can pay for both creations. It waits until they are --confirmations blocks deep,
 checks that the code at each address is what the committed artifacts create, grants the minters their
-role, and then writes a relay config (--out) naming the chains, the contracts, the start blocks and the
+role, reads back the rate limits (--mint-limit per --mint-window, --claim-limit per --claim-window), and then writes a relay config (--out) naming the chains, the contracts, the start blocks and the
 wallets' addresses, and no key: add each wallet's keystore or external signer before running the relay.
 On any error nothing is written.`,
 		Args: cobra.NoArgs,
@@ -87,6 +89,8 @@ On any error nothing is written.`,
 		"address prefix of the Kaspa network burns are paid on (kaspa, kaspatest, kaspadev, kaspasim): the token refuses a burn toward another")
 	f.Uint64Var(&o.kaspaMinSompi, "kaspa-min-sompi", domain.MinKaspaPayoutSompi,
 		"least burn toward Kaspa in sompi: the token refuses a smaller one (the default is the least payout a Kaspa node relays)")
+	o.mintLimit.register(f, "mint", "the token mints (and refunds)")
+	o.claimLimit.register(f, "claim", "the distributor's claims pay")
 	f.DurationVar(&o.callTimeout, "timeout", 10*time.Second, "timeout of each RPC call and of the signer")
 	f.DurationVar(&o.confirmTimeout, "confirm-timeout", 10*time.Minute, "how long to wait for the transactions to be mined and confirmed")
 	o.poll = time.Second
@@ -116,6 +120,14 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 		return fmt.Errorf("%w: --kaspa-min-sompi %d: under %d sompi a payout's storage mass is over what a Kaspa node relays",
 			ErrDeploy, o.kaspaMinSompi, domain.MinKaspaPayoutSompi)
 	}
+	mints, err := o.mintLimit.limit("mint-")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrDeploy, err)
+	}
+	claims, err := o.claimLimit.limit("claim-")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrDeploy, err)
+	}
 	if _, err := os.Stat(o.out); err == nil {
 		return fmt.Errorf("%w: --out %s exists; move it away or name another file", ErrDeploy, o.out)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -142,9 +154,9 @@ func runDeploy(ctx context.Context, o deployOptions, stdout io.Writer, log *slog
 	}
 
 	d := &deployment{o: o, signer: wallet, log: log,
-		dist: &deployed{creation: contracts.DistributorCreation(w.from, w.relayer), chain: lock},
+		dist: &deployed{creation: contracts.DistributorCreation(w.from, w.relayer, claims), limit: claims, chain: lock},
 		token: &deployed{creation: contracts.TokenCreation(o.tokenName, o.tokenSymbol, w.from, w.relayer,
-			contracts.KaspaBurnRules{MinSompi: o.kaspaMinSompi, Prefix: o.kaspaPrefix}), chain: exec}}
+			contracts.KaspaBurnRules{MinSompi: o.kaspaMinSompi, Prefix: o.kaspaPrefix}, mints), limit: mints, chain: exec}}
 	if err := d.run(ctx, w); err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type deployChain struct {
 // deployed is one contract sent and confirmed.
 type deployed struct {
 	creation contracts.Creation
+	limit    contracts.RateLimit // the rate limit it was created with
 	chain    *deployChain
 	addr     common.Address
 	tx       *types.Transaction
@@ -100,7 +101,29 @@ func (d *deployment) run(ctx context.Context, w deployWallets) error {
 	if err := d.grantMinters(ctx, w.minters); err != nil {
 		return err
 	}
+	if err := d.checkRateLimits(ctx); err != nil {
+		return err
+	}
 	return d.checkRoles(ctx, w)
+}
+
+// checkRateLimits reads back each contract's rate limit.
+func (d *deployment) checkRateLimits(ctx context.Context) error {
+	for _, c := range []*deployed{d.dist, d.token} {
+		rctx, cancel := context.WithTimeout(ctx, d.o.callTimeout)
+		st, err := contracts.ReadRateLimit(rctx, c.chain.cl, c.addr)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrDeploy, err)
+		}
+		if st.Capacity.Cmp(c.limit.Capacity) != 0 || st.PerSecond.Cmp(c.limit.PerSecond) != 0 {
+			return fmt.Errorf("%w: %w: %s at %s has rate limit %s, want %s", ErrDeploy, contracts.ErrDeployFailed,
+				c.creation.Name, c.addr, st.RateLimit, c.limit)
+		}
+		d.log.Info("rate limit set", "contract", c.creation.Name, "address", c.addr, "capacity_wei", st.Capacity,
+			"wei_per_second", st.PerSecond, "window", c.limit.Window())
+	}
+	return nil
 }
 
 // checkFunds refuses a deployer that cannot pay for its creations on

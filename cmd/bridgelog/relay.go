@@ -242,10 +242,14 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	// Every wallet's signer is followed as a step of its own: an external
 	// signer that refuses or does not answer is one line and one event.
 	signing := &handlers.StepHealth{Appender: app, Logger: opt.logger, Metrics: opt.metrics}
+	// An item waiting on a contract's rate limit is a step of its own
+	// (counted by relay_rate_limited_total, not per item).
+	rateLimits := &handlers.StepHealth{Appender: app, Logger: opt.logger}
 	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
 		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
 			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
-				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
+				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing, Metrics: opt.metrics,
+				RateLimits: rateLimits}
 		}}
 	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
 	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)

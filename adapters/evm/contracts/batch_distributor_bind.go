@@ -26,9 +26,9 @@ var (
 
 // BatchDistributorMetaData contains all meta data concerning the BatchDistributor contract.
 var BatchDistributorMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"expected\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"got\",\"type\":\"uint256\"}],\"name\":\"BatchOutOfSequence\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"EmptyRoot\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Claimed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"depositor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"DepositLocked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"name\":\"RootAnchored\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"name\":\"anchor\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"funder\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32[]\",\"name\":\"proof\",\"type\":\"bytes32[]\"}],\"name\":\"claim\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"depositCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"lastBatchId\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"funder\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"leafOf\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"lock\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"}],\"name\":\"processedLeaves\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"}],\"name\":\"roots\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalLocked\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"relayer\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"claimCapacity\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"claimRatePerSecond\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"AccessControlBadConfirmation\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"neededRole\",\"type\":\"bytes32\"}],\"name\":\"AccessControlUnauthorizedAccount\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"capacity\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"ratePerSecond\",\"type\":\"uint256\"}],\"name\":\"BadRateLimit\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"expected\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"got\",\"type\":\"uint256\"}],\"name\":\"BatchOutOfSequence\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"EmptyRoot\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"requested\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"capacity\",\"type\":\"uint256\"}],\"name\":\"RateLimitOverCapacity\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"requested\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"available\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"waitSeconds\",\"type\":\"uint256\"}],\"name\":\"RateLimited\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Claimed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"depositor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"DepositLocked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"capacity\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"ratePerSecond\",\"type\":\"uint256\"}],\"name\":\"RateLimitSet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"previousAdminRole\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"newAdminRole\",\"type\":\"bytes32\"}],\"name\":\"RoleAdminChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleGranted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"sender\",\"type\":\"address\"}],\"name\":\"RoleRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"name\":\"RootAnchored\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"DEFAULT_ADMIN_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"RELAYER_ROLE\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"name\":\"anchor\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"funder\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"bytes32[]\",\"name\":\"proof\",\"type\":\"bytes32[]\"}],\"name\":\"claim\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"depositCount\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"}],\"name\":\"getRoleAdmin\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"grantRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"hasRole\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"lastBatchId\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"txId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"funder\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"leafOf\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"recipient\",\"type\":\"address\"}],\"name\":\"lock\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"id\",\"type\":\"uint256\"}],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"leaf\",\"type\":\"bytes32\"}],\"name\":\"processedLeaves\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"rateLimitAvailable\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"rateLimitCapacity\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"rateLimitPerSecond\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"callerConfirmation\",\"type\":\"address\"}],\"name\":\"renounceRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"role\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"revokeRole\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"batchId\",\"type\":\"uint256\"}],\"name\":\"roots\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"capacity\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"ratePerSecond\",\"type\":\"uint256\"}],\"name\":\"setRateLimit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes4\",\"name\":\"interfaceId\",\"type\":\"bytes4\"}],\"name\":\"supportsInterface\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalLocked\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 	ID:  "BatchDistributor",
-	Bin: "0x60803461007557601f610c4338819003918201601f19168301916001600160401b03831184841017610079578084926040948552833981010312610075578061005f61005960206100526100659561008d565b930161008d565b916100a1565b50610117565b50604051610a3890816101ab8239f35b5f80fd5b634e487b7160e01b5f52604160045260245ffd5b51906001600160a01b038216820361007557565b6001600160a01b0381165f9081525f516020610c035f395f51905f52602052604090205460ff16610112576001600160a01b03165f8181525f516020610c035f395f51905f5260205260408120805460ff191660011790553391905f516020610be35f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f516020610c235f395f51905f52602052604090205460ff16610112576001600160a01b03165f8181525f516020610c235f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f516020610be35f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a71461082357508063124e2d25146107f4578063248a9ca3146107c95780632dfdf0b5146107ad5780632f2ff15d1461076f57806336568abe1461072b57806356891412146107105780635b5eee88146106f357806391d14854146106aa578063926d7d7f14610670578063a07de193146103cc578063a0ca2d08146102c6578063a217fddf146102ac578063c2b40ae414610282578063caae6b9c14610219578063d547741f146101d45763f435f5a7146100d7575f80fd5b60203660031901126101d0576004356001600160a01b038116908190036101d057341561019d578015610167575f54905f1982146101535760016020920190815f556040519034825283820152817fc9e2202bd5d8e4d2bec28bfccd69a1232175759067baf8810c94e0839c3187fa60403393a3604051908152f35b634e487b7160e01b5f52601160045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b5f80fd5b346101d05760403660031901126101d0576102176004356101f3610876565b9061021261020d825f526001602052600160405f20015490565b6108b8565b61097e565b005b346101d05760a03660031901126101d057602061027a61023761088c565b61023f6108a2565b6084359160243560043592909160e094926040519446865230602087015260408601526060850152608084015260a083015260c08201522090565b604051908152f35b346101d05760203660031901126101d0576004355f526003602052602060405f2054604051908152f35b346101d0575f3660031901126101d05760206040515f8152f35b346101d05760403660031901126101d057335f9081527f9b7fc797995519db25593326970d3304279d74cdaa6b7cc1a414e3eb0491de536020526040902054600435906024359060ff161561039557600254600181018091116101535780830361037e5750801561036f5760207fcc391fab6dab87e8e17244276fa0a6b263c0e609ede4fae46c0da6bb9f06ce2791835f52600382528060405f205583600255604051908152a2005b6329e7276760e11b5f5260045ffd5b90506323ac97b360e21b5f5260045260245260445ffd5b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b346101d05760c03660031901126101d0576024356004356103eb61088c565b916103f46108a2565b6084359060a4359267ffffffffffffffff84116101d057366023850112156101d05783600401359467ffffffffffffffff86116101d0573660248760051b870101116101d057805f52600360205260405f205496871561063b57848461048792858592909160e094926040519446865230602087015260408601526060850152608084015260a083015260c08201522090565b805f52600460205260ff60405f205416610602575f97815b888a10156104e05760248a60051b89010135908181105f146104cf575f52602052600160405f205b99019861049f565b905f52602052600160405f206104c7565b036105cd576060817facf75996012261f0932fd642452f7d46ae3c2a710e4acbd9a7d9419fb638be88925f52600460205260405f20600160ff1982541617905560405190815260018060a01b0386166020820152866040820152a3814710610588575f80809381935af11561055157005b60405162461bcd60e51b815260206004820152600f60248201526e1d1c985b9cd9995c8819985a5b1959608a1b6044820152606490fd5b60405162461bcd60e51b815260206004820152601b60248201527f696e73756666696369656e74206c6f636b65642062616c616e636500000000006044820152606490fd5b60405162461bcd60e51b815260206004820152600d60248201526c34b73b30b634b210383937b7b360991b6044820152606490fd5b60405162461bcd60e51b8152602060048201526011602482015270185b1c9958591e481c1c9bd8d95cdcd959607a1b6044820152606490fd5b60405162461bcd60e51b815260206004820152600d60248201526c0eadcd6dcdeeedc40c4c2e8c6d609b1b6044820152606490fd5b346101d0575f3660031901126101d05760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b346101d05760403660031901126101d0576106c3610876565b6004355f52600160205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b346101d0575f3660031901126101d0576020600254604051908152f35b346101d0575f3660031901126101d057602047604051908152f35b346101d05760403660031901126101d057610744610876565b336001600160a01b03821603610760576102179060043561097e565b63334bd91960e11b5f5260045ffd5b346101d05760403660031901126101d05761021760043561078e610876565b906107a861020d825f526001602052600160405f20015490565b6108f2565b346101d0575f3660031901126101d05760205f54604051908152f35b346101d05760203660031901126101d057602061027a6004355f526001602052600160405f20015490565b346101d05760203660031901126101d0576004355f526004602052602060ff60405f2054166040519015158152f35b346101d05760203660031901126101d0576004359063ffffffff60e01b82168092036101d057602091637965db0b60e01b8114908115610865575b5015158152f35b6301ffc9a760e01b1490508361085e565b602435906001600160a01b03821682036101d057565b604435906001600160a01b03821682036101d057565b606435906001600160a01b03821682036101d057565b5f81815260016020908152604080832033845290915290205460ff16156108dc5750565b63e2517d3f60e01b5f523360045260245260445ffd5b5f8181526001602090815260408083206001600160a01b038616845290915290205460ff16610978575f8181526001602081815260408084206001600160a01b0396909616808552959091528220805460ff19169091179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526001602090815260408083206001600160a01b038616845290915290205460ff1615610978575f8181526001602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a460019056fea2646970667358221220828bbc9559af4a0afc174ed8d801d79fff64b048f651d1f4478631c9f81fa0c364736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0da6eef7e35abe7026729641147f7915573c7e97b47efa546f5f6e3230263bcb499b7fc797995519db25593326970d3304279d74cdaa6b7cc1a414e3eb0491de53",
+	Bin: "0x6080346101e957601f61117938819003918201601f19168301916001600160401b038311848410176101ed578084926080946040528339810103126101e95761004781610201565b61005360208301610201565b9060606040840151930151831580156101e1575b80156101d1575b80156101c1575b6101ab57600454608081901c6001600160401b0316908161012a575050905f5160206111595f395f51905f5260408561010d94610113975b82811015610123575b600480546001600160c01b0319166001600160801b039283161742608090811b600160801b600160c01b03169190911790915582901b6001600160801b0319169083161760055582519182526020820152a1610215565b5061028b565b50604051610dda908161031f8239f35b50816100b6565b6005549293926001600160801b039182169291811691428181039260801c90831161019757808302928304149042141715610197578201809211610197576101139561010d945f5160206111595f395f51905f52936040938082101561019057506100ad565b90506100ad565b634e487b7160e01b5f52601160045260245ffd5b83631182ed7560e11b5f5260045260245260445ffd5b506001600160801b038111610075565b506001600160801b03841161006e565b508015610067565b5f80fd5b634e487b7160e01b5f52604160045260245ffd5b51906001600160a01b03821682036101e957565b6001600160a01b0381165f9081525f5160206111195f395f51905f52602052604090205460ff16610286576001600160a01b03165f8181525f5160206111195f395f51905f5260205260408120805460ff191660011790553391905f5160206110f95f395f51905f528180a4600190565b505f90565b6001600160a01b0381165f9081525f5160206111395f395f51905f52602052604090205460ff16610286576001600160a01b03165f8181525f5160206111395f395f51905f5260205260408120805460ff191660011790553391907fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc4905f5160206110f95f395f51905f529080a460019056fe6080806040526004361015610012575f80fd5b5f3560e01c90816301ffc9a714610b4257508063124e2d2514610b13578063248a9ca314610ae85780632dfdf0b514610acc5780632f2ff15d14610a8e57806336568abe14610a4a57806342501e0114610a2a5780635689141214610a0f5780635b5eee88146109f257806391d14854146109a9578063926d7d7f1461096f578063a07de193146105de578063a0ca2d08146104d8578063a217fddf146104be578063a3b507d5146104a4578063b53f5227146102fe578063b6d828fc146102d8578063c2b40ae4146102ae578063caae6b9c14610245578063d547741f146102005763f435f5a714610103575f80fd5b60203660031901126101fc576004356001600160a01b038116908190036101fc5734156101c9578015610193575f54905f19821461017f5760016020920190815f556040519034825283820152817fc9e2202bd5d8e4d2bec28bfccd69a1232175759067baf8810c94e0839c3187fa60403393a3604051908152f35b634e487b7160e01b5f52601160045260245ffd5b60405162461bcd60e51b815260206004820152600e60248201526d1e995c9bc81c9958da5c1a595b9d60921b6044820152606490fd5b60405162461bcd60e51b815260206004820152600b60248201526a1e995c9bc8185b5bdd5b9d60aa1b6044820152606490fd5b5f80fd5b346101fc5760403660031901126101fc5761024360043561021f610b95565b9061023e610239825f526001602052600160405f20015490565b610be4565b610caa565b005b346101fc5760a03660031901126101fc5760206102a6610263610bab565b61026b610bc1565b6084359160243560043592909160e094926040519446865230602087015260408601526060850152608084015260a083015260c08201522090565b604051908152f35b346101fc5760203660031901126101fc576004355f526003602052602060405f2054604051908152f35b346101fc575f3660031901126101fc5760206001600160801b0360055416604051908152f35b346101fc5760403660031901126101fc57335f9081527fa6eef7e35abe7026729641147f7915573c7e97b47efa546f5f6e3230263bcb496020526040902054602435906004359060ff161561048d5780158015610485575b8015610475575b8015610465575b610450576040907f120d3d0ec313528ff2b46390b335f973cae83e92345e3431ded6795864543c169267ffffffffffffffff60045460801c16155f1461044357815b82811015610431576001600160801b036103d8915b166001600160801b03166001600160801b03196004541617600455565b6004805467ffffffffffffffff60801b19164260801b67ffffffffffffffff60801b16179055608081901b6fffffffffffffffffffffffffffffffff19166001600160801b0383161760055582519182526020820152a1005b506103d86001600160801b03836103bb565b61044b610d2e565b6103a6565b631182ed7560e11b5f5260045260245260445ffd5b506001600160801b038211610364565b506001600160801b03811161035d565b508115610356565b63e2517d3f60e01b5f52336004525f60245260445ffd5b346101fc575f3660031901126101fc5760206102a6610d2e565b346101fc575f3660031901126101fc5760206040515f8152f35b346101fc5760403660031901126101fc57335f9081527f9b7fc797995519db25593326970d3304279d74cdaa6b7cc1a414e3eb0491de536020526040902054600435906024359060ff16156105a7576002546001810180911161017f57808303610590575080156105815760207fcc391fab6dab87e8e17244276fa0a6b263c0e609ede4fae46c0da6bb9f06ce2791835f52600382528060405f205583600255604051908152a2005b6329e7276760e11b5f5260045ffd5b90506323ac97b360e21b5f5260045260245260445ffd5b63e2517d3f60e01b5f52336004527fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc460245260445ffd5b346101fc5760c03660031901126101fc576024356004356105fd610bab565b91610606610bc1565b6084359060a4359267ffffffffffffffff84116101fc57366023850112156101fc5783600401359467ffffffffffffffff86116101fc573660248760051b870101116101fc57805f52600360205260405f205496871561093a57848461069992858592909160e094926040519446865230602087015260408601526060850152608084015260a083015260c08201522090565b805f52600660205260ff60405f205416610901575f97815b888a10156106f25760248a60051b89010135908181105f146106e1575f52602052600160405f205b9901986106b1565b905f52602052600160405f206106d9565b036108cc57805f52600660205260405f20600160ff198254161790556005546001600160801b0381169060801c61074460045482846001600160801b0367ffffffffffffffff8460801c169316610d6c565b918088116108b6575081871161086257507facf75996012261f0932fd642452f7d46ae3c2a710e4acbd9a7d9419fb638be889161078e6001600160801b036103bb89606095610d5f565b6004805467ffffffffffffffff60801b19164260801b67ffffffffffffffff60801b16179055604080519182526001600160a01b03871660208301528101879052a381471061081d575f80809381935af1156107e657005b60405162461bcd60e51b815260206004820152600f60248201526e1d1c985b9cd9995c8819985a5b1959608a1b6044820152606490fd5b60405162461bcd60e51b815260206004820152601b60248201527f696e73756666696369656e74206c6f636b65642062616c616e636500000000006044820152606490fd5b8682610877836108728385610d5f565b610bd7565b5f1981019290831161017f5783156108a25763540aee4d60e11b5f526004526024520460445260645ffd5b634e487b7160e01b5f52601260045260245ffd5b87633a4794cf60e11b5f5260045260245260445ffd5b60405162461bcd60e51b815260206004820152600d60248201526c34b73b30b634b210383937b7b360991b6044820152606490fd5b60405162461bcd60e51b8152602060048201526011602482015270185b1c9958591e481c1c9bd8d95cdcd959607a1b6044820152606490fd5b60405162461bcd60e51b815260206004820152600d60248201526c0eadcd6dcdeeedc40c4c2e8c6d609b1b6044820152606490fd5b346101fc575f3660031901126101fc5760206040517fe2b7fb3b832174769106daebcfd6d1970523240dda11281102db9363b83b0dc48152f35b346101fc5760403660031901126101fc576109c2610b95565b6004355f52600160205260405f209060018060a01b03165f52602052602060ff60405f2054166040519015158152f35b346101fc575f3660031901126101fc576020600254604051908152f35b346101fc575f3660031901126101fc57602047604051908152f35b346101fc575f3660031901126101fc57602060055460801c604051908152f35b346101fc5760403660031901126101fc57610a63610b95565b336001600160a01b03821603610a7f5761024390600435610caa565b63334bd91960e11b5f5260045ffd5b346101fc5760403660031901126101fc57610243600435610aad610b95565b90610ac7610239825f526001602052600160405f20015490565b610c1e565b346101fc575f3660031901126101fc5760205f54604051908152f35b346101fc5760203660031901126101fc5760206102a66004355f526001602052600160405f20015490565b346101fc5760203660031901126101fc576004355f526006602052602060ff60405f2054166040519015158152f35b346101fc5760203660031901126101fc576004359063ffffffff60e01b82168092036101fc57602091637965db0b60e01b8114908115610b84575b5015158152f35b6301ffc9a760e01b14905083610b7d565b602435906001600160a01b03821682036101fc57565b604435906001600160a01b03821682036101fc57565b606435906001600160a01b03821682036101fc57565b9190820180921161017f57565b5f81815260016020908152604080832033845290915290205460ff1615610c085750565b63e2517d3f60e01b5f523360045260245260445ffd5b5f8181526001602090815260408083206001600160a01b038616845290915290205460ff16610ca4575f8181526001602081815260408084206001600160a01b0396909616808552959091528220805460ff19169091179055339291907f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d9080a4600190565b50505f90565b5f8181526001602090815260408083206001600160a01b038616845290915290205460ff1615610ca4575f8181526001602090815260408083206001600160a01b0395909516808452949091528120805460ff19169055339291907ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9080a4600190565b610d5c60045460055467ffffffffffffffff8260801c16916001600160801b03808360801c93169116610d6c565b90565b9190820391821161017f57565b919092610d799042610d5f565b81810291818304149015171561017f57610d9291610bd7565b9080821015610d9f575090565b90509056fea2646970667358221220960407e78ceb3debc2048c1dd655e8abae5c5e9507808b0cf4d37b955168bf3964736f6c634300082500332f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0da6eef7e35abe7026729641147f7915573c7e97b47efa546f5f6e3230263bcb499b7fc797995519db25593326970d3304279d74cdaa6b7cc1a414e3eb0491de53120d3d0ec313528ff2b46390b335f973cae83e92345e3431ded6795864543c16",
 }
 
 // BatchDistributor is an auto generated Go binding around an Ethereum contract.
@@ -59,9 +59,9 @@ func (c *BatchDistributor) Instance(backend bind.ContractBackend, addr common.Ad
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address admin, address relayer) returns()
-func (batchDistributor *BatchDistributor) PackConstructor(admin common.Address, relayer common.Address) []byte {
-	enc, err := batchDistributor.abi.Pack("", admin, relayer)
+// Solidity: constructor(address admin, address relayer, uint256 claimCapacity, uint256 claimRatePerSecond) returns()
+func (batchDistributor *BatchDistributor) PackConstructor(admin common.Address, relayer common.Address, claimCapacity *big.Int, claimRatePerSecond *big.Int) []byte {
+	enc, err := batchDistributor.abi.Pack("", admin, relayer, claimCapacity, claimRatePerSecond)
 	if err != nil {
 		panic(err)
 	}
@@ -449,6 +449,111 @@ func (batchDistributor *BatchDistributor) UnpackProcessedLeaves(data []byte) (bo
 	return out0, nil
 }
 
+// PackRateLimitAvailable is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3b507d5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function rateLimitAvailable() view returns(uint256)
+func (batchDistributor *BatchDistributor) PackRateLimitAvailable() []byte {
+	enc, err := batchDistributor.abi.Pack("rateLimitAvailable")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRateLimitAvailable is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3b507d5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function rateLimitAvailable() view returns(uint256)
+func (batchDistributor *BatchDistributor) TryPackRateLimitAvailable() ([]byte, error) {
+	return batchDistributor.abi.Pack("rateLimitAvailable")
+}
+
+// UnpackRateLimitAvailable is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xa3b507d5.
+//
+// Solidity: function rateLimitAvailable() view returns(uint256)
+func (batchDistributor *BatchDistributor) UnpackRateLimitAvailable(data []byte) (*big.Int, error) {
+	out, err := batchDistributor.abi.Unpack("rateLimitAvailable", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRateLimitCapacity is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb6d828fc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function rateLimitCapacity() view returns(uint256)
+func (batchDistributor *BatchDistributor) PackRateLimitCapacity() []byte {
+	enc, err := batchDistributor.abi.Pack("rateLimitCapacity")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRateLimitCapacity is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb6d828fc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function rateLimitCapacity() view returns(uint256)
+func (batchDistributor *BatchDistributor) TryPackRateLimitCapacity() ([]byte, error) {
+	return batchDistributor.abi.Pack("rateLimitCapacity")
+}
+
+// UnpackRateLimitCapacity is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xb6d828fc.
+//
+// Solidity: function rateLimitCapacity() view returns(uint256)
+func (batchDistributor *BatchDistributor) UnpackRateLimitCapacity(data []byte) (*big.Int, error) {
+	out, err := batchDistributor.abi.Unpack("rateLimitCapacity", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRateLimitPerSecond is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42501e01.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function rateLimitPerSecond() view returns(uint256)
+func (batchDistributor *BatchDistributor) PackRateLimitPerSecond() []byte {
+	enc, err := batchDistributor.abi.Pack("rateLimitPerSecond")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRateLimitPerSecond is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42501e01.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function rateLimitPerSecond() view returns(uint256)
+func (batchDistributor *BatchDistributor) TryPackRateLimitPerSecond() ([]byte, error) {
+	return batchDistributor.abi.Pack("rateLimitPerSecond")
+}
+
+// UnpackRateLimitPerSecond is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x42501e01.
+//
+// Solidity: function rateLimitPerSecond() view returns(uint256)
+func (batchDistributor *BatchDistributor) UnpackRateLimitPerSecond(data []byte) (*big.Int, error) {
+	out, err := batchDistributor.abi.Unpack("rateLimitPerSecond", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
 // PackRenounceRole is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x36568abe.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -526,6 +631,28 @@ func (batchDistributor *BatchDistributor) UnpackRoots(data []byte) ([32]byte, er
 	}
 	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
 	return out0, nil
+}
+
+// PackSetRateLimit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb53f5227.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setRateLimit(uint256 capacity, uint256 ratePerSecond) returns()
+func (batchDistributor *BatchDistributor) PackSetRateLimit(capacity *big.Int, ratePerSecond *big.Int) []byte {
+	enc, err := batchDistributor.abi.Pack("setRateLimit", capacity, ratePerSecond)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetRateLimit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb53f5227.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setRateLimit(uint256 capacity, uint256 ratePerSecond) returns()
+func (batchDistributor *BatchDistributor) TryPackSetRateLimit(capacity *big.Int, ratePerSecond *big.Int) ([]byte, error) {
+	return batchDistributor.abi.Pack("setRateLimit", capacity, ratePerSecond)
 }
 
 // PackSupportsInterface is the Go binding used to pack the parameters required for calling
@@ -675,6 +802,51 @@ func (batchDistributor *BatchDistributor) UnpackDepositLockedEvent(log *types.Lo
 		return nil, bind.ErrEventSignatureMismatch
 	}
 	out := new(BatchDistributorDepositLocked)
+	if len(log.Data) > 0 {
+		if err := batchDistributor.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range batchDistributor.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BatchDistributorRateLimitSet represents a RateLimitSet event raised by the BatchDistributor contract.
+type BatchDistributorRateLimitSet struct {
+	Capacity      *big.Int
+	RatePerSecond *big.Int
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const BatchDistributorRateLimitSetEventName = "RateLimitSet"
+
+// ContractEventName returns the user-defined event name.
+func (BatchDistributorRateLimitSet) ContractEventName() string {
+	return BatchDistributorRateLimitSetEventName
+}
+
+// UnpackRateLimitSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event RateLimitSet(uint256 capacity, uint256 ratePerSecond)
+func (batchDistributor *BatchDistributor) UnpackRateLimitSetEvent(log *types.Log) (*BatchDistributorRateLimitSet, error) {
+	event := "RateLimitSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != batchDistributor.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BatchDistributorRateLimitSet)
 	if len(log.Data) > 0 {
 		if err := batchDistributor.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -885,11 +1057,20 @@ func (batchDistributor *BatchDistributor) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["AccessControlUnauthorizedAccount"].ID.Bytes()[:4]) {
 		return batchDistributor.UnpackAccessControlUnauthorizedAccountError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["BadRateLimit"].ID.Bytes()[:4]) {
+		return batchDistributor.UnpackBadRateLimitError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["BatchOutOfSequence"].ID.Bytes()[:4]) {
 		return batchDistributor.UnpackBatchOutOfSequenceError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["EmptyRoot"].ID.Bytes()[:4]) {
 		return batchDistributor.UnpackEmptyRootError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["RateLimitOverCapacity"].ID.Bytes()[:4]) {
+		return batchDistributor.UnpackRateLimitOverCapacityError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], batchDistributor.abi.Errors["RateLimited"].ID.Bytes()[:4]) {
+		return batchDistributor.UnpackRateLimitedError(raw[4:])
 	}
 	return nil, errors.New("Unknown error")
 }
@@ -942,6 +1123,31 @@ func (batchDistributor *BatchDistributor) UnpackAccessControlUnauthorizedAccount
 	return out, nil
 }
 
+// BatchDistributorBadRateLimit represents a BadRateLimit error raised by the BatchDistributor contract.
+type BatchDistributorBadRateLimit struct {
+	Capacity      *big.Int
+	RatePerSecond *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BadRateLimit(uint256 capacity, uint256 ratePerSecond)
+func BatchDistributorBadRateLimitErrorID() common.Hash {
+	return common.HexToHash("0x2305daea579aa83c1b2c46f568690e4e8faf12eb9f959ec625670a1a67c8866c")
+}
+
+// UnpackBadRateLimitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BadRateLimit(uint256 capacity, uint256 ratePerSecond)
+func (batchDistributor *BatchDistributor) UnpackBadRateLimitError(raw []byte) (*BatchDistributorBadRateLimit, error) {
+	out := new(BatchDistributorBadRateLimit)
+	if err := batchDistributor.abi.UnpackIntoInterface(out, "BadRateLimit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BatchDistributorBatchOutOfSequence represents a BatchOutOfSequence error raised by the BatchDistributor contract.
 type BatchDistributorBatchOutOfSequence struct {
 	Expected *big.Int
@@ -985,6 +1191,57 @@ func BatchDistributorEmptyRootErrorID() common.Hash {
 func (batchDistributor *BatchDistributor) UnpackEmptyRootError(raw []byte) (*BatchDistributorEmptyRoot, error) {
 	out := new(BatchDistributorEmptyRoot)
 	if err := batchDistributor.abi.UnpackIntoInterface(out, "EmptyRoot", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BatchDistributorRateLimitOverCapacity represents a RateLimitOverCapacity error raised by the BatchDistributor contract.
+type BatchDistributorRateLimitOverCapacity struct {
+	Requested *big.Int
+	Capacity  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RateLimitOverCapacity(uint256 requested, uint256 capacity)
+func BatchDistributorRateLimitOverCapacityErrorID() common.Hash {
+	return common.HexToHash("0x748f299e60af1cb0e79aed57276bffe21de8bc6f543f1930194b80b74601f4f9")
+}
+
+// UnpackRateLimitOverCapacityError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RateLimitOverCapacity(uint256 requested, uint256 capacity)
+func (batchDistributor *BatchDistributor) UnpackRateLimitOverCapacityError(raw []byte) (*BatchDistributorRateLimitOverCapacity, error) {
+	out := new(BatchDistributorRateLimitOverCapacity)
+	if err := batchDistributor.abi.UnpackIntoInterface(out, "RateLimitOverCapacity", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BatchDistributorRateLimited represents a RateLimited error raised by the BatchDistributor contract.
+type BatchDistributorRateLimited struct {
+	Requested   *big.Int
+	Available   *big.Int
+	WaitSeconds *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RateLimited(uint256 requested, uint256 available, uint256 waitSeconds)
+func BatchDistributorRateLimitedErrorID() common.Hash {
+	return common.HexToHash("0xa815dc9ab4cc3f72866c5f06808b4ae765626589490a8010bee55f80f3eece9a")
+}
+
+// UnpackRateLimitedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RateLimited(uint256 requested, uint256 available, uint256 waitSeconds)
+func (batchDistributor *BatchDistributor) UnpackRateLimitedError(raw []byte) (*BatchDistributorRateLimited, error) {
+	out := new(BatchDistributorRateLimited)
+	if err := batchDistributor.abi.UnpackIntoInterface(out, "RateLimited", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -490,10 +490,11 @@ func median(xs []uint64) uint64 {
 // TestGasBudget measures claim and anchor gas under mainnet rules (gas is deterministic, so
 // these are assertions, not timings). A claim is 21,000 base + ~6,700 calldata + 22,100 for the
 // processedLeaves slot + 2,100 for the root + 9,300 for the ETH payout + 2,268 for Claimed +
-// ~3,000 of code, and every proof sibling adds ~600 (512 of it calldata): it fits 65,000 up to
-// 7 siblings (128 leaves) and needs ~66,600 at 10 (1,000 leaves).
+// ~3,000 of code + ~8,000 for the rate limit (two cold slots read, one written), and every
+// proof sibling adds ~600 (512 of it calldata): ~72,600 up to 7 siblings (128 leaves) and
+// ~74,600 at 10 (1,000 leaves). The rate limit costs the 65,000 target (BENCHMARKS.md).
 func TestGasBudget(t *testing.T) {
-	const claimBudget, regressionBound = 65_000, 67_000
+	const claimBudget, regressionBound = 73_000, 75_000
 	c := contractstest.New(t, contractstest.Config{Users: 8})
 	d := c.DistributorContract()
 	send(t, c, c.Users[0], d, c.Distributor.PackLock(c.Users[0].Address), eth(900))

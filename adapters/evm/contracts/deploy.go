@@ -7,14 +7,15 @@ import (
 )
 
 // DeployDistributor sends the creation transaction of a BatchDistributor whose admin may grant
-// roles and whose relayer may anchor roots. The caller waits for it to be mined
+// roles and whose relayer may anchor roots, its claims limited by claims. The caller waits for it to be mined
 // (bind.WaitDeployed on a live chain, Commit on a simulated one).
-func DeployDistributor(auth *bind.TransactOpts, backend bind.ContractBackend, admin, relayer common.Address) (common.Address, *types.Transaction, error) {
-	return bind.DeployContract(auth, DistributorCreation(admin, relayer).Code, backend, nil)
+func DeployDistributor(auth *bind.TransactOpts, backend bind.ContractBackend, admin, relayer common.Address, claims RateLimit) (common.Address, *types.Transaction, error) {
+	return bind.DeployContract(auth, DistributorCreation(admin, relayer, claims).Code, backend, nil)
 }
 
 // DeployToken sends the creation transaction of a BridgeToken whose relayer may mint and
-// refund, refusing burns toward Kaspa that break k.
-func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address, k KaspaBurnRules) (common.Address, *types.Transaction, error) {
-	return bind.DeployContract(auth, TokenCreation(name, symbol, admin, relayer, k).Code, backend, nil)
+// refund within mints, refusing burns toward Kaspa that break k.
+func DeployToken(auth *bind.TransactOpts, backend bind.ContractBackend, name, symbol string, admin, relayer common.Address,
+	k KaspaBurnRules, mints RateLimit) (common.Address, *types.Transaction, error) {
+	return bind.DeployContract(auth, TokenCreation(name, symbol, admin, relayer, k, mints).Code, backend, nil)
 }

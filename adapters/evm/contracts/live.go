@@ -48,10 +48,12 @@ type Creation struct {
 }
 
 // DistributorCreation creates a BatchDistributor whose admin may grant
-// roles and whose relayer may anchor roots.
-func DistributorCreation(admin, relayer common.Address) Creation {
+// roles and set its limit, whose relayer may anchor roots, and whose
+// claims pay at most what claims lets through.
+func DistributorCreation(admin, relayer common.Address, claims RateLimit) Creation {
+	capacity, rate := claims.args()
 	return Creation{Name: "BatchDistributor",
-		Code: append(common.FromHex(BatchDistributorMetaData.Bin), NewBatchDistributor().PackConstructor(admin, relayer)...)}
+		Code: append(common.FromHex(BatchDistributorMetaData.Bin), NewBatchDistributor().PackConstructor(admin, relayer, capacity, rate)...)}
 }
 
 // KaspaBurnRules are what a BridgeToken refuses at burn time because the
@@ -78,12 +80,13 @@ func (k KaspaBurnRules) min() uint64 {
 	return k.MinSompi
 }
 
-// TokenCreation creates a BridgeToken whose relayer may mint and refund,
-// refusing burns toward Kaspa that break k.
-func TokenCreation(name, symbol string, admin, relayer common.Address, k KaspaBurnRules) Creation {
+// TokenCreation creates a BridgeToken whose relayer may mint and refund
+// at most what mints lets through, refusing burns toward Kaspa that break k.
+func TokenCreation(name, symbol string, admin, relayer common.Address, k KaspaBurnRules, mints RateLimit) Creation {
+	capacity, rate := mints.args()
 	return Creation{Name: "BridgeToken",
 		Code: append(common.FromHex(BridgeTokenMetaData.Bin),
-			NewBridgeToken().PackConstructor(name, symbol, admin, relayer, new(big.Int).SetUint64(k.min()), k.Prefix)...)}
+			NewBridgeToken().PackConstructor(name, symbol, admin, relayer, new(big.Int).SetUint64(k.min()), k.Prefix, capacity, rate)...)}
 }
 
 // DeployCost is the most deploying cs from `from` may cost at today's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts"
 	"github.com/bridgelog/bridgelog/adapters/evm/contracts/contractstest"
+	"github.com/bridgelog/bridgelog/adapters/evm/devchain"
 )
 
 // TestVerifyCodeAgainstTheArtifacts: the code of both deployed contracts
@@ -20,8 +21,8 @@ func TestVerifyCodeAgainstTheArtifacts(t *testing.T) {
 	c := contractstest.New(t, contractstest.Config{})
 	ctx := context.Background()
 	admin, relayer := c.Admin.Address, c.Relayer.Address
-	dist := contracts.DistributorCreation(admin, relayer)
-	token := contracts.TokenCreation("Bridged Ether", "bETH", admin, relayer, contracts.KaspaBurnRules{Prefix: "kaspa"})
+	dist := contracts.DistributorCreation(admin, relayer, devchain.DevRateLimit)
+	token := contracts.TokenCreation("Bridged Ether", "bETH", admin, relayer, contracts.KaspaBurnRules{Prefix: "kaspa"}, devchain.DevRateLimit)
 	for _, ok := range []struct {
 		addr common.Address
 		cr   contracts.Creation
@@ -45,8 +46,8 @@ func TestVerifyCodeAgainstTheArtifacts(t *testing.T) {
 func TestCheckFundsRefusesAPoorDeployer(t *testing.T) {
 	c := contractstest.New(t, contractstest.Config{})
 	ctx := context.Background()
-	both := []contracts.Creation{contracts.DistributorCreation(c.Admin.Address, c.Relayer.Address),
-		contracts.TokenCreation("Bridged Ether", "bETH", c.Admin.Address, c.Relayer.Address, contracts.KaspaBurnRules{Prefix: "kaspa"})}
+	both := []contracts.Creation{contracts.DistributorCreation(c.Admin.Address, c.Relayer.Address, devchain.DevRateLimit),
+		contracts.TokenCreation("Bridged Ether", "bETH", c.Admin.Address, c.Relayer.Address, contracts.KaspaBurnRules{Prefix: "kaspa"}, devchain.DevRateLimit)}
 	if err := contracts.CheckFunds(ctx, c.Client, c.Admin.Address, both...); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestWaitConfirmed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	auth := c.Opts(ctx, c.Admin)
-	_, tx, err := contracts.Send(auth, c.Client, contracts.DistributorCreation(c.Admin.Address, c.Relayer.Address))
+	_, tx, err := contracts.Send(auth, c.Client, contracts.DistributorCreation(c.Admin.Address, c.Relayer.Address, devchain.DevRateLimit))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,12 @@ var (
 	// ErrBadKaspaAddressCharacter: a burn toward Kaspa whose recipient has a character outside
 	// bech32's alphabet, or a version no payout can go to.
 	ErrBadKaspaAddressCharacter = errors.New("bad character in kaspa recipient")
+	// ErrRateLimited: the contract's bucket holds less than the call moves now; it refills
+	// (RateLimited names how many seconds until it holds enough). The call is early, not wrong.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrOverRateLimitCapacity: the call moves more than the bucket can ever hold; it can run
+	// once the admin raises the capacity.
+	ErrOverRateLimitCapacity = errors.New("over the rate limit's capacity")
 	// ErrUnknownRevert is a revert whose reason is none of the above.
 	ErrUnknownRevert = errors.New("unrecognised revert")
 )
@@ -73,6 +79,9 @@ var customErrors = map[string]error{
 	"KaspaAmountBelowMinimum":          ErrKaspaBelowMinimum,
 	"WrongKaspaPrefix":                 ErrWrongKaspaPrefix,
 	"BadKaspaAddressCharacter":         ErrBadKaspaAddressCharacter,
+	"RateLimited":                      ErrRateLimited,
+	"RateLimitOverCapacity":            ErrOverRateLimitCapacity,
+	"BadRateLimit":                     ErrBadRateLimit,
 }
 
 // RevertError is a decoded revert. It unwraps to one of the Err* sentinels.

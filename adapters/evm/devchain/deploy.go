@@ -42,12 +42,12 @@ func (c *Chain) Deploy(ctx context.Context, admin *ecdsa.PrivateKey, relayers ..
 	if len(relayers) == 0 {
 		relayers = []common.Address{adminAddr}
 	}
-	dAddr, dTx, err := contracts.DeployDistributor(auth, cl, adminAddr, relayers[0])
+	dAddr, dTx, err := contracts.DeployDistributor(auth, cl, adminAddr, relayers[0], c.cfg.ClaimLimit)
 	if err != nil {
 		return Bridge{}, fmt.Errorf("deploy distributor: %w", err)
 	}
 	auth.Nonce = next()
-	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0], c.cfg.Kaspa)
+	tAddr, tTx, err := contracts.DeployToken(auth, cl, "Bridged Ether", "bETH", adminAddr, relayers[0], c.cfg.Kaspa, c.cfg.MintLimit)
 	if err != nil {
 		return Bridge{}, fmt.Errorf("deploy token: %w", err)
 	}

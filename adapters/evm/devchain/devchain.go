@@ -44,7 +44,15 @@ type Config struct {
 	// "kaspasim" (devnet's Kaspa network), a zero minimum
 	// domain.MinKaspaPayoutSompi.
 	Kaspa contracts.KaspaBurnRules
+	// MintLimit and ClaimLimit are the token's and the distributor's rate
+	// limits; a nil capacity means [DevRateLimit].
+	MintLimit, ClaimLimit contracts.RateLimit
 }
+
+// DevRateLimit is a rate limit no dev or test flow reaches (10^30 wei at
+// once and a second): a test of the limit sets its own.
+var DevRateLimit = contracts.RateLimit{Capacity: new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil),
+	PerSecond: new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)}
 
 func (c *Config) setDefaults() {
 	if c.ChainID == 0 {
@@ -64,6 +72,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Kaspa.Prefix == "" {
 		c.Kaspa.Prefix = "kaspasim"
+	}
+	if c.MintLimit.Capacity == nil {
+		c.MintLimit = DevRateLimit
+	}
+	if c.ClaimLimit.Capacity == nil {
+		c.ClaimLimit = DevRateLimit
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -165,7 +165,12 @@ func (c *Client) Estimate(ctx context.Context, from domain.Address, call Call) (
 	if err != nil {
 		var re *contracts.RevertError
 		if errors.As(contracts.DecodeRevert(err), &re) {
-			return 0, &domain.CallReverted{Reason: re.Reason}
+			reason := re.Reason
+			if errors.Is(re, contracts.ErrRateLimited) {
+				// Its arguments say how long the item waits.
+				reason = strings.TrimPrefix(re.Error(), "execution reverted: ")
+			}
+			return 0, &domain.CallReverted{Reason: reason}
 		}
 		return 0, rpcErr("estimate gas", err)
 	}

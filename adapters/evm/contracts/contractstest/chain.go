@@ -68,6 +68,9 @@ type Config struct {
 	// Kaspa is what the token refuses at burn time; an empty prefix means "kaspa" (mainnet),
 	// a zero minimum domain.MinKaspaPayoutSompi.
 	Kaspa contracts.KaspaBurnRules
+	// MintLimit and ClaimLimit are the token's and the distributor's rate limits; a nil
+	// capacity means devchain.DevRateLimit, which no test reaches unless it sets its own.
+	MintLimit, ClaimLimit contracts.RateLimit
 }
 
 func (c *Config) setDefaults() {
@@ -79,6 +82,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Kaspa.Prefix == "" {
 		c.Kaspa.Prefix = "kaspa"
+	}
+	if c.MintLimit.Capacity == nil {
+		c.MintLimit = devchain.DevRateLimit
+	}
+	if c.ClaimLimit.Capacity == nil {
+		c.ClaimLimit = devchain.DevRateLimit
 	}
 	if c.TokenName == "" {
 		c.TokenName = "Bridged Ether"
@@ -156,12 +165,12 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("contractstest: admin nonce: %w", err)
 	}
 	auth.Nonce = new(big.Int).SetUint64(nonce)
-	dAddr, dTx, err := contracts.DeployDistributor(auth, c.Client, c.Admin.Address, c.Relayer.Address)
+	dAddr, dTx, err := contracts.DeployDistributor(auth, c.Client, c.Admin.Address, c.Relayer.Address, cfg.ClaimLimit)
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: deploy distributor: %w", err)
 	}
 	auth.Nonce = new(big.Int).SetUint64(nonce + 1)
-	tAddr, tTx, err := contracts.DeployToken(auth, c.Client, cfg.TokenName, cfg.TokenSymbol, c.Admin.Address, c.Relayer.Address, cfg.Kaspa)
+	tAddr, tTx, err := contracts.DeployToken(auth, c.Client, cfg.TokenName, cfg.TokenSymbol, c.Admin.Address, c.Relayer.Address, cfg.Kaspa, cfg.MintLimit)
 	if err != nil {
 		return nil, fmt.Errorf("contractstest: deploy token: %w", err)
 	}

@@ -4,20 +4,24 @@ pragma solidity ^0.8.24;
 import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
 import {Lockbox} from "./Lockbox.sol";
 import {SettlementAnchor} from "./SettlementAnchor.sol";
+import {AdminRateLimited} from "./AdminRateLimited.sol";
 
 /// @title BatchDistributor
 /// @notice The lock-side contract: takes deposits (Lockbox), stores batch roots
 /// (SettlementAnchor) and pays withdrawals burned on the execution side against a merkle proof.
 /// One contract rather than three so a claim reads its root and pays from its pool without
-/// cross-contract calls: that keeps a claim under 65k gas.
-contract BatchDistributor is Lockbox, SettlementAnchor {
+/// cross-contract calls. What claims pay is rate limited (AdminRateLimited): a stolen relayer key
+/// that anchors a forged root takes at most the bucket's capacity plus its refill.
+contract BatchDistributor is Lockbox, SettlementAnchor, AdminRateLimited {
     /// @notice Leaves already paid. The leaf binds chain, contract, batch and txId, so each
     /// leaf pays at most once.
     mapping(bytes32 leaf => bool) public processedLeaves;
 
     event Claimed(uint256 indexed batchId, uint256 indexed txId, bytes32 leaf, address recipient, uint256 amount);
 
-    constructor(address admin, address relayer) {
+    constructor(address admin, address relayer, uint256 claimCapacity, uint256 claimRatePerSecond)
+        AdminRateLimited(claimCapacity, claimRatePerSecond)
+    {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _grantRole(RELAYER_ROLE, relayer);
     }
@@ -61,6 +65,7 @@ contract BatchDistributor is Lockbox, SettlementAnchor {
         require(!processedLeaves[leaf], "already processed");
         require(MerkleProof.verifyCalldata(proof, root, leaf), "invalid proof");
         processedLeaves[leaf] = true;
+        _consumeRateLimit(amount);
         emit Claimed(batchId, txId, leaf, recipient, amount);
         _release(recipient, amount);
     }

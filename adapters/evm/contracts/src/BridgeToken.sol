@@ -3,11 +3,14 @@ pragma solidity ^0.8.24;
 
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {AdminRateLimited} from "./AdminRateLimited.sol";
 
 /// @title BridgeToken
 /// @notice Execution-side token: minted by relayers for deposits locked on the lock side,
-/// burned by holders to withdraw there, or to be paid on Kaspa by the signing group.
-contract BridgeToken is ERC20, AccessControl {
+/// burned by holders to withdraw there, or to be paid on Kaspa by the signing group. What mint and
+/// refund create is rate limited (AdminRateLimited): a stolen relayer key mints at most the
+/// bucket's capacity plus its refill.
+contract BridgeToken is ERC20, AccessControl, AdminRateLimited {
     bytes32 public constant RELAYER_ROLE = keccak256("RELAYER_ROLE");
 
     /// @notice Deposit keys already minted; a second mint for the same deposit reverts.
@@ -63,8 +66,10 @@ contract BridgeToken is ERC20, AccessControl {
         address admin,
         address relayer,
         uint256 minKaspaSompi_,
-        string memory kaspaPrefix_
-    ) ERC20(name_, symbol_) {
+        string memory kaspaPrefix_,
+        uint256 mintCapacity,
+        uint256 mintRatePerSecond
+    ) ERC20(name_, symbol_) AdminRateLimited(mintCapacity, mintRatePerSecond) {
         uint256 p = bytes(kaspaPrefix_).length;
         require(minKaspaSompi_ > 0, "zero kaspa minimum");
         require(p > 0 && p + 1 + KASPA_PAYLOAD_LONG <= MAX_KASPA_RECIPIENT_BYTES, "bad kaspa prefix");
@@ -78,6 +83,7 @@ contract BridgeToken is ERC20, AccessControl {
     function mint(address to, uint256 amount, bytes32 depositKey) external onlyRole(RELAYER_ROLE) {
         require(!minted[depositKey], "already minted");
         minted[depositKey] = true;
+        _consumeRateLimit(amount);
         _mint(to, amount);
         emit DepositMinted(depositKey, to, amount);
     }
@@ -114,6 +120,7 @@ contract BridgeToken is ERC20, AccessControl {
         require(amount > 0, "zero amount");
         require(burner != address(0), "zero recipient");
         refunded[refundKey] = true;
+        _consumeRateLimit(amount);
         _mint(burner, amount);
         emit Refunded(refundKey, burner, amount);
     }
