@@ -122,7 +122,7 @@ func TestDevnetSummaryInWords(t *testing.T) {
 	var out bytes.Buffer
 	a := devchain.Audit{Supply: big.NewInt(0), Locked: big.NewInt(0)}
 	ok := printDevnetSummary(&out, midRun(), a, devchain.Counts{Locks: 20, Burns: 20}, time.Minute)
-	printDevnetResult(&out, ok, 0)
+	printDevnetResult(&out, ok, 0, 0)
 	s := out.String()
 	if ok || strings.Contains(s, "map[") || !strings.Contains(s, "batches                2 anchored (1 anchor failed)") ||
 		!strings.Contains(s, "chain differs          0 deposits locked on chain, 20 sent") || !strings.Contains(s, "INCOMPLETE") {
