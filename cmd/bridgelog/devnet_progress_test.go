@@ -186,3 +186,20 @@ func TestDevnetSecondRun(t *testing.T) {
 		t.Fatalf("the refused run touched the keystore: %v", err)
 	}
 }
+
+// TestDevnetProgressKaspaCounts: the progress line's Kaspa part counts the
+// payouts paid, and the refunds of refused burns when there are any.
+func TestDevnetProgressKaspaCounts(t *testing.T) {
+	for _, c := range []struct {
+		paid, want, refunded, refused int
+		line                          string
+	}{
+		{0, 0, 0, 0, ""}, {3, 4, 0, 0, "kaspa 3/4 paid"}, {3, 4, 1, 2, "kaspa 3/4 paid, 1/2 refunded"}, {0, 0, 2, 2, "kaspa 0/0 paid, 2/2 refunded"},
+	} {
+		p := &devnetProgress{}
+		p.setKaspa(c.paid, c.want, c.refunded, c.refused)
+		if p.kaspa != c.line {
+			t.Errorf("setKaspa(%d, %d, %d, %d): %q, want %q", c.paid, c.want, c.refunded, c.refused, p.kaspa, c.line)
+		}
+	}
+}
