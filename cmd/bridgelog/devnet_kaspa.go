@@ -445,12 +445,16 @@ func (k *devnetKaspa) summary(ctx context.Context, w io.Writer, a devchain.Audit
 		return false
 	}
 	k.stopSigners()
-	rec, err := readPayoutRecord(ctx, k.group.members[0].config)
-	if err != nil {
-		fmt.Fprintf(w, "  kaspa signer log       %v\n", err)
+	// Every member's record: the group's verdicts are a quorum's.
+	recs := make([]payoutRecord, len(k.group.members))
+	for i, m := range k.group.members {
+		var err error
+		if recs[i], err = readPayoutRecord(ctx, m.config); err != nil {
+			fmt.Fprintf(w, "  kaspa signer log       %v\n", err)
+		}
 	}
-	refunds := k.refundOutcome(ctx, a, rec)
-	return printKaspaSummary(w, paid, len(k.owed), refunds, rec, k.group.members[0].id)
+	refunds := k.refundOutcome(ctx, a, recs)
+	return printKaspaSummary(w, paid, len(k.owed), refunds, recs[0], k.group.members[0].id)
 }
 
 // stopSigners stops the signer processes (SIGINT, then SIGKILL).

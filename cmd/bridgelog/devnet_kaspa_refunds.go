@@ -24,26 +24,16 @@ func (r refundOutcome) ok() bool {
 	return r.refused == r.want && r.refunded == r.want && len(r.problems) == 0
 }
 
-// refundOutcome judges the refused burns from the first signer's record
-// (the group's verdicts), the chain (a: each refund guard's Refunded log)
-// and the relay's refunds projection.
-func (k *devnetKaspa) refundOutcome(ctx context.Context, a devchain.Audit, rec payoutRecord) refundOutcome {
+// refundOutcome judges the refused burns from the members' records
+// (refusedByGroup), the chain (a: each refund guard's Refunded log) and
+// the relay's refunds projection.
+func (k *devnetKaspa) refundOutcome(ctx context.Context, a devchain.Audit, recs []payoutRecord) refundOutcome {
 	out := refundOutcome{want: len(k.refused)}
 	denied := map[string]bool{}
 	for _, r := range k.refused {
 		denied[r.address.String()] = true
 	}
-	for _, e := range rec.refused {
-		switch {
-		case !denied[e.destination]:
-			out.problems = append(out.problems, fmt.Sprintf("the group refused the payout to %s (%s)", e.destination, e.reason))
-		case e.reason != twophase.RefusedDeniedDestination:
-			out.problems = append(out.problems, fmt.Sprintf("the group refused the burn toward %s for %s, want %s",
-				e.destination, e.reason, twophase.RefusedDeniedDestination))
-		default:
-			out.refused++
-		}
-	}
+	out.refused, out.problems = refusedByGroup(recs, denied)
 	for _, b := range a.KaspaBurns {
 		n := len(a.RefundsOf(b))
 		switch {
@@ -67,6 +57,40 @@ func (k *devnetKaspa) refundOutcome(ctx context.Context, a devchain.Audit, rec p
 			n[projections.RefundCompleted], n[projections.RefundFailed], n[projections.RefundRequested], n[projections.RefundRefused], out.want))
 	}
 	return out
+}
+
+// refusedByGroup counts the denied destinations a quorum of members
+// recorded Refused for being denied: a quorum refuses and certifies, so
+// one member may not have recorded a verdict yet when the rest are done.
+// Any other refusal, by any member, is a problem (said once).
+func refusedByGroup(recs []payoutRecord, denied map[string]bool) (refused int, problems []string) {
+	members := map[string]int{} // by denied destination
+	said := map[string]bool{}
+	problem := func(p string) {
+		if !said[p] {
+			said[p] = true
+			problems = append(problems, p)
+		}
+	}
+	for _, rec := range recs {
+		for _, e := range rec.refused {
+			switch {
+			case !denied[e.destination]:
+				problem(fmt.Sprintf("the group refused the payout to %s (%s)", e.destination, e.reason))
+			case e.reason != twophase.RefusedDeniedDestination:
+				problem(fmt.Sprintf("the group refused the burn toward %s for %s, want %s", e.destination, e.reason,
+					twophase.RefusedDeniedDestination))
+			default:
+				members[e.destination]++
+			}
+		}
+	}
+	for d := range denied {
+		if members[d] >= devnetQuorum {
+			refused++
+		}
+	}
+	return refused, problems
 }
 
 // refundsSettled counts the relay's refunds by status (none before the

@@ -88,9 +88,10 @@ func TestDevnetPaysKaspa(t *testing.T) {
 }
 
 // checkDevnetRefunds fails the test unless the devnet's relay config names
-// its signers, every signer recorded refused refused events (for their
-// denied destination), and the relay's log requested and completed that
-// many refunds, each by a transaction of its own.
+// its signers, every signer denies refused destinations and refused
+// nothing but those, a quorum of them recorded refused refusals (a third
+// may lag behind when devnet stops it), and the relay's log requested and
+// completed that many refunds, each by a transaction of its own.
 func checkDevnetRefunds(t *testing.T, data string, refused int) {
 	t.Helper()
 	cfg, err := loadRelayConfig(filepath.Join(data, "devnet.json"))
@@ -100,6 +101,7 @@ func checkDevnetRefunds(t *testing.T, data string, refused int) {
 	if cfg.Signers == nil || len(cfg.Signers.Endpoints) != devnetSigners {
 		t.Errorf("devnet.json's signers section: %+v", cfg.Signers)
 	}
+	complete := 0
 	for i := 1; i <= devnetSigners; i++ {
 		setup, err := loadSignerConfig(filepath.Join(data, "signers", fmt.Sprintf("s%d.json", i)))
 		if err != nil {
@@ -119,9 +121,15 @@ func checkDevnetRefunds(t *testing.T, data string, refused int) {
 			}
 			reasons = append(reasons, f.Reason)
 		}
-		if len(reasons) != refused || slices.ContainsFunc(reasons, func(r twophase.Reason) bool { return r != twophase.RefusedDeniedDestination }) {
-			t.Errorf("signer s%d recorded refusals %v, want %d for %s", i, reasons, refused, twophase.RefusedDeniedDestination)
+		if len(reasons) > refused || slices.ContainsFunc(reasons, func(r twophase.Reason) bool { return r != twophase.RefusedDeniedDestination }) {
+			t.Errorf("signer s%d recorded refusals %v, want at most %d, each for %s", i, reasons, refused, twophase.RefusedDeniedDestination)
 		}
+		if len(reasons) == refused {
+			complete++
+		}
+	}
+	if complete < devnetQuorum {
+		t.Errorf("%d signers recorded all %d refusals, want a quorum (%d)", complete, refused, devnetQuorum)
 	}
 	requested, txs := 0, map[domain.Hash32]bool{}
 	for _, r := range topicRecords(t, filepath.Join(data, "log"), topics.TopicBridge) {
