@@ -63,8 +63,12 @@ func (c RefusalCertificate) SigningBytes() []byte {
 }
 
 // RefundKey is the refund's on-chain guard key: one refund per burn.
-func (c RefusalCertificate) RefundKey() Hash32 {
-	return Hash32(sha256.Sum256([]byte("refund/" + c.Burn.WithdrawalToKaspaID())))
+func (c RefusalCertificate) RefundKey() Hash32 { return RefundKeyOf(c.Burn) }
+
+// RefundKeyOf is the token's refund guard key of the burn toward Kaspa
+// logged at burn: what its refund's Refunded log names.
+func RefundKeyOf(burn LogRef) Hash32 {
+	return Hash32(sha256.Sum256([]byte("refund/" + burn.WithdrawalToKaspaID())))
 }
 
 // Errors of a certificate that must not be acted on.

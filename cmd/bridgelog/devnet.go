@@ -65,6 +65,18 @@ burns toward fresh Kaspa addresses among the withdrawals. It exits 0 only when
 every payout is confirmed once on the node; Ctrl-C stops every process it
 started.
 
+With --kaspa-refused K it also sends K burns toward fresh Kaspa addresses
+that the group's policy denies (policy.deniedDestinations in every
+signer's config), spread among the payouts. The group refuses each one
+(Refused, policy_denied_destination) and certifies the refusal; the relay,
+whose config (DATA/devnet.json) names the group and the signers' HTTP
+endpoints in its signers section, takes each certificate from GET
+/refusals and mints the burn back to its burner once. The summary's
+payouts line then adds "refused K, refunded K", and devnet exits 0 only
+when every refused burn was refused by the group, refunded once on chain
+(the token's Refunded log, the burner's balance) and completed in the
+relay's refunds.
+
 A previous devnet's run in --data (its chain is gone with its process) is
 not deleted silently: devnet refuses to start there unless --fresh is given,
 and then says on its first line that it deleted it.
@@ -95,6 +107,7 @@ func init() {
 	f.BoolVar(&devnetFlags.chainOnly, "chain-only", false, "serve the chain and contracts only; run the relay separately")
 	f.BoolVar(&devnetFlags.fresh, "fresh", false, "delete a previous devnet run's log and store in --data first (without it devnet refuses to start there)")
 	f.BoolVar(&devnetFlags.dryRun, "dry-run", false, "run the relay in dry-run mode (nothing is minted or claimed; devnet then reports incomplete)")
+	f.IntVar(&devnetFlags.kaspa.refused, "kaspa-refused", 0, "burns toward Kaspa addresses the group's policy denies, among the payouts: each must be refused by the group and refunded once by the relay")
 	f.IntVar(&devnetFlags.kaspa.payouts, "kaspa-payouts", 10, "withdrawals to Kaspa addresses, paid by 3 signer processes (2-of-3) from a multisig on a kaspad simnet node (0: no Kaspa side)")
 	f.StringVar(&devnetFlags.kaspa.kaspad, "kaspad", "", "use the running kaspad simnet node at this gRPC address (with --utxoindex) instead of starting one; needs --kaspa-faucet-key")
 	f.StringVar(&devnetFlags.kaspa.faucetKey, "kaspa-faucet-key", "", "with --kaspad: file holding a simnet key (32-byte secret, hex; mode 600) whose coins fund the group")
@@ -109,13 +122,13 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		// drown it. --log-level info brings them back.
 		slog.SetDefault(quietLogger())
 	}
-	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 || fl.kaspa.payouts < 0 {
-		return fmt.Errorf("devnet: --deposits, --withdrawals and --kaspa-payouts must be >= 0 and --executors >= 1")
+	if fl.deposits < 0 || fl.withdrawals < 0 || fl.executors < 1 || fl.kaspa.payouts < 0 || fl.kaspa.refused < 0 {
+		return fmt.Errorf("devnet: --deposits, --withdrawals, --kaspa-payouts and --kaspa-refused must be >= 0 and --executors >= 1")
 	}
 	if fl.dryRun || fl.chainOnly {
 		// A dry run mints nothing to burn toward Kaspa; a served chain
 		// leaves the traffic to `devnet traffic`.
-		devnetFlags.kaspa.payouts = 0
+		fl.kaspa.payouts, fl.kaspa.refused = 0, 0
 	}
 	dataDir := engineFlags.data
 	cleared, err := prepareDevnetData(dataDir, fl.fresh)
@@ -154,6 +167,17 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg.Distributor, cfg.Token = domain.Address(br.Distributor), domain.Address(br.Token)
+	k, err := newDevnetKaspa(dataDir, fl.kaspa)
+	if err != nil {
+		return err
+	}
+	defer k.stop()
+	// The signers index the chain from its first block; the relay
+	// refunds what they refuse.
+	if cfg.Signers, err = k.prepare(signerChain{RPC: chain.URL(), ChainID: devchain.ChainID, Token: cfg.Token,
+		Confirmations: cfg.Confirmations, Poll: "100ms"}); err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(dataDir, "devnet.json")
 	if err := writeRelayConfig(cfgPath, cfg); err != nil {
 		return err
@@ -165,7 +189,7 @@ func runDevnet(cmd *cobra.Command, _ []string) error {
 		<-ctx.Done()
 		return nil
 	}
-	return runDevnetFlows(ctx, cmd, cfg, chain, br, users)
+	return runDevnetFlows(ctx, cmd, cfg, chain, br, users, k)
 }
 
 // maxDevUsers is how many user wallets devnet funds at most.
@@ -185,16 +209,17 @@ func printChainOnlyCommands(w io.Writer, dataDir, cfgPath string) {
 }
 
 // runDevnetFlows runs the relay in this process while users send
-// deposits and withdrawals, until every one is done, then checks the
-// chain and prints the summary.
-func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, chain *devchain.Chain, br devchain.Bridge, users int) error {
+// deposits and withdrawals, and k's Kaspa side starts and pays, until
+// every one is done, then checks the chain and prints the summary.
+func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, chain *devchain.Chain, br devchain.Bridge, users int,
+	k *devnetKaspa) error {
 	fl := devnetFlags
 	eng, err := openEngines(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	b, err := assemble(ctx, cfg, eng.Log, eng.Store, bridgeOptions{dryRun: fl.dryRun, logger: slog.Default()})
+	b, err := assemble(ctx, cfg, eng.Log, eng.Store, bridgeOptions{dryRun: fl.dryRun, logger: slog.Default(), signersUp: k.signersUp})
 	if err != nil {
 		return err
 	}
@@ -209,21 +234,13 @@ func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, ch
 	started := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, fl.timeout)
 	defer cancelDeadline()
-	k, err := newDevnetKaspa(engineFlags.data, fl.kaspa)
-	if err != nil {
-		return err
-	}
-	defer k.stop()
+	k.relay = b.reader
 	flows.KaspaPayouts = k.payouts
 	total := flows.Total()
 	// The Kaspa side starts beside the EVM traffic: its burns come only
-	// once their deposits are minted, and the signers index the chain
-	// from its first block.
+	// once their deposits are minted.
 	kaspaUp := make(chan error, 1)
-	go func() {
-		kaspaUp <- k.start(deadline, cmd.ErrOrStderr(), signerChain{RPC: chain.URL(), ChainID: devchain.ChainID, Token: cfg.Token,
-			Confirmations: cfg.Confirmations, Poll: "100ms"})
-	}()
+	go func() { kaspaUp <- k.start(deadline, cmd.ErrOrStderr()) }()
 	sent := make(chan error, 1)
 	go func() { sent <- flows.Run(deadline) }()
 	progress := newDevnetProgress(cmd.ErrOrStderr(), total.Locks, fl.withdrawals)
@@ -250,8 +267,8 @@ func runDevnetFlows(ctx context.Context, cmd *cobra.Command, cfg relayConfig, ch
 		return err
 	}
 	ok := printDevnetSummary(cmd.OutOrStdout(), stats, audit, total, time.Since(started))
-	ok = k.summary(ctx, cmd.OutOrStdout()) && ok
-	printDevnetResult(cmd.OutOrStdout(), ok, len(k.payouts))
+	ok = k.summary(ctx, cmd.OutOrStdout(), audit) && ok
+	printDevnetResult(cmd.OutOrStdout(), ok, len(k.owed), len(k.refused))
 	if !ok {
 		return &exitError{code: 1, err: errors.New("devnet: not every flow completed (see summary)")}
 	}
@@ -341,15 +358,19 @@ func printDevnetSummary(w io.Writer, s projections.BridgeStats, a devchain.Audit
 }
 
 // printDevnetResult is the summary's last line.
-func printDevnetResult(w io.Writer, ok bool, kaspa int) {
-	switch {
-	case !ok:
+func printDevnetResult(w io.Writer, ok bool, kaspa, refused int) {
+	if !ok {
 		fmt.Fprintln(w, "  result                 INCOMPLETE")
-	case kaspa > 0:
-		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once, every Kaspa payout confirmed once")
-	default:
-		fmt.Fprintln(w, "  result                 every deposit minted once, every withdrawal paid once")
+		return
 	}
+	line := "every deposit minted once, every withdrawal paid once"
+	if kaspa > 0 {
+		line += ", every Kaspa payout confirmed once"
+	}
+	if refused > 0 {
+		line += ", every refused burn refunded once"
+	}
+	fmt.Fprintln(w, "  result                 "+line)
 }
 
 // ErrNotDevnetData: --data holds a log or a keystore that no devnet wrote.

@@ -49,7 +49,8 @@ var devnetCheckCmd = &cobra.Command{
 	Long: `check reads the bridge's contracts on the chain of a devnet config, nothing of
 the relay's log or store, and checks that every deposit locked was minted
 exactly once (to its recipient, its amount), every withdrawal burned was
-claimed exactly once, nothing was minted or claimed that no user sent, and
+claimed exactly once, nothing was minted or claimed that no user sent, each
+refund of a burn toward Kaspa returns that burn once, to its burner, and
 the token supply, the locked pool and every holder's balance add up.
 --deposits and --withdrawals, when given, are how many were sent.
 

@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 	"github.com/bridgelog/bridgelog/adapters/secrets"
 	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/projections"
 )
 
 // The devnet's signing group: 3 signer processes, any 2 of which sign.
@@ -41,7 +44,7 @@ const (
 
 // devnetKaspa is the Kaspa half of a devnet: a simnet node and its miner
 // (or a running node), the faucet the miner pays, the signing group's
-// processes, and the payouts they owe.
+// processes, the payouts they owe and the burns they refuse.
 type devnetKaspa struct {
 	dir, dataDir string
 	opt          devnetKaspaOptions
@@ -52,12 +55,22 @@ type devnetKaspa struct {
 	signers []*childproc.Process
 	stopped bool
 
-	up       atomic.Bool // start returned without error: group and rpc are set
+	up       atomic.Bool // start returned without error: the signers serve their endpoints
 	lastPoll time.Time
 	faucet   *kaspa.Wallet
-	group    *devSignerGroup
-	payouts  []devchain.KaspaPayout
-	owed     []kaspaOwed
+	group    *devSignerGroup // written by prepare
+	// payouts are every burn toward Kaspa the flows send, in order: owed
+	// are the ordinary ones' recipients, refused the recipients the
+	// group's policy denies, whose burns it refuses and the relay refunds.
+	payouts []devchain.KaspaPayout
+	owed    []kaspaOwed
+	refused []kaspaOwed
+	relay   refundCounter // set before start: the relay's refunds projection
+}
+
+// refundCounter is the relay's refunds projection, by status.
+type refundCounter interface {
+	RefundCounts(ctx context.Context) (map[string]int64, error)
 }
 
 // kaspaOwed is what one payout's recipient must hold once paid.
@@ -69,15 +82,17 @@ type kaspaOwed struct {
 // devnetKaspaOptions are the devnet flags of the Kaspa half.
 type devnetKaspaOptions struct {
 	payouts   int
+	refused   int    // burns toward addresses the group's policy denies
 	kaspad    string // a running simnet node's RPC address; "": start one
 	faucetKey string // with kaspad: the file of a funded simnet key
 }
 
-// newDevnetKaspa makes the payouts' recipients (fresh simnet keys) and
-// the faucet; nothing starts before start.
+// newDevnetKaspa makes the payouts' and refused burns' recipients (fresh
+// simnet keys), the refused ones spread among the others, and the
+// faucet; nothing is written or started before prepare and start.
 func newDevnetKaspa(dataDir string, opt devnetKaspaOptions) (*devnetKaspa, error) {
 	k := &devnetKaspa{dir: filepath.Join(dataDir, "kaspa"), dataDir: dataDir, opt: opt, rpc: opt.kaspad}
-	if opt.payouts == 0 {
+	if opt.payouts+opt.refused == 0 {
 		return k, nil
 	}
 	var err error
@@ -89,24 +104,65 @@ func newDevnetKaspa(dataDir string, opt devnetKaspaOptions) (*devnetKaspa, error
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < opt.payouts; i++ {
+	for i, refused := range devchain.Spread(opt.payouts, opt.refused) {
 		r, err := kaspa.NewRandomWallet(kaspadproc.Network)
 		if err != nil {
 			return nil, err
 		}
 		amount := devchain.KaspaPayoutAmount(i)
 		k.payouts = append(k.payouts, devchain.KaspaPayout{Recipient: r.Address().String(), Amount: amount})
-		k.owed = append(k.owed, kaspaOwed{address: r.Address(), sompi: new(big.Int).Div(amount, big.NewInt(weiPerSompi)).Uint64()})
+		o := kaspaOwed{address: r.Address(), sompi: new(big.Int).Div(amount, big.NewInt(weiPerSompi)).Uint64()}
+		if refused {
+			k.refused = append(k.refused, o)
+		} else {
+			k.owed = append(k.owed, o)
+		}
 	}
 	return k, nil
 }
 
+// prepare writes the signing group before anything starts, so that the
+// relay config can name it: its policy denies the refused burns'
+// recipients, and the address of the node devnet starts is chosen now.
+// It returns the relay config's signers section (nil without a Kaspa
+// side): the group's config and its members' HTTP endpoints.
+func (k *devnetKaspa) prepare(evm signerChain) (*relaySigners, error) {
+	if len(k.payouts) == 0 {
+		return nil, nil
+	}
+	if k.opt.kaspad == "" {
+		ports, err := childproc.FreeLoopbackPorts(1)
+		if err != nil {
+			return nil, fmt.Errorf("devnet: a port for kaspad: %w", err)
+		}
+		k.rpc = "127.0.0.1:" + strconv.Itoa(ports[0])
+	}
+	dir, err := filepath.Abs(filepath.Join(k.dataDir, "signers"))
+	if err != nil {
+		return nil, err
+	}
+	var denied []string
+	for _, r := range k.refused {
+		denied = append(denied, r.address.String())
+	}
+	k.group, err = writeDevSignerGroup(devGroupSpec{dir: dir, members: devnetSigners, quorum: devnetQuorum,
+		kaspadRPC: []string{k.rpc}, evm: evm, params: devnetSignerParams(), policy: twophase.Policy{DeniedDestinations: denied}})
+	if err != nil {
+		return nil, err
+	}
+	s := &relaySigners{Group: k.group.members[0].config}
+	for _, m := range k.group.members {
+		s.Endpoints = append(s.Endpoints, "http://"+m.http)
+	}
+	return s, nil
+}
+
 // start builds kaspad and kaspaminer on first use (one progress line on
-// w), starts the node and its miner, writes the signing group, funds its
-// multisig address from the miner's coins and starts its signer
-// processes, which index evm. What it started, stop stops, also after an
-// error.
-func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) error {
+// w), starts the node and its miner, funds the group's multisig address
+// from the miner's coins, starts its signer processes (which index the
+// EVM chain prepare gave them) and waits until they serve their
+// endpoints. What it started, stop stops, also after an error.
+func (k *devnetKaspa) start(ctx context.Context, w io.Writer) error {
 	if len(k.payouts) == 0 {
 		return nil
 	}
@@ -124,7 +180,7 @@ func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) e
 		if err != nil {
 			return err
 		}
-		node, err := kaspadproc.NewNode(bins, kaspadproc.Options{Dir: filepath.Join(k.dir, "node"), MineTo: k.faucet.Address()})
+		node, err := kaspadproc.NewNode(bins, kaspadproc.Options{Dir: filepath.Join(k.dir, "node"), MineTo: k.faucet.Address(), RPC: k.rpc})
 		if err != nil {
 			return err
 		}
@@ -134,18 +190,14 @@ func (k *devnetKaspa) start(ctx context.Context, w io.Writer, evm signerChain) e
 		if err := node.Start(ctx); err != nil {
 			return err
 		}
-		k.rpc = node.RPC()
 	}
-	group, err := writeDevSignerGroup(devGroupSpec{dir: filepath.Join(k.dataDir, "signers"), members: devnetSigners,
-		quorum: devnetQuorum, kaspadRPC: []string{k.rpc}, evm: evm, params: devnetSignerParams()})
-	if err != nil {
-		return err
-	}
-	k.group = group
-	if err := k.fund(ctx, len(k.payouts)+devnetGroupOutputs); err != nil {
+	if err := k.fund(ctx, len(k.owed)+devnetGroupOutputs); err != nil {
 		return err
 	}
 	if err := k.startSigners(); err != nil {
+		return err
+	}
+	if err := k.waitSignersServe(ctx); err != nil {
 		return err
 	}
 	k.up.Store(true)
@@ -308,7 +360,7 @@ type kaspaPaid struct {
 
 // paid reads every recipient's outputs: a payout is confirmed when its
 // recipient holds exactly what it is owed, in one output at least depth
-// deep.
+// deep; a refused burn's recipient must hold nothing.
 func (k *devnetKaspa) paid(ctx context.Context, depth uint64) (kaspaPaid, error) {
 	var out kaspaPaid
 	s, err := k.session(ctx)
@@ -321,7 +373,7 @@ func (k *devnetKaspa) paid(ctx context.Context, depth uint64) (kaspaPaid, error)
 		return out, err
 	}
 	held := map[string][]twophase.UTXO{}
-	for _, o := range k.owed {
+	for _, o := range slices.Concat(k.owed, k.refused) {
 		a := o.address.String()
 		if held[a], err = s.UTXOs(ctx, a); err != nil {
 			return out, err
@@ -343,11 +395,17 @@ func (k *devnetKaspa) paid(ctx context.Context, depth uint64) (kaspaPaid, error)
 			out.problems = append(out.problems, fmt.Sprintf("%s holds %v sompi, owed %d once", o.address, got, o.sompi))
 		}
 	}
+	for _, o := range k.refused {
+		if us := held[o.address.String()]; len(us) > 0 {
+			out.problems = append(out.problems, fmt.Sprintf("%s, whose burn the group refuses, holds %d outputs", o.address, len(us)))
+		}
+	}
 	return out, nil
 }
 
-// allPaid reports whether every payout is confirmed on the node (read
-// at most once a second), and shows the count.
+// allPaid reports whether every payout is confirmed on the node and the
+// relay settled a refund of every refused burn (read at most once a
+// second), and shows the counts.
 func (k *devnetKaspa) allPaid(ctx context.Context, p *devnetProgress) bool {
 	if len(k.payouts) == 0 {
 		return true
@@ -360,14 +418,20 @@ func (k *devnetKaspa) allPaid(ctx context.Context, p *devnetProgress) bool {
 	if err != nil {
 		return false // the node may be busy; the next poll asks again
 	}
-	p.setKaspa(paid.confirmed, len(k.payouts))
-	return paid.confirmed == len(k.payouts)
+	refunds, err := k.refundsSettled(ctx)
+	if err != nil {
+		return false // likewise the store
+	}
+	p.setKaspa(paid.confirmed, len(k.owed), int(refunds[projections.RefundCompleted]), len(k.refused))
+	return paid.confirmed == len(k.owed) &&
+		refunds[projections.RefundCompleted]+refunds[projections.RefundFailed] >= int64(len(k.refused))
 }
 
 // summary stops the signers and prints the Kaspa lines of the summary
-// from the node and the first signer's log; false unless every payout is
-// confirmed once.
-func (k *devnetKaspa) summary(ctx context.Context, w io.Writer) bool {
+// from the node, the first signer's log, the chain (a) and the relay's
+// refunds; false unless every payout is confirmed once and every refused
+// burn was refused by the group and refunded once.
+func (k *devnetKaspa) summary(ctx context.Context, w io.Writer, a devchain.Audit) bool {
 	if len(k.payouts) == 0 {
 		return true
 	}
@@ -381,11 +445,16 @@ func (k *devnetKaspa) summary(ctx context.Context, w io.Writer) bool {
 		return false
 	}
 	k.stopSigners()
-	rec, err := readPayoutRecord(ctx, k.group.members[0].config)
-	if err != nil {
-		fmt.Fprintf(w, "  kaspa signer log       %v\n", err)
+	// Every member's record: the group's verdicts are a quorum's.
+	recs := make([]payoutRecord, len(k.group.members))
+	for i, m := range k.group.members {
+		var err error
+		if recs[i], err = readPayoutRecord(ctx, m.config); err != nil {
+			fmt.Fprintf(w, "  kaspa signer log       %v\n", err)
+		}
 	}
-	return printKaspaSummary(w, paid, len(k.payouts), rec, k.group.members[0].id)
+	refunds := k.refundOutcome(ctx, a, recs)
+	return printKaspaSummary(w, paid, len(k.owed), refunds, recs[0], k.group.members[0].id)
 }
 
 // stopSigners stops the signer processes (SIGINT, then SIGKILL).

@@ -14,10 +14,13 @@ import (
 // payoutRecord is what one signer's log says of its payouts.
 type payoutRecord struct {
 	completed int
-	rounds    []int64 // per completed event: rounds started
-	commitMs  []int64 // per completed event: first round to commit
-	fees      []int64 // sompi, per completed payout
-	masses    []int64
+	// refused are the events it recorded Refused: the group's verdict,
+	// which every honest member reaches alone.
+	refused  []refusedEvent
+	rounds   []int64 // per completed event: rounds started
+	commitMs []int64 // per completed event: first round to commit
+	fees     []int64 // sompi, per completed payout
+	masses   []int64
 }
 
 // readPayoutRecord replays a stopped (or running: it opens read-only)
@@ -59,6 +62,9 @@ func readPayoutRecord(ctx context.Context, configPath string) (payoutRecord, err
 		return rec, err
 	}
 	for _, e := range st.Events() {
+		if e.Phase == twophase.PhaseRefused && e.Refusal != nil {
+			rec.refused = append(rec.refused, refusedEvent{destination: e.Event.Destination, reason: e.Refusal.Reason})
+		}
 		if e.Phase != twophase.PhaseCompleted {
 			continue
 		}
@@ -81,13 +87,26 @@ func readPayoutRecord(ctx context.Context, configPath string) (payoutRecord, err
 	return rec, nil
 }
 
+// refusedEvent is a signing event a signer recorded Refused.
+type refusedEvent struct {
+	destination string
+	reason      twophase.Reason
+}
+
 // printKaspaSummary writes the Kaspa lines of the devnet summary and
-// says whether every payout was confirmed once.
-func printKaspaSummary(w io.Writer, paid kaspaPaid, want int, rec payoutRecord, signer string) bool {
-	fmt.Fprintf(w, "  kaspa payouts confirmed %d / %d   (on the node, each recipient holding exactly what it was owed, once)\n",
-		paid.confirmed, want)
+// says whether every payout was confirmed once and every refused burn
+// refused by the group and refunded once.
+func printKaspaSummary(w io.Writer, paid kaspaPaid, want int, refunds refundOutcome, rec payoutRecord, signer string) bool {
+	line := fmt.Sprintf("%d / %d", paid.confirmed, want)
+	if refunds.want > 0 {
+		line += fmt.Sprintf(", refused %d, refunded %d", refunds.refused, refunds.refunded)
+	}
+	fmt.Fprintf(w, "  kaspa payouts confirmed %s   (on the node, each recipient holding exactly what it was owed, once)\n", line)
 	for _, p := range paid.problems {
 		fmt.Fprintf(w, "  kaspa differs           %s\n", p)
+	}
+	for _, p := range refunds.problems {
+		fmt.Fprintf(w, "  refunds differ          %s\n", p)
 	}
 	if rec.completed > 0 {
 		r := simulate.LatencyOf(rec.rounds)
@@ -97,5 +116,5 @@ func printKaspaSummary(w io.Writer, paid kaspaPaid, want int, rec payoutRecord, 
 		f, m := simulate.LatencyOf(rec.fees), simulate.LatencyOf(rec.masses)
 		fmt.Fprintf(w, "  kaspa fee per payout    median %d sompi, max %d; mass median %d, max %d\n", f.P50, f.Max, m.P50, m.Max)
 	}
-	return paid.confirmed == want && len(paid.problems) == 0
+	return paid.confirmed == want && len(paid.problems) == 0 && refunds.ok()
 }

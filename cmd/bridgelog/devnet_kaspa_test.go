@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/domain/twophase"
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -56,26 +58,98 @@ func waitNoProcessesUsing(t *testing.T, dir string) {
 
 // TestDevnetPaysKaspa runs the README's main command with a little traffic:
 // a kaspad simnet node and miner, three signer processes (2-of-3), and
-// withdrawals to Kaspa among the EVM ones. It exits 0, its summary says
-// every payout was confirmed once on the node, nothing it started is
-// left running, and no log appended a record twice (checkKaspaAppendedOnce).
+// withdrawals to Kaspa among the EVM ones, two of them to addresses the
+// group's policy denies (--kaspa-refused 2). It exits 0, its summary says
+// every payout was confirmed once on the node and both refused burns were
+// refused and refunded once (on chain: the token's Refunded logs, the
+// audit's supply and balances), the logs agree (checkDevnetRefunds),
+// nothing it started is left running, and no log appended a record twice
+// (checkKaspaAppendedOnce).
 func TestDevnetPaysKaspa(t *testing.T) {
 	bin, data := testBinary(t), dataDir(t)
-	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "4", "--timeout", "4m")
+	cmd := exec.Command(bin, "devnet", "--data", data, "--deposits", "4", "--withdrawals", "3", "--kaspa-payouts", "4",
+		"--kaspa-refused", "2", "--timeout", "5m")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if err != nil {
 		t.Fatalf("devnet: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
 	}
-	for _, want := range []string{"kaspa payouts confirmed 4 / 4", "kaspa rounds per event", "kaspa commit latency",
-		"kaspa fee per payout", "every Kaspa payout confirmed once", "; 4 burns toward Kaspa;"} {
+	for _, want := range []string{"kaspa payouts confirmed 4 / 4, refused 2, refunded 2   (", "kaspa rounds per event",
+		"kaspa commit latency", "kaspa fee per payout", "every Kaspa payout confirmed once, every refused burn refunded once",
+		"; 6 burns toward Kaspa, 2 refunded;"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, &stdout)
 		}
 	}
 	waitNoProcessesUsing(t, data)
+	checkDevnetRefunds(t, data, 2)
 	checkKaspaAppendedOnce(t, data)
+}
+
+// checkDevnetRefunds fails the test unless the devnet's relay config names
+// its signers, every signer denies refused destinations and refused
+// nothing but those, a quorum of them recorded refused refusals (a third
+// may lag behind when devnet stops it), and the relay's log requested and
+// completed that many refunds, each by a transaction of its own.
+func checkDevnetRefunds(t *testing.T, data string, refused int) {
+	t.Helper()
+	cfg, err := loadRelayConfig(filepath.Join(data, "devnet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Signers == nil || len(cfg.Signers.Endpoints) != devnetSigners {
+		t.Errorf("devnet.json's signers section: %+v", cfg.Signers)
+	}
+	complete := 0
+	for i := 1; i <= devnetSigners; i++ {
+		setup, err := loadSignerConfig(filepath.Join(data, "signers", fmt.Sprintf("s%d.json", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(setup.protocol.Policy.DeniedDestinations); n != refused {
+			t.Errorf("signer s%d denies %d destinations, want %d", i, n, refused)
+		}
+		var reasons []twophase.Reason
+		for _, r := range topicRecords(t, setup.logDir(), topics.TopicSigning) {
+			var f twophase.Refused
+			if r.env.Type != twophase.TypeRefused {
+				continue
+			}
+			if err := topics.DecodePayload(r.env.Payload, &f); err != nil {
+				t.Fatal(err)
+			}
+			reasons = append(reasons, f.Reason)
+		}
+		if len(reasons) > refused || slices.ContainsFunc(reasons, func(r twophase.Reason) bool { return r != twophase.RefusedDeniedDestination }) {
+			t.Errorf("signer s%d recorded refusals %v, want at most %d, each for %s", i, reasons, refused, twophase.RefusedDeniedDestination)
+		}
+		if len(reasons) == refused {
+			complete++
+		}
+	}
+	if complete < devnetQuorum {
+		t.Errorf("%d signers recorded all %d refusals, want a quorum (%d)", complete, refused, devnetQuorum)
+	}
+	requested, txs := 0, map[domain.Hash32]bool{}
+	for _, r := range topicRecords(t, filepath.Join(data, "log"), topics.TopicBridge) {
+		switch r.env.Type {
+		case domain.TypeRefundRequested:
+			requested++
+		case domain.TypeRefundCompleted:
+			var c domain.RefundCompleted
+			if err := topics.DecodePayload(r.env.Payload, &c); err != nil {
+				t.Fatal(err)
+			}
+			if c.AlreadyDone || c.TxHash == (domain.Hash32{}) {
+				t.Errorf("refund of %s completed without a transaction of its own: %+v", c.Burn.Key(), c)
+			}
+			txs[c.TxHash] = true
+		}
+	}
+	if requested != refused || len(txs) != refused {
+		t.Errorf("the relay's log requested %d refunds and completed them in %d transactions, want %d", requested, len(txs), refused)
+	}
 }
 
 // checkKaspaAppendedOnce fails the test when a log of a devnet run

@@ -29,15 +29,19 @@ type devnetProgress struct {
 	last        string        // the line shown on the terminal
 	lastAt      time.Time     // when the last plain line was printed
 	lastStats   projections.BridgeStats
-	// kaspa is the Kaspa payouts' count ("kaspa 3/10 paid"); "" when the
-	// devnet pays none.
+	// kaspa is the Kaspa payouts' count ("kaspa 3/10 paid", and ", 1/2
+	// refunded" with refused burns); "" when the devnet pays none.
 	kaspa string
 }
 
-// setKaspa sets the Kaspa payouts' count shown from the next redraw.
-func (p *devnetProgress) setKaspa(paid, want int) {
-	if want > 0 {
+// setKaspa sets the Kaspa payouts' and refused burns' counts shown from
+// the next redraw.
+func (p *devnetProgress) setKaspa(paid, want, refunded, refused int) {
+	if want > 0 || refused > 0 {
 		p.kaspa = fmt.Sprintf("kaspa %d/%d paid", paid, want)
+	}
+	if refused > 0 {
+		p.kaspa += fmt.Sprintf(", %d/%d refunded", refunded, refused)
 	}
 }
 

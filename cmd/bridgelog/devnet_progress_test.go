@@ -122,7 +122,7 @@ func TestDevnetSummaryInWords(t *testing.T) {
 	var out bytes.Buffer
 	a := devchain.Audit{Supply: big.NewInt(0), Locked: big.NewInt(0)}
 	ok := printDevnetSummary(&out, midRun(), a, devchain.Counts{Locks: 20, Burns: 20}, time.Minute)
-	printDevnetResult(&out, ok, 0)
+	printDevnetResult(&out, ok, 0, 0)
 	s := out.String()
 	if ok || strings.Contains(s, "map[") || !strings.Contains(s, "batches                2 anchored (1 anchor failed)") ||
 		!strings.Contains(s, "chain differs          0 deposits locked on chain, 20 sent") || !strings.Contains(s, "INCOMPLETE") {
@@ -184,5 +184,22 @@ func TestDevnetSecondRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(keys, devnetKeystoreDir)); err != nil {
 		t.Fatalf("the refused run touched the keystore: %v", err)
+	}
+}
+
+// TestDevnetProgressKaspaCounts: the progress line's Kaspa part counts the
+// payouts paid, and the refunds of refused burns when there are any.
+func TestDevnetProgressKaspaCounts(t *testing.T) {
+	for _, c := range []struct {
+		paid, want, refunded, refused int
+		line                          string
+	}{
+		{0, 0, 0, 0, ""}, {3, 4, 0, 0, "kaspa 3/4 paid"}, {3, 4, 1, 2, "kaspa 3/4 paid, 1/2 refunded"}, {0, 0, 2, 2, "kaspa 0/0 paid, 2/2 refunded"},
+	} {
+		p := &devnetProgress{}
+		p.setKaspa(c.paid, c.want, c.refunded, c.refused)
+		if p.kaspa != c.line {
+			t.Errorf("setKaspa(%d, %d, %d, %d): %q, want %q", c.paid, c.want, c.refunded, c.refused, p.kaspa, c.line)
+		}
 	}
 }

@@ -53,6 +53,7 @@ type devGroupSpec struct {
 	kaspadRPC []string         // each member's node; one entry serves all
 	evm       signerChain
 	params    twophase.Params
+	policy    twophase.Policy // every member's
 	// peerAddr, when set, is the address self dials peer at (a test's
 	// proxy); nil: the peer's listen address.
 	peerAddr func(self, peer devSigner) string
@@ -136,7 +137,7 @@ func writeDevSignerGroup(spec devGroupSpec) (*devSignerGroup, error) {
 			Data:       filepath.Join(m.id, "data"), Admin: signerAdmin{CredentialSHA256: hex.EncodeToString(credentialSum[:])},
 			Group: signerGroup{Profile: spec.profile, Quorum: spec.quorum, Faults: spec.faults, Network: spec.network,
 				ChangeAddress: g.address, Members: members},
-			Params: spec.params,
+			Params: spec.params, Policy: spec.policy,
 			signerNetConfig: signerNetConfig{Listen: m.listen, Peers: peers, HTTP: m.http,
 				Kaspad: &signerNode{RPC: node, StallAfter: "30s", Poll: "250ms"}, EVM: &evm}}
 		b, err := json.MarshalIndent(cfg, "", "  ")

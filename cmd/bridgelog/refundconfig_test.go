@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
 )
 
 // TestDeployRefusesUnpayableKaspaRules: contracts deploy refuses, before
@@ -62,5 +66,30 @@ func TestRelaySignersSection(t *testing.T) {
 		if _, err := (&relaySigners{Endpoints: []string{e}}).sources(""); !errors.Is(err, ErrRefundConfig) {
 			t.Errorf("endpoint %q: %v, want ErrRefundConfig", e, err)
 		}
+	}
+}
+
+// TestAwaitedSignerEndpoint: a signers endpoint held back is not asked
+// (and fails nothing) until up says its signers serve; then it is asked
+// and its errors count again.
+func TestAwaitedSignerEndpoint(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		w.Write([]byte("[]"))
+	}))
+	defer srv.Close()
+	var up atomic.Bool
+	src := awaitedSource{up: up.Load, CertificateSource: handlers.HTTPRefusals{Base: srv.URL}}
+	if certs, err := src.Certificates(context.Background()); err != nil || len(certs) != 0 || asked.Load() != 0 {
+		t.Fatalf("before up: %v, %v, %d requests", certs, err, asked.Load())
+	}
+	up.Store(true)
+	if certs, err := src.Certificates(context.Background()); err != nil || len(certs) != 0 || asked.Load() != 1 {
+		t.Fatalf("once up: %v, %v, %d requests", certs, err, asked.Load())
+	}
+	srv.Close()
+	if _, err := src.Certificates(context.Background()); !errors.Is(err, handlers.ErrRefusalSource) {
+		t.Fatalf("a signer gone once up: %v, want ErrRefusalSource", err)
 	}
 }

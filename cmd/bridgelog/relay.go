@@ -180,6 +180,9 @@ type bridgeOptions struct {
 	// inbox is where `bridgelog refund` leaves certificates for this
 	// relay (refundInbox of its --data); empty: none.
 	inbox string
+	// signersUp, when set, holds back asking the signers' endpoints until
+	// it reports them serving: devnet starts them after its relay.
+	signersUp func() bool
 }
 
 // assemble wires a relay from its config over an open log and store.

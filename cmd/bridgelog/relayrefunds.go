@@ -100,11 +100,33 @@ func (b *bridge) wireRefunds(cfg relayConfig, calls *evmchain.Calls, driver *han
 	if err != nil {
 		return err
 	}
+	if opt.signersUp != nil {
+		for i, src := range sources {
+			if _, ok := src.(handlers.HTTPRefusals); ok {
+				sources[i] = awaitedSource{up: opt.signersUp, CertificateSource: src}
+			}
+		}
+	}
 	m, _ := opt.metrics.(handlers.RefundMetrics)
 	b.relay.Refunds = &handlers.RefundIntake{Group: group, Token: cfg.Token, Sources: sources, Appender: b.app,
 		Known: b.reader, Metrics: m, Logger: opt.logger}
 	b.relay.Refunder = &handlers.Refunder{Queue: b.reader, Calls: calls, Driver: driver, Metrics: m, Logger: opt.logger}
 	return nil
+}
+
+// awaitedSource is a signer endpoint not asked before up reports the
+// signers serving: a relay started before its signers would otherwise
+// record its refund intake failing until they are.
+type awaitedSource struct {
+	up func() bool
+	handlers.CertificateSource
+}
+
+func (a awaitedSource) Certificates(ctx context.Context) ([]handlers.LearnedCertificate, error) {
+	if !a.up() {
+		return nil, nil
+	}
+	return a.CertificateSource.Certificates(ctx)
 }
 
 // refundIntakeOf is the intake `bridgelog refund` verifies with.

@@ -26,13 +26,14 @@ import (
 // without the relay's log or store: every lock and burn its users sent,
 // every mint and claim the relay sent, and the balances they must add up
 // to. [Audit.Problems] judges it. Burns toward Kaspa are paid on Kaspa,
-// which the audit does not read.
+// which the audit does not read; a refused one's refund is read.
 type Audit struct {
 	Locks      []Transfer // DepositLocked, keyed by the token's deposit key
 	Mints      []Transfer // DepositMinted, keyed by deposit key
 	Burns      []Transfer // WithdrawalBurned, keyed by the burn's id
 	Claims     []Transfer // Claimed, keyed by the burn's id (the leaf's txId)
 	KaspaBurns []Transfer // WithdrawalToKaspa, keyed by the burn's id
+	Refunds    []Transfer // Refunded, keyed by the refund key (see Transfer.RefundKey)
 	Supply     *big.Int   // the token's total supply
 	Locked     *big.Int   // the distributor's locked pool
 	// Balances are the token balances of every mint recipient and burner.
@@ -55,6 +56,9 @@ type Transfer struct {
 	To             common.Address // zero for a burn toward Kaspa
 	KaspaRecipient string         // a burn toward Kaspa's payee
 	Amount         *big.Int
+	// RefundKey is a burn toward Kaspa's refund guard key: a refund of
+	// it is logged under that key.
+	RefundKey common.Hash
 }
 
 // ReadAudit reads every bridge log of u's contracts and the balances.
@@ -101,7 +105,16 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 			if err != nil {
 				return Transfer{}, err
 			}
-			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, KaspaRecipient: ev.KaspaRecipient, Amount: ev.Amount}, nil
+			ref := domain.LogRef{ChainID: id.Uint64(), TxHash: domain.Hash32(l.TxHash), LogIndex: uint32(l.Index)}
+			return Transfer{Key: common.BigToHash(ev.Id), From: ev.Withdrawer, KaspaRecipient: ev.KaspaRecipient, Amount: ev.Amount,
+				RefundKey: common.Hash(domain.RefundKeyOf(ref))}, nil
+		}},
+		{u.Bridge.Token, t.GetABI().Events[contracts.BridgeTokenRefundedEventName], &a.Refunds, func(l *types.Log) (Transfer, error) {
+			ev, err := t.UnpackRefundedEvent(l)
+			if err != nil {
+				return Transfer{}, err
+			}
+			return Transfer{Key: ev.RefundKey, To: ev.Burner, Amount: ev.Amount}, nil
 		}},
 		{u.Bridge.Distributor, d.GetABI().Events[contracts.BatchDistributorClaimedEventName], &a.Claims, func(l *types.Log) (Transfer, error) {
 			ev, err := d.UnpackClaimedEvent(l)
@@ -133,7 +146,7 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 		return a, fmt.Errorf("locked pool: %w", err)
 	}
 	a.Balances = map[common.Address]*big.Int{}
-	for _, tr := range slices.Concat(a.Mints, a.Burns, a.KaspaBurns) {
+	for _, tr := range slices.Concat(a.Mints, a.Burns, a.KaspaBurns, a.Refunds) {
 		holder := tr.To
 		if tr.From != (common.Address{}) {
 			holder = tr.From
@@ -151,7 +164,8 @@ func ReadAudit(ctx context.Context, u Users) (Audit, error) {
 // Problems lists every way the chain differs from what was sent, none
 // when every deposit was minted once and every withdrawal paid once, to
 // the right account and amount, the burns toward Kaspa are numbered from
-// 1 without gaps or repeats, and the supply, the locked pool and each
+// 1 without gaps or repeats, each refund returns a burn toward Kaspa
+// once, to its burner, and the supply, the locked pool and each
 // holder's balance add up. sent's counts, where not negative, are checked
 // against the logs.
 func (a Audit) Problems(sent Counts) []string {
@@ -171,15 +185,17 @@ func (a Audit) Problems(sent Counts) []string {
 	out = append(out, paidOnce("deposit", "minted", a.Locks, a.Mints)...)
 	out = append(out, paidOnce("withdrawal", "claimed", a.Burns, a.Claims)...)
 	out = append(out, numberedOnce(a.KaspaBurns)...)
+	out = append(out, a.refundedOnce()...)
 	burned := new(big.Int).Add(total(a.Burns), total(a.KaspaBurns))
-	if want := new(big.Int).Sub(total(a.Mints), burned); a.Supply.Cmp(want) != 0 {
-		out = append(out, fmt.Sprintf("token supply %s, want %s (minted less burned)", a.Supply, want))
+	minted := new(big.Int).Add(total(a.Mints), total(a.Refunds))
+	if want := new(big.Int).Sub(minted, burned); a.Supply.Cmp(want) != 0 {
+		out = append(out, fmt.Sprintf("token supply %s, want %s (minted and refunded less burned)", a.Supply, want))
 	}
 	if want := new(big.Int).Sub(total(a.Locks), total(a.Claims)); a.Locked.Cmp(want) != 0 {
 		out = append(out, fmt.Sprintf("locked pool %s, want %s (locked less claimed)", a.Locked, want))
 	}
 	want := map[common.Address]*big.Int{}
-	for _, m := range a.Mints {
+	for _, m := range slices.Concat(a.Mints, a.Refunds) {
 		add(want, m.To, m.Amount)
 	}
 	for _, b := range slices.Concat(a.Burns, a.KaspaBurns) {
@@ -192,7 +208,7 @@ func (a Audit) Problems(sent Counts) []string {
 	sort.Slice(holders, func(i, j int) bool { return holders[i].Cmp(holders[j]) < 0 })
 	for _, h := range holders {
 		if got := a.Balances[h]; got == nil || got.Cmp(want[h]) != 0 {
-			out = append(out, fmt.Sprintf("token balance of %s is %v, want %s (minted to it less burned by it)", h, got, want[h]))
+			out = append(out, fmt.Sprintf("token balance of %s is %v, want %s (minted and refunded to it less burned by it)", h, got, want[h]))
 		}
 	}
 	return out
@@ -200,8 +216,51 @@ func (a Audit) Problems(sent Counts) []string {
 
 // Summary is one line of what the chain shows.
 func (a Audit) Summary() string {
-	return fmt.Sprintf("%d deposits locked, %d mints; %d withdrawals burned, %d claims; %d burns toward Kaspa; token supply %s wei, locked %s wei",
-		len(a.Locks), len(a.Mints), len(a.Burns), len(a.Claims), len(a.KaspaBurns), a.Supply, a.Locked)
+	refunds := ""
+	if len(a.Refunds) > 0 {
+		refunds = fmt.Sprintf(", %d refunded", len(a.Refunds))
+	}
+	return fmt.Sprintf("%d deposits locked, %d mints; %d withdrawals burned, %d claims; %d burns toward Kaspa%s; token supply %s wei, locked %s wei",
+		len(a.Locks), len(a.Mints), len(a.Burns), len(a.Claims), len(a.KaspaBurns), refunds, a.Supply, a.Locked)
+}
+
+// RefundsOf are the refunds logged for burn, a burn toward Kaspa: one
+// once the group's refusal of it was refunded, none before (the token's
+// guard allows no second).
+func (a Audit) RefundsOf(burn Transfer) []Transfer {
+	var out []Transfer
+	for _, r := range a.Refunds {
+		if r.Key == burn.RefundKey {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// refundedOnce checks that every refund returns a burn toward Kaspa, to
+// its burner and of its amount, and no burn is refunded twice.
+func (a Audit) refundedOnce() []string {
+	var out []string
+	burns := map[common.Hash]Transfer{}
+	for _, b := range a.KaspaBurns {
+		burns[b.RefundKey] = b
+	}
+	times := map[common.Hash]int{}
+	for _, r := range a.Refunds {
+		b, ok := burns[r.Key]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("refund in tx %s (key %s) returns no burn toward Kaspa", r.Tx, r.Key))
+			continue
+		case r.To != b.From || r.Amount.Cmp(b.Amount) != 0:
+			out = append(out, fmt.Sprintf("burn toward Kaspa in tx %s of %s by %s refunded as %s to %s", b.Tx, b.Amount, b.From,
+				r.Amount, r.To))
+		}
+		if times[r.Key]++; times[r.Key] == 2 {
+			out = append(out, fmt.Sprintf("burn toward Kaspa in tx %s refunded more than once", b.Tx))
+		}
+	}
+	return out
 }
 
 // paidOnce checks that each request (lock, burn) has exactly one payment

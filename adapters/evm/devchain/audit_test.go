@@ -129,21 +129,93 @@ func TestAuditProblemsKaspaBurns(t *testing.T) {
 		{"a far id", func(a *Audit) { a.KaspaBurns[2].Key = id(1000) },
 			[]string{"burns toward Kaspa lack ids 3, 4, 5, 6, 7 and 992 more (the highest is 1000)"}},
 		{"supply keeps what went to Kaspa", func(a *Audit) { a.Supply = big.NewInt(200) },
-			[]string{"token supply 200, want 110 (minted less burned)"}},
+			[]string{"token supply 200, want 110 (minted and refunded less burned)"}},
 		{"a burner's balance keeps it", func(a *Audit) { a.Balances[alice] = big.NewInt(100) },
 			[]string{"token balance of " + alice.Hex() + " is 100, want 50"}},
 	} {
 		a := good()
 		c.change(&a)
-		p := a.Problems(sent)
-		got := strings.Join(p, "\n")
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%s: problems\n%s\nlack %q", c.name, got, w)
-			}
+		wantProblems(t, c.name, a.Problems(sent), c.want)
+	}
+}
+
+// TestAuditProblemsRefunds: a refused burn toward Kaspa minted back to its
+// burner once counts in the supply and the burner's balance; a refund
+// twice, to someone else, of another amount or of no burn is named, and
+// RefundsOf finds a burn's refunds by its guard key.
+func TestAuditProblemsRefunds(t *testing.T) {
+	alice, bob := common.HexToAddress("0xa1"), common.HexToAddress("0xb0")
+	h := func(n int64) common.Hash { return common.BigToHash(big.NewInt(n)) }
+	// alice is minted 100 and burns 30 (refund key 51) and 20 (key 52)
+	// toward Kaspa; the first is refunded.
+	good := func() Audit {
+		return Audit{
+			Locks: []Transfer{{Key: h(1), Tx: h(1001), From: alice, To: alice, Amount: big.NewInt(100)}},
+			Mints: []Transfer{{Key: h(1), Tx: h(1002), To: alice, Amount: big.NewInt(100)}},
+			KaspaBurns: []Transfer{{Key: h(1), Tx: h(1003), From: alice, KaspaRecipient: "kaspasim:qa", Amount: big.NewInt(30), RefundKey: h(51)},
+				{Key: h(2), Tx: h(1004), From: alice, KaspaRecipient: "kaspasim:qb", Amount: big.NewInt(20), RefundKey: h(52)}},
+			Refunds:  []Transfer{{Key: h(51), Tx: h(1005), To: alice, Amount: big.NewInt(30)}},
+			Supply:   big.NewInt(80),
+			Locked:   big.NewInt(100),
+			Balances: map[common.Address]*big.Int{alice: big.NewInt(80), bob: big.NewInt(0)},
 		}
-		if len(p) != len(c.want) {
-			t.Errorf("%s: %d problems, want %d:\n%s", c.name, len(p), len(c.want), got)
+	}
+	sent := Counts{Locks: 1, KaspaBurns: 2}
+	a := good()
+	if p := a.Problems(sent); len(p) != 0 {
+		t.Fatalf("a good chain: %v", p)
+	}
+	if got := a.RefundsOf(a.KaspaBurns[0]); len(got) != 1 || got[0].Tx != h(1005) {
+		t.Fatalf("refunds of the refunded burn: %v", got)
+	}
+	if got := a.RefundsOf(a.KaspaBurns[1]); len(got) != 0 {
+		t.Fatalf("refunds of a burn not refunded: %v", got)
+	}
+	if s := a.Summary(); !strings.Contains(s, "; 2 burns toward Kaspa, 1 refunded;") {
+		t.Fatalf("summary %q does not count the refund", s)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(a *Audit)
+		want   []string
+	}{
+		{"refunded twice", func(a *Audit) {
+			a.Refunds = append(a.Refunds, Transfer{Key: h(51), Tx: h(1006), To: alice, Amount: big.NewInt(30)})
+			a.Supply, a.Balances[alice] = big.NewInt(110), big.NewInt(110)
+		}, []string{"burn toward Kaspa in tx " + h(1003).Hex() + " refunded more than once"}},
+		{"refunded to someone else", func(a *Audit) {
+			a.Refunds[0].To = bob
+			a.Balances[alice], a.Balances[bob] = big.NewInt(50), big.NewInt(30)
+		}, []string{"burn toward Kaspa in tx " + h(1003).Hex() + " of 30 by " + alice.Hex() + " refunded as 30 to " + bob.Hex()}},
+		{"refunded another amount", func(a *Audit) {
+			a.Refunds[0].Amount = big.NewInt(31)
+			a.Supply, a.Balances[alice] = big.NewInt(81), big.NewInt(81)
+		}, []string{"refunded as 31 to"}},
+		{"a refund of no burn", func(a *Audit) {
+			a.Refunds[0].Key = h(99)
+		}, []string{"refund in tx " + h(1005).Hex() + " (key " + h(99).Hex() + ") returns no burn toward Kaspa"}},
+		{"supply without the refund", func(a *Audit) { a.Supply = big.NewInt(50) },
+			[]string{"token supply 50, want 80 (minted and refunded less burned)"}},
+		{"the burner's balance without it", func(a *Audit) { a.Balances[alice] = big.NewInt(50) },
+			[]string{"token balance of " + alice.Hex() + " is 50, want 80"}},
+	} {
+		a := good()
+		c.change(&a)
+		wantProblems(t, c.name, a.Problems(sent), c.want)
+	}
+}
+
+// wantProblems fails the test unless p are exactly the problems want
+// (each a part of one).
+func wantProblems(t *testing.T, name string, p, want []string) {
+	t.Helper()
+	got := strings.Join(p, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s: problems\n%s\nlack %q", name, got, w)
 		}
+	}
+	if len(p) != len(want) {
+		t.Errorf("%s: %d problems, want %d:\n%s", name, len(p), len(want), got)
 	}
 }

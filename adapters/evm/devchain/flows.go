@@ -100,7 +100,7 @@ func (f Flows) Run(ctx context.Context) error {
 	if burst <= 0 {
 		burst = total.Locks + total.Burns + total.KaspaBurns
 	}
-	r := flowRun{Flows: f, locks: spread(f.Deposits, len(f.KaspaPayouts)), burns: spread(f.Withdrawals, len(f.KaspaPayouts))}
+	r := flowRun{Flows: f, locks: Spread(f.Deposits, len(f.KaspaPayouts)), burns: Spread(f.Withdrawals, len(f.KaspaPayouts))}
 	for r.sent != total {
 		if r.sent != (Counts{}) && f.BurstEvery > 0 {
 			select {
@@ -203,9 +203,9 @@ type sentBurn struct {
 	amount *big.Int
 }
 
-// spread orders n transactions of one kind and k of another: true at the
+// Spread orders n transactions of one kind and k of another: true at the
 // k places, spread evenly.
-func spread(n, k int) []bool {
+func Spread(n, k int) []bool {
 	order := make([]bool, n+k)
 	placed := 0
 	for s := range order {

@@ -151,11 +151,11 @@ func TestSpread(t *testing.T) {
 		{0, 0, ""}, {3, 0, "..."}, {0, 2, "kk"}, {4, 3, "..k.k.k"}, {3, 3, ".k.k.k"}, {5, 1, ".....k"}, {1, 3, ".kkk"},
 	} {
 		var got strings.Builder
-		for _, other := range spread(c.n, c.k) {
+		for _, other := range Spread(c.n, c.k) {
 			got.WriteString(map[bool]string{false: ".", true: "k"}[other])
 		}
 		if got.String() != c.want {
-			t.Errorf("spread(%d, %d) = %q, want %q", c.n, c.k, got.String(), c.want)
+			t.Errorf("Spread(%d, %d) = %q, want %q", c.n, c.k, got.String(), c.want)
 		}
 	}
 }
