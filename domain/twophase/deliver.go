@@ -56,8 +56,15 @@ func (s *State) deliverVerified(env Envelope, en Env) Step {
 		return s.take()
 	}
 	p.LastContact = en.Now
+	before := len(s.step.Facts) + len(s.step.Submit)
 	s.handle(env, false, en)
-	s.progress(en)
+	if len(s.step.Facts)+len(s.step.Submit) > before {
+		// Only a message that changed something may let the active
+		// event move: one that was dropped, counted or refused must not
+		// cost a vote attempt (a ledger view, a template) each, or a
+		// member's flood buys one per envelope. Ticks run it anyway.
+		s.progress(en)
+	}
 	return s.take()
 }
 
