@@ -52,7 +52,15 @@ func (s *Signer) startProof(id twophase.Hash, now time.Time) bool {
 	return true
 }
 
-// linkBudgets are the token buckets of the members' links.
+// A link's bytes: what it may send a second, and at once (two envelopes
+// of the largest size, so an honest sync answer always fits).
+const (
+	linkBytesPerSecond = 4 << 20
+	linkBytesBurst     = 2 * twophase.MaxEnvelopeBytes
+)
+
+// linkBudgets are the token buckets of the members' links: envelopes and
+// bytes.
 type linkBudgets struct {
 	mu      sync.Mutex
 	rate    float64
@@ -62,6 +70,7 @@ type linkBudgets struct {
 
 type linkBucket struct {
 	tokens  float64
+	bytes   float64
 	at      time.Time
 	refused int // since the last tick
 }
@@ -78,23 +87,26 @@ func (b *linkBudgets) init(p twophase.Params) {
 	b.buckets = map[twophase.PeerID]*linkBucket{}
 }
 
-// allow takes a token of link's bucket, or counts a refusal.
-func (b *linkBudgets) allow(link twophase.PeerID, now time.Time) bool {
+// allow takes a token and size bytes of link's buckets, or counts a
+// refusal.
+func (b *linkBudgets) allow(link twophase.PeerID, size int, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := b.buckets[link]
 	if k == nil {
-		k = &linkBucket{tokens: b.burst, at: now}
+		k = &linkBucket{tokens: b.burst, bytes: linkBytesBurst, at: now}
 		b.buckets[link] = k
 	} else if d := now.Sub(k.at); d > 0 {
 		k.tokens = min(b.burst, k.tokens+d.Seconds()*b.rate)
+		k.bytes = min(linkBytesBurst, k.bytes+d.Seconds()*linkBytesPerSecond)
 		k.at = now
 	}
-	if k.tokens < 1 {
+	if k.tokens < 1 || k.bytes < float64(size) {
 		k.refused++
 		return false
 	}
 	k.tokens--
+	k.bytes -= float64(size)
 	return true
 }
 
@@ -107,7 +119,7 @@ func (b *linkBudgets) takeRefused() []linkRefusals {
 	for id, k := range b.buckets {
 		if k.refused > 0 {
 			out = append(out, linkRefusals{link: id, n: k.refused,
-				detail: fmt.Sprintf("link over %v messages/s (burst %v), refused before any check", b.rate, b.burst)})
+				detail: fmt.Sprintf("link over %v messages/s (burst %v) or %d bytes/s, refused before any check", b.rate, b.burst, linkBytesPerSecond)})
 			k.refused = 0
 		}
 	}
@@ -121,7 +133,7 @@ func (b *linkBudgets) takeRefused() []linkRefusals {
 // every refusal of it against link; past the budget it is only counted,
 // and recorded with the next tick.
 func (s *Signer) DeliverFrom(ctx context.Context, link twophase.PeerID, raw []byte) error {
-	if !s.links.allow(link, s.cfg.Clock()) {
+	if !s.links.allow(link, len(raw), s.cfg.Clock()) {
 		return nil
 	}
 	env, err := s.opener.Open(raw)
