@@ -195,3 +195,37 @@ func TestSyncResponseVerificationBudget(t *testing.T) {
 		t.Fatalf("the relayed votes past the budget were not refused: %v", counts)
 	}
 }
+
+// A log written before the budgets (several equivocations and vote
+// refusals of one slot, refusals naming whatever sender an envelope
+// claimed) replays; the slot stays recorded.
+func TestOldRefusalFactsReplay(t *testing.T) {
+	c := newCluster(t, 3, 2)
+	ev := event(0)
+	c.request(ev, "s2")
+	c.queue = nil
+	v, _ := ownVote(c, "s2", ev, 0)
+	p := c.proposalOf(t, v.Envelope)
+	p.Proposer = "s1"
+	first := c.craft("s1", 70, 1, twophase.KindProposal, p.Encode())
+	c.deliverFrom("s2", "s1", first)
+	nd := c.nodes["s2"]
+	for i := range 3 {
+		nd.log = append(nd.log,
+			twophase.Equivocation{EventID: ev.ID(), Round: 0, Voter: "s1", FirstHash: p.TemplateHash, SecondHash: twophase.Hash{byte(i + 1)}},
+			twophase.VoteRejected{EventID: ev.ID(), Round: 0, Sender: "s1", Reason: twophase.ReasonFeeOutOfBounds, Digest: twophase.Hash{byte(i + 1)}},
+			twophase.MessageRejected{Sender: twophase.PeerID(fmt.Sprint("claimed-", i)), Kind: "envelope", Reason: twophase.ReasonBadSignature, Count: 1})
+	}
+	c.start("s2")
+	tm, _ := twophase.DecodeTemplate(p.Template, 100, 16)
+	tm.LockTime = 7
+	p.Template, p.TemplateHash = tm.Encode(), tm.Hash()
+	before := len(c.facts("s2", twophase.TypeEquivocation))
+	c.deliverFrom("s2", "s1", c.craft("s1", 70, 2, twophase.KindProposal, p.Encode()))
+	if n := len(c.facts("s2", twophase.TypeEquivocation)); n != before {
+		t.Fatalf("%d equivocations recorded after the replay, want none more than the log's %d", n-before, before)
+	}
+	if got := len(c.observed("s2", twophase.MetricEquivocations)); got != 1 {
+		t.Fatalf("%d equivocations counted, want 1", got)
+	}
+}
