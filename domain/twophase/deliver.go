@@ -121,6 +121,12 @@ func (s *State) handle(env Envelope, relayed bool, en Env) {
 		if relayed {
 			return
 		}
+		if len(s.asked[env.Sender]) == 0 {
+			// Nothing asked of it: refused before its payload (up to
+			// MaxEnvelopeBytes) is decoded.
+			s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonUnrequestedSync, "no question open to %s", env.Sender), en.Now)
+			return
+		}
 		resp, err := DecodeSyncResponse(env.Payload)
 		if err != nil {
 			s.rejectMessage(env.Sender, env.Kind.String(), err, en.Now)
