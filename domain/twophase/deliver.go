@@ -1,7 +1,5 @@
 package twophase
 
-import "strings"
-
 // Deliver handles one envelope from the network. Its signature is checked
 // against the sender's configured key before anything else of it is
 // trusted; then replays are dropped and the sender's rate is limited (on
@@ -282,11 +280,7 @@ func (s *State) rejectVote(id Hash, round uint32, env Envelope, hash Hash, err e
 		s.recordRefusal(env.Sender, env.Kind.String(), err, 1, en.Now)
 		return
 	}
-	detail := err.Error()
-	if len(detail) > maxRejectDetail {
-		detail = strings.ToValidUTF8(detail[:maxRejectDetail], "") + "…"
-	}
-	s.emit(VoteRejected{EventID: id, Epoch: e.Epoch, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: detail,
+	s.emit(VoteRejected{EventID: id, Epoch: e.Epoch, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: boundedDetail(err),
 		Digest: taggedHash("bridgelog/twophase/rejected/v1", env.Raw), AtNs: ns(en.Now)})
 }
 

@@ -122,6 +122,15 @@ const rejectSummaryEvery = time.Minute
 // what the peer sent.
 const maxRejectDetail = 256
 
+// boundedDetail is err's text cut to maxRejectDetail bytes.
+func boundedDetail(err error) string {
+	detail := err.Error()
+	if len(detail) > maxRejectDetail {
+		detail = strings.ToValidUTF8(detail[:maxRejectDetail], "") + "…"
+	}
+	return detail
+}
+
 // rejectMessage records a refused envelope: a fact for the first of its
 // sender and reason in a minute, a count for the others (flushed by Tick).
 func (s *State) rejectMessage(sender PeerID, kind string, err error, now time.Time) {
@@ -166,10 +175,7 @@ func (s *State) recordRefusal(sender PeerID, kind string, err error, n int, now 
 		s.emit(MessageRejected{Sender: sender, Kind: w.kind, Reason: reason, Detail: w.detail, Count: w.suppressed, Summary: true,
 			AtNs: ns(w.since.Add(rejectSummaryEvery))})
 	}
-	detail := err.Error()
-	if len(detail) > maxRejectDetail {
-		detail = strings.ToValidUTF8(detail[:maxRejectDetail], "") + "…"
-	}
+	detail := boundedDetail(err)
 	s.rejects[k] = &rejectWindow{since: now, kind: kind, detail: detail, suppressed: n - 1}
 	s.emit(MessageRejected{Sender: sender, Kind: kind, Reason: reason, Detail: detail, Count: 1, AtNs: ns(now)})
 }
