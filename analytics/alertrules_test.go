@@ -36,6 +36,7 @@ func TestAlertThresholdsMatchTheRules(t *testing.T) {
 		"BridgelogSignerEventAbandoned":              {window(signerWindow)},
 		"BridgelogSignerTimeoutRateHigh":             {window(signerWindow), share(timeoutShare)},
 		"BridgelogSignerRevalidationFailureRateHigh": {window(signerWindow), share(revalidationShare)},
+		"BridgelogSignerMeshRefused":                 {window(meshRefusedWindow), fmt.Sprintf("> %d", meshRefusedCount)},
 	} {
 		expr, ok := rules[alert]
 		if !ok {

@@ -41,6 +41,15 @@ const (
 	seedDepth         = domain.DefaultConfirmationDepth
 )
 
+// The mesh's refusals before authentication are counted, never recorded
+// (no outsider's connection reaches a log), so the warehouse cannot check
+// BridgelogSignerMeshRefused; its window and count stay here with the
+// others all the same, held to the rules by the same test.
+const (
+	meshRefusedWindow = 10 * time.Minute
+	meshRefusedCount  = 20
+)
+
 // Alerts checks every condition as of now: the relay's on the rows of
 // every log, the signers' on each signer log (origin) in the warehouse.
 func Alerts(ctx context.Context, wh Warehouse, now time.Time) ([]AlertCondition, error) {

@@ -89,7 +89,7 @@ var handlerHelp = map[string]string{
 	"reorged_observations_total":          "Observations whose block was replaced by a reorg, by chain.",
 	"reorgs_beyond_window_total":          "Reorgs that replaced every block the indexer kept (deeper than the confirmation depth), by chain.",
 	"reorgs_detected_total":               "Reorgs detected under the indexer's cursor, by chain.",
-	"signer_console_refused_total":        "Console pages (/, /status, /audit) refused to a non-loopback client without the viewer credential, by reason (viewer_credential_missing, viewer_credential_wrong).",
+	"signer_console_refused_total":        "Console pages (/, /status, /audit) refused to a non-loopback client without the viewer credential, by reason (viewer_credential_missing, viewer_credential_wrong), and console connections closed because their address held too many (too_many_from_address).",
 	"signer_mesh_handshakes_total":        "Handshakes of the signer's links to its peers, by peer and outcome (ok, wrong_version, wrong_group, unknown_member, unexpected_peer, bad_proof, refused_by_peer, malformed, failed).",
 	"signer_mesh_messages_dropped_total":  "Messages to a peer that were not delivered (queue full, link lost), by peer and reason; anti-entropy recovers them.",
 	"signer_mesh_messages_received_total": "Messages received from each peer.",

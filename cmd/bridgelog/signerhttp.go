@@ -49,6 +49,16 @@ func (p *signerProcess) serveHTTP(ctx context.Context) error {
 	// bounds its own) can take the other's descriptors. The server's read
 	// header and idle timeouts free what a silent client holds.
 	ln = netutil.LimitListener(ln, maxConsoleConns)
+	// Within it, one remote address holds at most
+	// maxConsoleConnsPerAddress: past that its new connection is closed
+	// at once (giving its slot back), counted and logged sparingly.
+	quiet := &quietLog{every: 10 * time.Second, logf: func(remote string, suppressed int) {
+		p.logger.Warn("console connection refused", "reason", consoleRefusedTooMany, "remote", remote, "refused_since_last_line", suppressed)
+	}}
+	ln = limitPerAddress(ln, maxConsoleConnsPerAddress, func(remote string) {
+		p.reg.Handlers().Count("signer_console_refused_total", map[string]string{"reason": consoleRefusedTooMany}, 1)
+		quiet.note(remote)
+	})
 	// /healthz is not ready while a node is down: the signer runs and
 	// keeps its links, but signs nothing (see ready).
 	mux := p.reg.MuxReady(p.ready)

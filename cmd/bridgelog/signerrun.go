@@ -234,7 +234,14 @@ func (p *signerProcess) open(ctx context.Context) error {
 	}
 	req.signer = p.signer
 	p.mesh.Attach(func(ctx context.Context, raw []byte) {
-		if err := p.signer.Deliver(ctx, raw); err != nil {
+		// The link's member, never the name the bytes claim, answers for
+		// what they cost: its budget, its refusals.
+		link, ok := signermesh.PeerFromContext(ctx)
+		if !ok {
+			p.logger.Error("mesh delivered an envelope without its link", "signer", self)
+			return
+		}
+		if err := p.signer.DeliverFrom(ctx, link, raw); err != nil {
 			p.logger.Debug("delivery failed", "signer", self, "err", err)
 		}
 	})

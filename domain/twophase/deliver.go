@@ -12,12 +12,37 @@ func (s *State) Deliver(raw []byte, en Env) Step {
 
 // DeliverOpened is Deliver for an envelope already checked by this
 // group's [Opener] (env, err are what Open returned for raw): a transport
-// may check envelopes on other cores ahead of their turn.
+// may check envelopes on other cores ahead of their turn. A refusal is
+// recorded against the sender the envelope claims (a member's name, or
+// none): use [State.DeliverFrom] when the transport knows the link.
 func (s *State) DeliverOpened(raw []byte, env Envelope, err error, en Env) Step {
 	if err != nil {
 		s.rejectMessage(claimedSender(raw), "envelope", err, en.Now)
 		return s.take()
 	}
+	return s.deliverVerified(env, en)
+}
+
+// DeliverFrom is DeliverOpened for an envelope that came on the
+// authenticated link of member link: every refusal of it, a bad
+// signature included, is counted against link (never against the sender
+// the bytes name), and an envelope signed by another member than link
+// is refused (link_mismatch).
+func (s *State) DeliverFrom(link PeerID, raw []byte, env Envelope, err error, en Env) Step {
+	if err != nil {
+		s.rejectMessage(link, "envelope", err, en.Now)
+		return s.take()
+	}
+	if env.Sender != link {
+		s.rejectMessage(link, env.Kind.String(), reject(ReasonLinkMismatch, "signed by %q, came from %q", env.Sender, link), en.Now)
+		return s.take()
+	}
+	return s.deliverVerified(env, en)
+}
+
+// deliverVerified drops replays, limits the verified sender's rate, and
+// handles the envelope.
+func (s *State) deliverVerified(env Envelope, en Env) Step {
 	p := s.peer(env.Sender)
 	if !p.fresh(env.Session, env.Seq) {
 		s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonReplayed, "session %d seq %d seen before", env.Session, env.Seq), en.Now)
@@ -29,8 +54,15 @@ func (s *State) DeliverOpened(raw []byte, env Envelope, err error, en Env) Step 
 		return s.take()
 	}
 	p.LastContact = en.Now
+	before := len(s.step.Facts) + len(s.step.Submit)
 	s.handle(env, false, en)
-	s.progress(en)
+	if len(s.step.Facts)+len(s.step.Submit) > before {
+		// Only a message that changed something may let the active
+		// event move: one that was dropped, counted or refused must not
+		// cost a vote attempt (a ledger view, a template) each, or a
+		// member's flood buys one per envelope. Ticks run it anyway.
+		s.progress(en)
+	}
 	return s.take()
 }
 
@@ -85,6 +117,12 @@ func (s *State) handle(env Envelope, relayed bool, en Env) {
 		s.onSyncRequest(env.Sender, req, en)
 	case KindSyncResponse:
 		if relayed {
+			return
+		}
+		if len(s.asked[env.Sender]) == 0 {
+			// Nothing asked of it: refused before its payload (up to
+			// MaxEnvelopeBytes) is decoded.
+			s.rejectMessage(env.Sender, env.Kind.String(), reject(ReasonUnrequestedSync, "no question open to %s", env.Sender), en.Now)
 			return
 		}
 		resp, err := DecodeSyncResponse(env.Payload)
@@ -144,9 +182,13 @@ func (s *State) onVote(v voteIn, relayed bool, en Env) {
 			s.observe(MetricDuplicateVotes, "", 1)
 			return
 		}
-		s.emit(Equivocation{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, FirstHash: b.hash,
-			SecondHash: v.hash, Envelope: v.env.Raw, AtNs: ns(en.Now)})
 		s.observe(MetricEquivocations, "", 1)
+		if e.firstNote(e.place(v.round, v.voter, ReasonEquivocation)) {
+			// The first proof of a slot is enough: its first vote is on
+			// the log already, this second one proves the double vote.
+			s.emit(Equivocation{EventID: e.ID, Epoch: e.Epoch, Round: v.round, Voter: v.voter, FirstHash: b.hash,
+				SecondHash: v.hash, Envelope: v.env.Raw, AtNs: ns(en.Now)})
+		}
 		return
 	}
 	if e.Phase == PhaseCommitted {
@@ -217,19 +259,28 @@ func (s *State) voteEvent(v voteIn, en Env) *EventState {
 	if e == nil {
 		s.rejectVote(v.eventID, v.round, v.env, v.hash, reject(ReasonUnknownEvent, "no confirmed event %s here (yet)", v.eventID.Short()), en)
 		if v.proposal != nil {
-			s.step.Unconfirmed = append(s.step.Unconfirmed, v.proposal.Event)
+			s.askProof(v.proposal.Event, v.env, en.Now)
 		}
 	}
 	return e
 }
 
-// rejectVote records a refused vote or commit and counts it.
+// rejectVote counts a refused vote or commit and records it: on the
+// event's log once per sender, vote slot and reason; a vote of an event
+// not known here, or a slot's further refusals, only in the sender's
+// refusal window (a member's made-up events and junk cost no record
+// each).
 func (s *State) rejectVote(id Hash, round uint32, env Envelope, hash Hash, err error, en Env) {
 	r := ReasonOf(err)
 	if r != ReasonFutureRound { // a vote from rounds ahead is counted as such (future_round_proposals_ignored)
 		s.observe(MetricValidationFailures, string(r), 1)
 	}
-	s.emit(VoteRejected{EventID: id, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: err.Error(),
+	e := s.events[id]
+	if e == nil || !e.firstNote(e.place(round, env.Sender, r)) {
+		s.recordRefusal(env.Sender, env.Kind.String(), err, 1, en.Now)
+		return
+	}
+	s.emit(VoteRejected{EventID: id, Epoch: e.Epoch, Round: round, Sender: env.Sender, Hash: hash, Reason: r, Detail: boundedDetail(err),
 		Digest: taggedHash("bridgelog/twophase/rejected/v1", env.Raw), AtNs: ns(en.Now)})
 }
 

@@ -29,4 +29,12 @@
 //     word.
 //   - A proposal must pay exactly the event's destination and amount; every
 //     other output returns change to the group.
+//
+// A member's key in an attacker's hands is bounded too (see budgets.go):
+// an envelope that came on a member's authenticated link is delivered
+// with it ([State.DeliverFrom]) and every refusal is that link's, recorded
+// in a window per link, reason and minute; a refused vote or an
+// equivocation is recorded once per slot; votes of events not confirmed
+// here, relayed votes past a budget and source proofs past a budget cost
+// no record each.
 package twophase

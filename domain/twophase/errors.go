@@ -42,6 +42,15 @@ const (
 	// A sync response for an event this signer did not ask that member
 	// about (or asked too long ago): answers only for questions asked.
 	ReasonUnrequestedSync Reason = "unrequested_sync"
+	// An envelope signed by another member than the authenticated link
+	// it came on: refused, and counted against the link.
+	ReasonLinkMismatch Reason = "link_mismatch"
+	// A relayed vote of a sync response past the response's verification
+	// budget (at most syncChecksPerVoter a voter and event): not checked.
+	ReasonSyncBudget Reason = "sync_budget"
+	// A member's proposal for an event this signer has not confirmed,
+	// past that member's budget of source-proof look-ups.
+	ReasonProofBudget Reason = "proof_budget"
 	// Profile B (lock certificates, anchors, reserved outpoints).
 	ReasonOutpointLocked       Reason = "outpoint_locked"
 	ReasonBadLockSignature     Reason = "bad_lock_signature"

@@ -170,7 +170,9 @@ func (e VoteRejected) SourceKey() string {
 func (e VoteRejected) AggregateID() string { return EventAggregate(e.EventID) }
 
 // Equivocation: Voter sent two different votes for one round; the first
-// stands, the second (Envelope) is kept as proof.
+// stands, the second (Envelope) is kept as proof. Recorded once per
+// voter, event, epoch and round: further votes of that slot are only
+// counted (older logs may hold several).
 type Equivocation struct {
 	EventID    Hash   `msgpack:"event_id" json:"eventId"`
 	Epoch      uint32 `msgpack:"epoch" json:"epoch"`

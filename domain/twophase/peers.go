@@ -1,6 +1,10 @@
 package twophase
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // peerState is what a signer keeps in memory of each member: the replay
 // window of its envelopes, its rate budget, and when it was last heard.
@@ -14,6 +18,9 @@ type peerState struct {
 
 	syncTokens     float64 // targeted syncs its proposals may still trigger
 	syncRefilledAt time.Time
+
+	proofTokens     float64 // source proofs its proposals may still ask for
+	proofRefilledAt time.Time
 
 	LastContact time.Time
 }
@@ -93,7 +100,10 @@ func (s *State) Peers() []PeerStatus {
 }
 
 // rejectKey and rejectWindow summarise refused envelopes: the first of a
-// kind is recorded at once, the rest of its minute as a count.
+// kind is recorded at once, the rest of its minute as a count. The
+// sender is the member the envelope came from (the authenticated link
+// when the transport names one), never a name the bytes merely claim, so
+// there are at most (members+1) x reasons windows.
 type rejectKey struct {
 	sender PeerID
 	reason Reason
@@ -108,26 +118,66 @@ type rejectWindow struct {
 
 const rejectSummaryEvery = time.Minute
 
+// maxRejectDetail bounds the detail a refusal record keeps: it may quote
+// what the peer sent.
+const maxRejectDetail = 256
+
+// boundedDetail is err's text cut to maxRejectDetail bytes.
+func boundedDetail(err error) string {
+	detail := err.Error()
+	if len(detail) > maxRejectDetail {
+		detail = strings.ToValidUTF8(detail[:maxRejectDetail], "") + "…"
+	}
+	return detail
+}
+
 // rejectMessage records a refused envelope: a fact for the first of its
 // sender and reason in a minute, a count for the others (flushed by Tick).
 func (s *State) rejectMessage(sender PeerID, kind string, err error, now time.Time) {
+	s.rejectMany(sender, kind, err, 1, now)
+}
+
+// NoteRefused counts n envelopes that the transport refused from member
+// link before any check (over the link's budget), as rejectMessage would
+// have; they are recorded with the next step's facts.
+func (s *State) NoteRefused(link PeerID, reason Reason, detail string, n int, now time.Time) {
+	if n > 0 {
+		s.rejectMany(link, "envelope", reject(reason, "%s", detail), n, now)
+	}
+}
+
+func (s *State) rejectMany(sender PeerID, kind string, err error, n int, now time.Time) {
 	reason := ReasonOf(err)
 	if reason == "" {
 		reason = ReasonMalformed
 	}
-	s.observe(MetricMessagesRejected, string(reason), 1)
+	s.observe(MetricMessagesRejected, string(reason), float64(n))
+	s.recordRefusal(sender, kind, err, n, now)
+}
+
+// recordRefusal counts n refusals in their window, recording the first of
+// a minute at once; the caller counts them in its own metric.
+func (s *State) recordRefusal(sender PeerID, kind string, err error, n int, now time.Time) {
+	reason := ReasonOf(err)
+	if reason == "" {
+		reason = ReasonMalformed
+	}
+	if !slices.Contains(s.members, sender) {
+		sender = "" // not a member: one window for every such name
+	}
 	k := rejectKey{sender: sender, reason: reason}
 	w, ok := s.rejects[k]
 	if ok && now.Sub(w.since) < rejectSummaryEvery {
-		w.suppressed++
+		w.suppressed += n
 		return
 	}
 	if ok && w.suppressed > 0 {
 		s.emit(MessageRejected{Sender: sender, Kind: w.kind, Reason: reason, Detail: w.detail, Count: w.suppressed, Summary: true,
 			AtNs: ns(w.since.Add(rejectSummaryEvery))})
 	}
-	s.rejects[k] = &rejectWindow{since: now, kind: kind, detail: err.Error()}
-	s.emit(MessageRejected{Sender: sender, Kind: kind, Reason: reason, Detail: err.Error(), Count: 1, AtNs: ns(now)})
+	detail := boundedDetail(err)
+	s.rejects[k] = &rejectWindow{since: now, kind: kind, detail: detail, suppressed: n - 1}
+	s.emit(MessageRejected{Sender: sender, Kind: kind, Reason: reason, Detail: detail, Count: 1, AtNs: ns(now)})
 }
 
 // flushRejects records the counts of windows that ended.
@@ -150,11 +200,11 @@ func sortedRejectKeys(m map[rejectKey]*rejectWindow) []rejectKey {
 	for k := range m {
 		out = append(out, k)
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && (out[j].sender < out[j-1].sender ||
-			(out[j].sender == out[j-1].sender && out[j].reason < out[j-1].reason)); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	slices.SortFunc(out, func(a, b rejectKey) int {
+		if c := strings.Compare(string(a.sender), string(b.sender)); c != 0 {
+			return c
 		}
-	}
+		return strings.Compare(string(a.reason), string(b.reason))
+	})
 	return out
 }

@@ -45,12 +45,19 @@ func (c *cluster) reserveEvents(id twophase.PeerID) int {
 	return n
 }
 
-// refusedAs reports how many of id's refused votes give reason r, and
-// whether each was counted under proposal_validation_failures.
+// refusedAs reports how many of id's refusal records give reason r (a
+// vote of an event not stored is recorded in its sender's refusal
+// window), and whether each was counted under
+// proposal_validation_failures.
 func (c *cluster) refusedAs(id twophase.PeerID, r twophase.Reason) (facts, counted int) {
 	for _, f := range c.facts(id, twophase.TypeVoteRejected) {
 		if f.(twophase.VoteRejected).Reason == r {
 			facts++
+		}
+	}
+	for _, f := range c.facts(id, twophase.TypeMessageRejected) {
+		if f.(twophase.MessageRejected).Reason == r {
+			facts += f.(twophase.MessageRejected).Count
 		}
 	}
 	for _, o := range c.observed(id, twophase.MetricValidationFailures) {

@@ -181,6 +181,9 @@ type EventState struct {
 	DoneAt    time.Time
 
 	syncAsked map[PeerID]time.Time // targeted syncs, for STATE_SYNC_COOLDOWN_MS
+	// noted marks the vote slots whose refusal or equivocation is on the
+	// log: each is recorded once (see budgets.go).
+	noted map[votePlace]bool
 
 	// Refusal is the verdict of a Refused event and the members'
 	// signatures of its certificate.

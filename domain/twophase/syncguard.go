@@ -1,6 +1,9 @@
 package twophase
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Sync answers only for questions asked (seed 001, 7.3's DoS note): a
 // member may answer a sync request once per event asked, within
@@ -103,4 +106,46 @@ func voteOf(env Envelope, p Params) (id Hash, epoch, round uint32, voter PeerID,
 		}
 	}
 	return Hash{}, 0, 0, "", false
+}
+
+// openRelayed checks the signatures of the votes a sync response relays
+// for event e, within a budget: before any check, votes that cannot be a
+// member's, that repeat a voter's round, or that this signer holds
+// already are skipped, and at most syncChecksPerVoter of each voter are
+// checked; the rest are counted against the responder (sync_budget),
+// once per response.
+func (s *State) openRelayed(e *EventState, from PeerID, raws [][]byte, now time.Time) []Envelope {
+	var votes []Envelope
+	checked := map[PeerID]int{}
+	seen := map[votePlace]bool{}
+	over := 0
+	for _, raw := range raws {
+		head, err := parseEnvelope(raw)
+		if err != nil || !slices.Contains(s.members, head.Sender) {
+			over++ // nothing a member signed; not worth a check
+			continue
+		}
+		r, ok := voteRound(head)
+		place := votePlace{round: r, voter: head.Sender}
+		if !ok || seen[place] || e.votes[r][head.Sender] != nil {
+			continue // a repeat, or a vote held here: nothing new
+		}
+		if checked[head.Sender] >= syncChecksPerVoter {
+			over++
+			continue
+		}
+		checked[head.Sender]++
+		seen[place] = true
+		env, err := s.opener.Open(raw)
+		if err != nil {
+			s.rejectMessage(from, KindSyncResponse.String(), err, now)
+			continue
+		}
+		votes = append(votes, env)
+	}
+	if over > 0 {
+		s.rejectMessage(from, KindSyncResponse.String(), reject(ReasonSyncBudget,
+			"%d relayed votes of event %s past %d checks a voter", over, e.ID.Short(), syncChecksPerVoter), now)
+	}
+	return votes
 }

@@ -189,15 +189,7 @@ func (s *State) onSyncResponse(from Envelope, resp SyncResponse, en Env) {
 		if e == nil || st.Epoch != e.Epoch || e.Phase == PhaseCompleted {
 			continue
 		}
-		var votes []Envelope
-		for _, raw := range st.Votes {
-			env, err := s.opener.Open(raw)
-			if err != nil {
-				s.rejectMessage(from.Sender, KindSyncResponse.String(), err, en.Now)
-				continue
-			}
-			votes = append(votes, env)
-		}
+		votes := s.openRelayed(e, from.Sender, st.Votes, en.Now)
 		if r := s.roundEvidence(e, votes); r > e.Round && (e.Phase == PhaseProposing || e.Phase == PhaseFailed) {
 			s.startRound(e, r, TriggerRoundSync, en)
 		}

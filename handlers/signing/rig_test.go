@@ -25,7 +25,7 @@ import (
 // advanced by a goroutine. Every fact any signer records is kept, in
 // order per signer, for the invariants.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	mu     sync.Mutex // the ledger's
 	ledger *simledger.Ledger
 	sim    simledger.Group
@@ -47,11 +47,15 @@ type rig struct {
 	wrap map[twophase.PeerID]topics.Log
 	done chan struct{}
 	wg   sync.WaitGroup
+	// tickMax is the longest hold of its lock by a Tick of each signer
+	// since tickMaxes last read it.
+	tickMax map[twophase.PeerID]time.Duration
 }
 
-func newRig(t *testing.T, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
+func newRig(t testing.TB, n int, delay time.Duration, mutate ...func(*twophase.Params)) *rig {
 	r := &rig{t: t, logs: map[twophase.PeerID]*memlog.Log{}, nodes: map[twophase.PeerID]*signing.Signer{},
-		facts: map[twophase.PeerID][]twophase.Fact{}, done: make(chan struct{}), start: time.Now()}
+		facts: map[twophase.PeerID][]twophase.Fact{}, done: make(chan struct{}), start: time.Now(),
+		tickMax: map[twophase.PeerID]time.Duration{}}
 	r.sim = simledger.NewGroup("rig", "rig", simledger.MemberIDs(n), n/2+1)
 	r.group, r.ids, r.keys, r.idKeys = r.sim.Group, r.sim.IDs, r.sim.Payout, r.sim.Identity
 	for _, id := range r.ids {
@@ -86,7 +90,12 @@ func (r *rig) config(id twophase.PeerID) signing.Config {
 			r.facts[self] = append(r.facts[self], fs...)
 			r.fmu.Unlock()
 		},
-		Crash:  func() bool { return r.crash != nil && r.crash(id) },
+		Crash: func() bool { return r.crash != nil && r.crash(id) },
+		TickHeld: func(d time.Duration) {
+			r.fmu.Lock()
+			r.tickMax[id] = max(r.tickMax[id], d)
+			r.fmu.Unlock()
+		},
 		Prover: r.prover[id],
 	}
 }
@@ -136,6 +145,15 @@ func (r *rig) run() {
 			}
 		}
 	}
+}
+
+// tickMaxes returns the longest Tick of each signer since the last call.
+func (r *rig) tickMaxes() map[twophase.PeerID]time.Duration {
+	r.fmu.Lock()
+	defer r.fmu.Unlock()
+	out := r.tickMax
+	r.tickMax = map[twophase.PeerID]time.Duration{}
+	return out
 }
 
 func (r *rig) stop() {

@@ -96,6 +96,9 @@ type Config struct {
 	// 5 s).
 	Prover     SourceProver
 	ProveEvery time.Duration
+	// TickHeld, when set, is told how long each Tick held the signer's
+	// lock (the hostile-member harness's figure).
+	TickHeld func(d time.Duration)
 	// Certificate builds a refused event's refusal certificate, without
 	// signatures (nil: domain.RefusalFor, burn streams'). It must agree
 	// with Protocol.Refusal (nil: set from it), whose bytes are signed.
@@ -125,8 +128,12 @@ type Signer struct {
 	// session before it speaks, or peers drop what it sends as replays.
 	restart bool
 
-	pmu    sync.Mutex
-	proved map[twophase.Hash]time.Time // last proof attempt per event
+	pmu     sync.Mutex
+	proved  map[twophase.Hash]time.Time // last proof attempt per event, pruned (see prove)
+	proving chan struct{}               // a slot per proof in flight
+
+	opener *twophase.Opener // the group's: checks envelopes outside the lock
+	links  linkBudgets
 }
 
 // Open replays the signer's log into a fresh protocol state and starts a
@@ -143,7 +150,8 @@ func Open(ctx context.Context, cfg Config) (*Signer, error) {
 		cfg.ProveEvery = 5 * time.Second
 	}
 	cfg = withRefusals(cfg)
-	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, proved: map[twophase.Hash]time.Time{}}
+	s := &Signer{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, proved: map[twophase.Hash]time.Time{},
+		proving: make(chan struct{}, maxProofsInFlight)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -154,6 +162,8 @@ func Open(ctx context.Context, cfg Config) (*Signer, error) {
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
+	s.opener = s.state.Opener()
+	s.links.init(s.state.Config().Params)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.commit(ctx, s.state.Start(s.env(ctx))); err != nil {
@@ -269,8 +279,17 @@ func (s *Signer) commit(ctx context.Context, st twophase.Step) error {
 
 // do runs one decision under the lock.
 func (s *Signer) do(ctx context.Context, decide func(twophase.Env) twophase.Step) error {
+	return s.doTimed(ctx, decide, nil)
+}
+
+// doTimed is do, telling held (when set) how long it held the lock.
+func (s *Signer) doTimed(ctx context.Context, decide func(twophase.Env) twophase.Step, held func(time.Duration)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if held != nil {
+		began := time.Now()
+		defer func() { held(time.Since(began)) }()
+	}
 	if s.dead != nil {
 		return s.dead
 	}
@@ -311,9 +330,16 @@ func (s *Signer) Request(ctx context.Context, ev twophase.SigningEvent, via stri
 	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Request(ev, via, en) })
 }
 
-// Tick runs the protocol's timers; call it every Params.Tick.
+// Tick runs the protocol's timers; call it every Params.Tick. The
+// envelopes links sent over their budget since the last tick are
+// recorded with it.
 func (s *Signer) Tick(ctx context.Context) error {
-	return s.do(ctx, func(en twophase.Env) twophase.Step { return s.state.Tick(en) })
+	return s.doTimed(ctx, func(en twophase.Env) twophase.Step {
+		for _, r := range s.links.takeRefused() {
+			s.state.NoteRefused(r.link, twophase.ReasonRateLimited, r.detail, r.n, en.Now)
+		}
+		return s.state.Tick(en)
+	}, s.cfg.TickHeld)
 }
 
 // LedgerChanged tells the signer its ledger moved, so committed payouts
@@ -421,14 +447,11 @@ func (s *Signer) prove(ev twophase.SigningEvent) {
 		return
 	}
 	id, now := ev.ID(), s.cfg.Clock()
-	s.pmu.Lock()
-	if last, ok := s.proved[id]; ok && now.Sub(last) < s.cfg.ProveEvery {
-		s.pmu.Unlock()
+	if !s.startProof(id, now) {
 		return
 	}
-	s.proved[id] = now
-	s.pmu.Unlock()
 	go func() {
+		defer func() { <-s.proving }()
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.LedgerTimeout)
 		defer cancel()
 		if err := s.cfg.Prover.Prove(ctx, ev); err != nil {
