@@ -1,7 +1,8 @@
 // Package signermesh is the transport between signer processes: a static
-// full mesh over gRPC in mutually authenticated TLS 1.3. Every member knows every other member's id,
-// identity key (from the group) and address (from its configuration);
-// nothing is discovered.
+// full mesh over gRPC in TLS 1.3, mutually authenticated by the members'
+// identity keys. Every member knows every other member's id, identity
+// key (from the group) and address (from its configuration); nothing is
+// discovered.
 //
 // # Links
 //
