@@ -56,8 +56,9 @@ const (
 
 // connLimiter bounds the connections the mesh holds before anyone on
 // them has authenticated. Every accepted connection counts against
-// MaxConnections; one not yet carrying an authenticated link is
-// "pending", at most MaxPendingPerIP of them per remote IP, and closed
+// MaxConnections; one whose TLS handshake has not proved a member's key
+// is "pending", at most MaxPendingPerIP of them per remote IP, the
+// oldest evicted when the listener is full. A connection is closed
 // HandshakeTimeout after it was accepted unless a link on it came up.
 // When MaxConnections is reached the oldest pending connection is closed
 // to admit the new one: an outsider holding connections open cannot keep
@@ -176,9 +177,21 @@ func (lim *connLimiter) expire(lc *limitedConn) {
 	lim.refused(RefusalNotAuthenticated, lc.addr)
 }
 
+// proved marks the connection from addr as a member's: its TLS
+// handshake proved a member's key. It no longer counts as pending (a
+// newcomer cannot evict it, and it is not counted against its IP), but
+// is still closed by the handshake deadline unless a link on it
+// authenticates.
+func (lim *connLimiter) proved(addr string) {
+	lim.mu.Lock()
+	defer lim.mu.Unlock()
+	if lc := lim.conns[addr]; lc != nil && !lc.auth {
+		lim.dropPendingLocked(lc)
+	}
+}
+
 // authenticated marks the connection from addr as carrying an
-// authenticated link: it no longer counts as pending and is not closed
-// by the handshake deadline.
+// authenticated link: it is not closed by the handshake deadline.
 func (lim *connLimiter) authenticated(addr string) {
 	lim.mu.Lock()
 	defer lim.mu.Unlock()

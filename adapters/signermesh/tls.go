@@ -199,8 +199,9 @@ func (c meshCredentials) Clone() credentials.TransportCredentials { return c }
 func (c meshCredentials) OverrideServerName(string) error         { return nil }
 
 // ServerHandshake runs TLS on a connection the listener accepted (see
-// acceptTLS), within the handshake timeout. The connection still counts
-// as pending in the limiter until a link on it authenticates.
+// acceptTLS), within the handshake timeout. The connection counts as
+// pending in the limiter until the dialler proved a member's key, and is
+// closed at the handshake deadline unless a link on it authenticated.
 func (c meshCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	m := c.m
 	deadline := time.Now().Add(m.cfg.HandshakeTimeout)
@@ -227,6 +228,10 @@ func (c meshCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials.Au
 		_ = raw.Close()
 		return nil, nil, err
 	}
+	// A member proved its key: an outsider's flood can no longer evict
+	// the connection while its link's handshake runs (whose failures are
+	// that member's); the handshake deadline still holds.
+	m.limits.proved(raw.RemoteAddr().String())
 	return &readAheadConn{Conn: conn, ahead: first}, auth, nil
 }
 
