@@ -57,12 +57,12 @@ const (
 // connLimiter bounds the connections the mesh holds before anyone on
 // them has authenticated. Every accepted connection counts against
 // MaxConnections; one whose TLS handshake has not proved a member's key
-// is "pending", at most MaxPendingPerIP of them per remote IP, the
-// oldest evicted when the listener is full. A connection is closed
-// HandshakeTimeout after it was accepted unless a link on it came up.
-// When MaxConnections is reached the oldest pending connection is closed
-// to admit the new one: an outsider holding connections open cannot keep
-// a member out, it can only be evicted by another newcomer.
+// is "pending", at most MaxPendingPerIP of them per remote IP. Every
+// connection is closed HandshakeTimeout after it was accepted unless a
+// link on it came up. When MaxConnections is reached the oldest pending
+// connection is closed to admit the new one: an outsider holding
+// connections open cannot keep a member out, it can only be evicted by
+// another newcomer.
 type connLimiter struct {
 	max, perIP int
 	timeout    time.Duration

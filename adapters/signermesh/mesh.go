@@ -160,8 +160,8 @@ func start(cfg Config) (*Mesh, error) {
 
 // serverOptions bound what an accepted connection can cost before anyone
 // on it proved a key: TLS within the handshake timeout, one stream per
-// connection (a dialler keeps one link
-// per connection, and opens the next only after the last ended), frames
+// connection (a dialler keeps one link per connection, and opens the
+// next only after the last ended), frames
 // of at most WireFrameBytes, fixed flow-control windows, small headers,
 // the HTTP/2 preface within the handshake timeout, idle connections
 // closed, and no compressed streams.
