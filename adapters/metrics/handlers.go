@@ -96,7 +96,7 @@ var handlerHelp = map[string]string{
 	"signer_mesh_messages_sent_total":     "Messages sent to each peer.",
 	"signer_mesh_peer_connected":          "1 while the link to the peer is up, else 0, by peer.",
 	"signer_mesh_reconnects_total":        "Links to a peer that came up after the first, by peer.",
-	"signer_mesh_refused_total":           "Connections and links the signer's mesh turned away before the other side proved a member's key, by reason (too_many_connections, too_many_from_address, not_authenticated_in_time, compressed, and the handshake outcomes malformed, unknown_member, bad_proof, failed); never by peer.",
+	"signer_mesh_refused_total":           "Connections and links the signer's mesh turned away before the other side proved a member's key, by reason (too_many_connections, too_many_from_address, not_authenticated_in_time, compressed, and the TLS handshakes tls_unknown_key, tls_bad_certificate, tls_key_not_proven, tls_timeout, tls_failed); never by peer.",
 	"signing_requests_refused_total":      "External signing event requests a signer refused (malformed, or its source not proven on its own node), by reason.",
 	"signing_source_handed_total":         "Confirmed burns toward Kaspa handed to the signer, by stream (a restarted signer hands its streams over again).",
 	"signing_source_invalid_total":        "Confirmed burns toward Kaspa that make no signing event, never handed over, by stream.",

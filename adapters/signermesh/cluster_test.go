@@ -22,7 +22,7 @@ const waitBound = 30 * time.Second
 // cluster runs members of one group on loopback, each on a port bound
 // before any member starts, so every member's address book is complete.
 type cluster struct {
-	t       *testing.T
+	t       testing.TB
 	g       simledger.Group
 	addrs   map[twophase.PeerID]string
 	lis     map[twophase.PeerID]net.Listener
@@ -30,7 +30,7 @@ type cluster struct {
 	metrics map[twophase.PeerID]*counters
 }
 
-func newCluster(t *testing.T, ids ...twophase.PeerID) *cluster {
+func newCluster(t testing.TB, ids ...twophase.PeerID) *cluster {
 	t.Helper()
 	c := &cluster{t: t, g: simledger.NewGroup("mesh", "signermesh-test", ids, len(ids)/2+1),
 		addrs: map[twophase.PeerID]string{}, lis: map[twophase.PeerID]net.Listener{},

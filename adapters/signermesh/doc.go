@@ -1,7 +1,8 @@
 // Package signermesh is the transport between signer processes: a static
-// full mesh over gRPC. Every member knows every other member's id,
-// identity key (from the group) and address (from its configuration);
-// nothing is discovered.
+// full mesh over gRPC in TLS 1.3, mutually authenticated by the members'
+// identity keys. Every member knows every other member's id, identity
+// key (from the group) and address (from its configuration); nothing is
+// discovered.
 //
 // # Links
 //
@@ -22,9 +23,47 @@
 // anti-entropy recovers what is dropped. A queue outlives the peer's
 // links, so what is sent while a peer restarts leaves when it is back.
 //
+// # Encryption and keys
+//
+// Every connection is TLS 1.3 (no other version, no session
+// resumption), mutually authenticated by the members' ed25519 identity
+// keys: each member presents a self-signed certificate of its identity
+// key, made at start, that names nothing (no subject, no host, no member
+// id; a fixed serial and validity, so it depends on the key alone). No
+// CA and no names are checked: the key is, against the group. The
+// roles are reversed: the dialling member is TLS's server and the
+// accepting member TLS's client, with no server name. In TLS 1.3 the
+// server shows its certificate first (encrypted) and proves it with
+// CertificateVerify and Finished, and the client shows its own only
+// after that verified. So the dialler proves its key first, and the
+// accepting member checks it is the key of another member of its group
+// before it shows anything: a process without a member's private key
+// that reaches the listen port receives a ClientHello (random bytes and
+// key shares) and an alert, not even the member's public key. The
+// dialler requires the certificate of exactly the member it dialled.
+// What crosses in the clear is TLS's: the ClientHello, ServerHello and
+// record headers (lengths and timing); certificates, hellos, group id
+// and envelopes are encrypted.
+//
+// The dialler's certificate goes to whoever answers at the address it
+// dials (an attacker who takes over that address learns the dialler's
+// public identity key, which every member's group configuration lists,
+// and nothing more: the group id and member ids are sent only after the
+// peer proved the expected key).
+//
+// TLS failures on the accepting side before the dialler proved a key
+// are counted by reason (Metrics.Refused: tls_unknown_key,
+// tls_bad_certificate, tls_key_not_proven, tls_timeout, tls_failed),
+// never against a member. On the dialling side they count against the
+// member dialled (Metrics.Handshake: bad_proof for a key no member has,
+// unexpected_peer for another member's key, refused_by_peer for the
+// peer's alert, failed). An accepting member whose certificate the
+// dialler refused counts refused_by_peer against the dialler, which
+// proved its key first.
+//
 // # Wire
 //
-// The gRPC service bridgelog.signermesh.v1.Mesh has one bidirectional
+// Inside TLS, the gRPC service bridgelog.signermesh.v1.Mesh has one bidirectional
 // streaming method, Link, declared by hand (no protoc: the messages are
 // opaque). A message is a frame: one kind byte, then its body. Frames are
 // carried by a codec of their own instead of protobuf, because the
@@ -54,10 +93,12 @@
 // the listener keeps at most MaxConnections (4N+8) connections, and when
 // full closes the oldest one that has not authenticated to admit the new
 // one; one remote IP has at most MaxPendingPerIP (4) connections not yet
-// authenticated; a connection that carries no authenticated link
-// HandshakeTimeout after it was accepted is closed (a silent TCP
-// connection, an HTTP/2 connection without a stream, a stream that never
-// says hello). gRPC allows one stream per connection (a dialler keeps one
+// authenticated; these limits hold before and during TLS, so an
+// outsider's TLS handshakes count in them. A connection that carries no
+// authenticated link HandshakeTimeout after it was accepted is closed (a
+// TLS handshake not finished, an HTTP/2 connection without a stream, a
+// stream that never says hello), and TLS itself must finish within
+// HandshakeTimeout. gRPC allows one stream per connection (a dialler keeps one
 // link per connection), frames of WireFrameBytes, fixed flow-control
 // windows of WindowBytes (no growth), 8 KiB of headers and no compressed
 // stream (refused before its first message is read, whatever
@@ -67,18 +108,17 @@
 //
 // # Handshake
 //
-// The dialling side proves its key first; the accepting side tells
-// nothing about itself (group, member id) to a connection before that
-// proof verified:
+// Inside TLS, which proved both keys, an application handshake binds
+// the TLS session to the protocol version, the group and both member
+// ids, and names what differs between two members' configurations:
 //
 //	dialler  → hello (version, group id, its id, nonce D)
+//	acceptor   checks the hello names the member whose key TLS proved
 //	acceptor → challenge (nonce A: 32 random bytes, nothing else)
 //	dialler  → proof: its signature of the transcript, prover itself,
 //	           verifier the member it dialled with nonce A
 //	acceptor   verifies it against the key its group lists for the id
-//	           named, over the version and group that hello claims;
-//	           on failure it refuses with a fixed text that says nothing
-//	           of the group, and blames no member
+//	           named, over the version and group that hello claims
 //	acceptor → hello (nonce A), proof (verifier: the dialler's hello)
 //	           then checks the dialler's hello (see below)
 //	dialler    verifies that proof against the key of the member
@@ -96,36 +136,38 @@
 // differ in version or group still prove who they are and each is told,
 // and logs, what differs. The transcript signed is
 //
-//	"bridgelog/signermesh/handshake/v1" 0x00
+//	"bridgelog/signermesh/handshake/v2" 0x00
 //	| protocol version (u16 BE) | group id (32)
 //	| prover id (u8 length, bytes) | verifier id (u8 length, bytes)
 //	| prover's nonce (32) | verifier's nonce (32)
+//	| TLS exporter value (32, label
+//	  "EXPORTER-bridgelog-signermesh-handshake-v2", no context)
 //
-// The verifier's nonce makes a proof good for one link only; the ids in
-// order keep a proof from being reflected or relayed to another member;
-// the tag keeps a handshake signature from ever being an envelope
-// signature (twophase signs envelopes under
+// The verifier's nonce and the TLS session's exporter value make a proof
+// good for one link only (a proof relayed onto another TLS session does
+// not verify); the ids in order keep a proof from being reflected or
+// relayed to another member; the tag keeps a handshake signature from
+// ever being an envelope signature (twophase signs envelopes under
 // "bridgelog/twophase/envelope/v1"). A side that refuses sends a refuse
 // frame with its reason and ends the link.
 //
-// Blame: a refusal is counted against a member (Metrics.Handshake with
-// its id, its last error in Peers) only on the dialling side, for the
-// member it dialled, or on the accepting side once the dialler proved
-// that member's key. Anything before (a malformed or out-of-order frame,
-// an unknown id, a bad proof, a timeout) is counted by reason only
-// (Metrics.Refused) and logged at most once per RefusalLogInterval per
-// reason with a count: a hello naming s1 with a made-up proof is not
-// s1's failure. No envelope is read on a link before it is up; the
+// Blame: the peer of a link proved its key in TLS, so a refusal in the
+// application handshake is counted against it (Metrics.Handshake with
+// its id, its last error in Peers), and it is told why; a hello naming
+// another member than the key TLS proved is refused as
+// unexpected_peer, counted against the member whose key it holds, not
+// the one it named. No envelope is read on a link before it is up; the
 // envelopes that follow are attributed to the authenticated peer
 // ([PeerFromContext]) and verified one by one by the protocol anyway.
 //
 // # Across hosts
 //
-// The mesh speaks plaintext gRPC. On loopback that is enough. Between
-// hosts the handshake authenticates each link when it opens, and every
-// envelope is signed, so a party on the path cannot forge messages; it
-// can still read them, drop them, or hold a link open and feed it
-// garbage. Run the mesh inside an encrypted, authenticated network
-// between the signers' hosts (WireGuard or IPsec between exactly those
-// hosts), with the listen port open to the peers' addresses only.
+// The links are encrypted and authenticated by TLS: a network between
+// the signers' hosts need not be trusted to keep the messages secret.
+// A party on the path can still see that two hosts talk, how much and
+// when, and can drop, delay or cut the traffic; the protocol's
+// anti-entropy recovers what is lost. WireGuard or IPsec is optional
+// (it would hide the TLS ClientHello and the record sizes too); keep
+// the listen port open to the peers' addresses only, which bounds who
+// can spend the limits above.
 package signermesh

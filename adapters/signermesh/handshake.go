@@ -16,8 +16,9 @@ import (
 // HandshakeTag separates the handshake's signatures from every other use
 // of a member's identity key (twophase signs envelopes under
 // "bridgelog/twophase/envelope/v1"). It is part of the protocol: never
-// change it.
-const HandshakeTag = "bridgelog/signermesh/handshake/v1"
+// change it. (v1 was the plaintext mesh's, whose transcript had no TLS
+// binding.)
+const HandshakeTag = "bridgelog/signermesh/handshake/v2"
 
 // NonceBytes is the size of each side's handshake challenge.
 const NonceBytes = 32
@@ -91,14 +92,16 @@ func newHello(version uint16, group twophase.Hash, id twophase.PeerID) (hello, e
 //	HandshakeTag, 0x00,
 //	protocol version (u16 big-endian), group id (32 bytes),
 //	prover id (u8 length, bytes), verifier id (u8 length, bytes),
-//	prover's nonce (32), verifier's nonce (32).
+//	prover's nonce (32), verifier's nonce (32),
+//	the TLS session's exporter value (32, see exporterLabel).
 //
-// The verifier's fresh nonce makes the proof good for this link only;
-// naming both ids in order makes a proof one side gave useless to the
-// other (it cannot be reflected), and the version and group bind it to
-// what the hellos claimed.
-func transcript(version uint16, group twophase.Hash, prover, verifier hello) []byte {
-	b := make([]byte, 0, len(HandshakeTag)+1+2+len(group)+2+len(prover.id)+len(verifier.id)+2*NonceBytes)
+// The verifier's fresh nonce and the TLS session make the proof good
+// for this link only (a proof relayed onto another TLS session does not
+// verify); naming both ids in order makes a proof one side gave useless
+// to the other (it cannot be reflected), and the version and group bind
+// it to what the hellos claimed.
+func transcript(version uint16, group twophase.Hash, prover, verifier hello, binding []byte) []byte {
+	b := make([]byte, 0, len(HandshakeTag)+1+2+len(group)+2+len(prover.id)+len(verifier.id)+2*NonceBytes+len(binding))
 	b = append(b, HandshakeTag...)
 	b = append(b, 0)
 	b = binary.BigEndian.AppendUint16(b, version)
@@ -108,7 +111,8 @@ func transcript(version uint16, group twophase.Hash, prover, verifier hello) []b
 	b = append(b, byte(len(verifier.id)))
 	b = append(b, verifier.id...)
 	b = append(b, prover.nonce[:]...)
-	return append(b, verifier.nonce[:]...)
+	b = append(b, verifier.nonce[:]...)
+	return append(b, binding...)
 }
 
 // checkHello decides whether the peer's hello is acceptable to this
@@ -195,10 +199,10 @@ func describeProfile(g twophase.Group) string {
 // the identity key the group lists for it, over the version and group its
 // hello claims: a member configured with another version or group still
 // proves who it is, and can then be told what differs.
-func (m *Mesh) checkProof(prover, verifier hello, sig []byte) *HandshakeError {
+func (m *Mesh) checkProof(prover, verifier hello, sig, binding []byte) *HandshakeError {
 	key := m.keys[prover.id]
 	if key != nil && len(sig) == ed25519.SignatureSize &&
-		ed25519.Verify(key, transcript(prover.version, prover.group, prover, verifier), sig) {
+		ed25519.Verify(key, transcript(prover.version, prover.group, prover, verifier, binding), sig) {
 		return nil
 	}
 	if key == nil {
@@ -208,12 +212,6 @@ func (m *Mesh) checkProof(prover, verifier hello, sig []byte) *HandshakeError {
 	return &HandshakeError{Peer: prover.id, Outcome: OutcomeBadProof,
 		Detail: fmt.Sprintf("peer %s did not prove the identity key the group lists for it (%x…): its handshake signature does not verify", prover.id, key[:4])}
 }
-
-// unauthenticatedRefusal is all a dialler that has not proved a member's
-// key is told: what it got wrong would tell an outsider the group's id
-// and members.
-const unauthenticatedRefusal = "not authenticated: this signer tells a dialler why only once it has proved a member's identity key " +
-	"(check this signer's member id, its identity key, and that the address dialled is the member meant)"
 
 // parseChallenge reads the accepting side's nonce.
 func parseChallenge(b []byte) ([NonceBytes]byte, error) {

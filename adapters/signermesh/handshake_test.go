@@ -1,6 +1,7 @@
 package signermesh
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
@@ -37,7 +37,8 @@ func TestHelloEncoding(t *testing.T) {
 	}
 }
 
-// A proof is good for one link, one direction and one version and group.
+// A proof is good for one link (its nonces and its TLS session), one
+// direction and one version and group.
 func TestProofBinding(t *testing.T) {
 	c := newCluster(t, "s1", "s2")
 	m := &Mesh{cfg: Config{ProtocolVersion: twophase.ProtocolVersion}, group: c.g.Group.ID(),
@@ -47,32 +48,35 @@ func TestProofBinding(t *testing.T) {
 	}
 	s1 := hello{version: twophase.ProtocolVersion, group: m.group, id: "s1", nonce: [NonceBytes]byte{1}}
 	s2 := hello{version: twophase.ProtocolVersion, group: m.group, id: "s2", nonce: [NonceBytes]byte{2}}
+	session := bytes.Repeat([]byte{5}, bindingBytes) // the TLS session's exporter value
 	// sign is s1's signature over a transcript.
-	sign := func(prover, verifier hello, version uint16, group twophase.Hash) []byte {
-		return ed25519.Sign(c.g.Identity["s1"], transcript(version, group, prover, verifier))
+	sign := func(prover, verifier hello, version uint16, group twophase.Hash, binding []byte) []byte {
+		return ed25519.Sign(c.g.Identity["s1"], transcript(version, group, prover, verifier, binding))
 	}
-	if err := m.checkProof(s1, s2, sign(s1, s2, twophase.ProtocolVersion, m.group)); err != nil {
+	if err := m.checkProof(s1, s2, sign(s1, s2, twophase.ProtocolVersion, m.group, session), session); err != nil {
 		t.Fatalf("a good proof refused: %v", err)
 	}
 	otherNonce := s2
 	otherNonce.nonce[0] = 3
 	bad := map[string][]byte{
-		"for another link's nonce": sign(s1, otherNonce, twophase.ProtocolVersion, m.group),
-		"of another version":       sign(s1, s2, twophase.ProtocolVersion+1, m.group),
-		"of another group":         sign(s1, s2, twophase.ProtocolVersion, twophase.Hash{1}),
-		"with the roles swapped":   sign(s2, s1, twophase.ProtocolVersion, m.group),
-		"truncated":                sign(s1, s2, twophase.ProtocolVersion, m.group)[:10],
+		"for another link's nonce":    sign(s1, otherNonce, twophase.ProtocolVersion, m.group, session),
+		"of another version":          sign(s1, s2, twophase.ProtocolVersion+1, m.group, session),
+		"of another group":            sign(s1, s2, twophase.ProtocolVersion, twophase.Hash{1}, session),
+		"with the roles swapped":      sign(s2, s1, twophase.ProtocolVersion, m.group, session),
+		"truncated":                   sign(s1, s2, twophase.ProtocolVersion, m.group, session)[:10],
+		"made on another TLS session": sign(s1, s2, twophase.ProtocolVersion, m.group, bytes.Repeat([]byte{6}, bindingBytes)),
 	}
 	for name, sig := range bad {
-		if err := m.checkProof(s1, s2, sig); err == nil || err.Outcome != OutcomeBadProof {
+		if err := m.checkProof(s1, s2, sig, session); err == nil || err.Outcome != OutcomeBadProof {
 			t.Errorf("%s: got %v, want a bad proof", name, err)
 		}
 	}
 }
 
-// A link delivers nothing before its handshake completed: a client that
-// sends an envelope where its hello or its proof is due is refused, and
-// the receiver never sees the envelope.
+// A link delivers nothing before its handshake completed: a member (it
+// proved its key in TLS) that sends an envelope where its hello or its
+// proof is due is refused, told why and counted against, and the
+// receiver never sees the envelope.
 func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 	c := newCluster(t, "s1", "s2")
 	cfg := c.config("s2")
@@ -93,7 +97,7 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := rawLink(t, c.addrs["s2"])
+			s := rawLink(t, c.addrs["s2"], c.g.Identity["s1"])
 			for _, f := range append(tc.before, frame{kind: frameEnvelope, body: []byte("sneaked in")}) {
 				if err := s.SendMsg(&f); err != nil {
 					t.Fatal(err)
@@ -112,13 +116,17 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 					refusal = string(f.body)
 				}
 			}
-			if refusal != unauthenticatedRefusal {
-				t.Fatalf("refusal %q", refusal)
+			want := "peer s1 sent envelope where its " + tc.due + " was due"
+			if tc.name == "in fragments instead of the proof" {
+				want = "peer s1 sent fragment where its proof was due"
+			}
+			if refusal != want {
+				t.Fatalf("refusal %q, want %q", refusal, want)
 			}
 			waitFor(t, "the malformed handshake logged", func() bool {
-				return c.logs["s2"].containing("connection refused before authentication", "err", "where its "+tc.due+" was due")
+				return c.logs["s2"].containing("handshake refused", "err", want)
 			})
-			if n := c.metrics["s2"].get("refused", string(OutcomeMalformed)); n == 0 {
+			if n := c.metrics["s2"].get("handshake", "s1", string(OutcomeMalformed)); n == 0 {
 				t.Fatalf("not counted: %s", c.metrics["s2"])
 			}
 			if in.has("", "sneaked in") || in.has("s1", "sneaked in") {
@@ -131,10 +139,11 @@ func TestNoEnvelopeBeforeHandshake(t *testing.T) {
 	}
 }
 
-// rawLink opens a Link stream to addr without a mesh behind it.
-func rawLink(t *testing.T, addr string, opts ...grpc.CallOption) grpc.ClientStream {
+// rawLink opens a Link stream to addr without a mesh behind it, proving
+// key in TLS.
+func rawLink(t *testing.T, addr string, key ed25519.PrivateKey, opts ...grpc.CallOption) grpc.ClientStream {
 	t.Helper()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(rawCredentials{key: key}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{})))
 	if err != nil {
 		t.Fatal(err)

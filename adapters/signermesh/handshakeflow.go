@@ -8,10 +8,10 @@ import (
 	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
-// handshake proves identities both ways (see the package doc). The
-// dialling side proves its key first; the accepting side says nothing
-// about itself (its member id, its group) until it has verified that
-// proof.
+// handshake proves identities both ways inside TLS, which already
+// proved both keys (see the package doc): it binds the TLS session to
+// the group, the protocol version and the member ids, and names what
+// differs between two members' configurations.
 func (l *link) handshake() (*peer, error) {
 	timer := time.NewTimer(l.m.cfg.HandshakeTimeout)
 	defer timer.Stop()
@@ -45,7 +45,7 @@ func (l *link) dialHandshake(timer *time.Timer) (*peer, error) {
 	// The proof names the member dialled as its verifier: it is good to
 	// that member only, on this link only.
 	verifier := hello{version: m.cfg.ProtocolVersion, group: m.group, id: expect, nonce: nonce}
-	sig := ed25519.Sign(m.cfg.Identity, transcript(ours.version, ours.group, ours, verifier))
+	sig := ed25519.Sign(m.cfg.Identity, transcript(ours.version, ours.group, ours, verifier, l.auth.binding))
 	if err := l.send(frameProof, sig, expect, timer); err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (l *link) dialHandshake(timer *time.Timer) (*peer, error) {
 	if f, err = l.next(frameProof, expect, timer); err != nil {
 		return nil, err
 	}
-	if herr := m.checkProof(theirs, ours, f.body); herr != nil {
+	if herr := m.checkProof(theirs, ours, f.body, l.auth.binding); herr != nil {
 		herr.Peer = expect // the link to the member dialled failed
 		if theirs.id != expect {
 			herr.Outcome, herr.Detail = OutcomeUnexpectedPeer, fmt.Sprintf("the address %s of member %s answered as %s, and did not prove it",
@@ -74,46 +74,41 @@ func (l *link) dialHandshake(timer *time.Timer) (*peer, error) {
 	return l.accept(expect, timer)
 }
 
-// acceptHandshake: the dialler's hello, a challenge (a nonce, nothing
-// else), its proof, verified; only then this member's hello and proof,
-// the dialler's hello checked, and accept both ways. A failure before the proof verified is blamed on
-// no member (HandshakeError.Peer is "") and the dialler is told nothing
-// but unauthenticatedRefusal.
+// acceptHandshake: the dialler's hello, which must name the member
+// whose key it proved in TLS; a challenge (a nonce, nothing else); its
+// proof, verified; then this member's hello and proof, the dialler's
+// hello checked, and accept both ways. The dialler proved its key in
+// TLS, so a failure is that member's (HandshakeError.Peer) and it is told
+// why.
 func (l *link) acceptHandshake(timer *time.Timer) (*peer, error) {
-	m := l.m
-	f, err := l.next(frameHello, "", timer)
+	m, who := l.m, l.auth.member
+	f, err := l.next(frameHello, who, timer)
 	if err != nil {
 		return nil, err
 	}
 	theirs, err := parseHello(f.body)
 	if err != nil {
-		return nil, l.refuse(&HandshakeError{Outcome: OutcomeMalformed,
-			Detail: fmt.Sprintf("peer at %s sent a malformed hello: %v", l.addr, err)})
+		return nil, l.refuse(&HandshakeError{Peer: who, Outcome: OutcomeMalformed,
+			Detail: fmt.Sprintf("peer %s sent a malformed hello: %v", who, err)})
+	}
+	if theirs.id != who {
+		return nil, l.refuse(&HandshakeError{Peer: who, Outcome: OutcomeUnexpectedPeer,
+			Detail: fmt.Sprintf("peer %s, by the identity key it proved in TLS, named %s in its hello", who, quoteID(theirs.id))})
 	}
 	ours, err := newHello(m.cfg.ProtocolVersion, m.group, m.cfg.Self)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.send(frameChallenge, ours.nonce[:], "", timer); err != nil {
+	if err := l.send(frameChallenge, ours.nonce[:], who, timer); err != nil {
 		return nil, err
 	}
-	if f, err = l.next(frameProof, "", timer); err != nil {
+	if f, err = l.next(frameProof, who, timer); err != nil {
 		return nil, err
 	}
-	if theirs.id == m.cfg.Self {
-		return nil, l.refuse(&HandshakeError{Outcome: OutcomeUnexpectedPeer,
-			Detail: fmt.Sprintf("peer at %s claims this signer's own id %s", l.addr, quoteID(theirs.id))})
-	}
-	if herr := m.checkProof(theirs, ours, f.body); herr != nil {
-		herr.Peer = "" // nobody proved a key: nobody is blamed
-		herr.Detail = fmt.Sprintf("peer at %s naming %s: %s", l.addr, quoteID(theirs.id), herr.Detail)
+	if herr := m.checkProof(theirs, ours, f.body, l.auth.binding); herr != nil {
 		return nil, l.refuse(herr)
 	}
-	// It proved its key: from here on a member is blamed, and this
-	// member proves its own before a refusal, so the dialler can trust
-	// what it is told and check the hello itself.
-	who := theirs.id
-	sig := ed25519.Sign(m.cfg.Identity, transcript(ours.version, ours.group, ours, theirs))
+	sig := ed25519.Sign(m.cfg.Identity, transcript(ours.version, ours.group, ours, theirs, l.auth.binding))
 	if err := l.send(frameHello, ours.encode(), who, timer); err != nil {
 		return nil, err
 	}

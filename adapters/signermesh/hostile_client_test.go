@@ -1,44 +1,38 @@
 package signermesh
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
+	"crypto/ed25519"
+	"crypto/tls"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/bridgelog/bridgelog/domain/twophase"
 )
 
 // The hostile client runs in a process of its own (this test binary run
 // again with hostileEnv set), so that what it allocates is not counted in
-// the signer's heap. It sends to the target on loopback only, from the
+// the signer's heap. It cannot finish TLS with a member, so it attacks
+// the connection limits and the TLS handshake itself. It sends to the target on loopback only, from the
 // source addresses 127.0.0.2 to 127.0.0.33, a bounded number of times
 // paced over about hostilePace, and stops after hostileBudget whatever
 // it is doing.
 const (
 	hostileEnv    = "BRIDGELOG_SIGNERMESH_HOSTILE_TARGET"
-	hostileGroup  = "BRIDGELOG_SIGNERMESH_HOSTILE_GROUP"
+	hostileKey    = "BRIDGELOG_SIGNERMESH_HOSTILE_MEMBER_KEY" // s1's public identity key, hex
 	hostileBudget = 12 * time.Second
 	hostilePace   = 6 * time.Second
 	hostileIPs    = 32
 
-	hostileIdleConns    = 3000 // TCP connections opened and held, never spoken on
-	hostileH2Conns      = 40   // HTTP/2 connections, each with ...
-	hostileH2Streams    = 100  // ... streams declaring a 4 MiB frame
-	hostileHellos       = 5000 // streams saying hello with a made-up id
-	hostileMemberHellos = 500  // hellos naming s1, with a zero proof or another version
+	hostileIdleConns   = 3000 // TCP connections opened and held, the member's ClientHello never answered
+	hostileStalledTLS  = 40   // connections answering with the start of a maximal TLS record, then silent
+	hostileUnknownKeys = 5000 // TLS handshakes with a key no member has
+	hostileMemberKeys  = 500  // TLS handshakes showing s1's public key, signed with another
 )
 
 // TestHostileClientProcess is the hostile client; it does nothing unless
@@ -51,15 +45,19 @@ func TestHostileClientProcess(t *testing.T) {
 	if host, _, err := net.SplitHostPort(target); err != nil || host != "127.0.0.1" {
 		t.Fatalf("the hostile client only targets 127.0.0.1, not %q", target)
 	}
-	group, err := twophase.ParseHash(os.Getenv(hostileGroup))
+	memberKey, err := hex.DecodeString(os.Getenv(hostileKey))
+	if err != nil || len(memberKey) != ed25519.PublicKeySize {
+		t.Fatalf("member key %q: %v", os.Getenv(hostileKey), err)
+	}
+	unknown, err := memberCertificate(otherKey("hostile"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hostileBudget)
 	defer cancel()
-	h := &hostile{target: target, group: group}
+	h := &hostile{target: target, unknown: unknown, forged: forgedCertificate(t, memberKey)}
 	var wg sync.WaitGroup
-	for _, attack := range []func(context.Context){h.idle, h.declareLargeFrames, h.madeUpHellos, h.memberHellos} {
+	for _, attack := range []func(context.Context){h.idle, h.stallTLS, h.unknownKeys, h.memberKeys} {
 		wg.Add(1)
 		go func() { defer wg.Done(); attack(ctx) }()
 	}
@@ -69,13 +67,18 @@ func TestHostileClientProcess(t *testing.T) {
 	for _, c := range h.held {
 		c.Close()
 	}
-	fmt.Printf("hostile: held %d connections at most\n", len(h.held))
+	fmt.Printf("hostile: held %d connections at most; %d TLS handshakes refused, %d completed\n", len(h.held), h.refused.Load(), h.completed.Load())
+	if h.completed.Load() != 0 {
+		t.Fatalf("%d TLS handshakes completed without a member's private key", h.completed.Load())
+	}
 }
 
 type hostile struct {
-	target string
-	group  twophase.Hash
-	next   int
+	target          string
+	unknown, forged tls.Certificate
+	next            int
+
+	refused, completed atomic.Int64
 
 	mu   sync.Mutex
 	held []net.Conn
@@ -119,20 +122,16 @@ func (h *hostile) idle(ctx context.Context) {
 	}
 }
 
-// declareLargeFrames opens HTTP/2 connections by hand and, on each,
-// streams to Link whose first gRPC message declares 4 MiB and sends 16
-// KiB of it.
-func (h *hostile) declareLargeFrames(ctx context.Context) {
-	var hdr bytes.Buffer
-	enc := hpack.NewEncoder(&hdr)
-	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", linkMethod}, {":authority", h.target},
-		{"content-type", "application/grpc"}, {"te", "trailers"}} {
-		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
-	}
-	data := make([]byte, 5+16<<10)
-	binary.BigEndian.PutUint32(data[1:], 4<<20)
-	for range hostileH2Conns {
-		if !pace(ctx, hostileH2Conns) {
+// stallTLS reads the member's ClientHello and answers with the header of
+// a TLS record of the largest length TLS 1.3 allows and half its body,
+// then holds the connection.
+func (h *hostile) stallTLS(ctx context.Context) {
+	const maxRecord = 16384 + 256
+	record := make([]byte, 5+maxRecord/2)
+	record[0], record[1], record[2] = 22, 3, 3 // handshake, TLS 1.2 on the wire
+	binary.BigEndian.PutUint16(record[3:], maxRecord)
+	for range hostileStalledTLS {
+		if !pace(ctx, hostileStalledTLS) {
 			return
 		}
 		c, err := h.dial(ctx)
@@ -140,39 +139,27 @@ func (h *hostile) declareLargeFrames(ctx context.Context) {
 			continue
 		}
 		h.hold(c)
-		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-		if _, err := c.Write([]byte(http2.ClientPreface)); err != nil {
-			continue
-		}
-		fr := http2.NewFramer(c, c)
-		_ = fr.WriteSettings()
-		for i := range hostileH2Streams {
-			id := uint32(2*i + 1)
-			if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hdr.Bytes(), EndHeaders: true}) != nil ||
-				fr.WriteData(id, false, data) != nil {
-				break
-			}
+		_ = c.SetDeadline(time.Now().Add(time.Second))
+		if _, err := c.Read(make([]byte, 4<<10)); err == nil {
+			_, _ = c.Write(record)
 		}
 	}
 }
 
-// madeUpHellos: gRPC streams saying hello with ids no member has, and a
-// zero proof.
-func (h *hostile) madeUpHellos(ctx context.Context) {
-	h.hellos(ctx, hostileHellos, func(i int) hello {
-		return hello{version: twophase.ProtocolVersion, group: h.group, id: twophase.PeerID("mallory-" + strconv.Itoa(i))}
-	})
+// unknownKeys: TLS handshakes as a dialling member would make them,
+// with a key no member has.
+func (h *hostile) unknownKeys(ctx context.Context) {
+	h.handshakes(ctx, hostileUnknownKeys, h.unknown)
 }
 
-// memberHellos: hellos naming the member s1, half of them of another
-// protocol version, each with a zero proof.
-func (h *hostile) memberHellos(ctx context.Context) {
-	h.hellos(ctx, hostileMemberHellos, func(i int) hello {
-		return hello{version: twophase.ProtocolVersion + uint16(i%2), group: h.group, id: "s1"}
-	})
+// memberKeys: TLS handshakes with a certificate of s1's public key,
+// signed (as is the handshake) with another key: all anyone can make of
+// a member's key without its private half.
+func (h *hostile) memberKeys(ctx context.Context) {
+	h.handshakes(ctx, hostileMemberKeys, h.forged)
 }
 
-func (h *hostile) hellos(ctx context.Context, n int, make func(int) hello) {
+func (h *hostile) handshakes(ctx context.Context, n int, cert tls.Certificate) {
 	const workers = 16
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -180,36 +167,30 @@ func (h *hostile) hellos(ctx context.Context, n int, make func(int) hello) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n && pace(ctx, n/workers); i += workers {
-				h.oneHello(ctx, make(i))
+				h.oneHandshake(ctx, cert)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-func (h *hostile) oneHello(ctx context.Context, hl hello) {
-	conn, err := grpc.NewClient("passthrough:///"+h.target, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return h.dial(ctx) }),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{})))
+func (h *hostile) oneHandshake(ctx context.Context, cert tls.Certificate) {
+	raw, err := h.dial(ctx)
 	if err != nil {
 		return
 	}
-	defer conn.Close()
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer raw.Close()
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	s, err := conn.NewStream(sctx, &serviceDesc.Streams[0], linkMethod)
+	conn, err := rawTLSWith(hctx, raw, cert)
 	if err != nil {
+		if isRemoteAlert(err) {
+			h.refused.Add(1)
+		}
 		return
 	}
-	_, _ = rand.Read(hl.nonce[:])
-	if s.SendMsg(&frame{kind: frameHello, body: hl.encode()}) != nil {
-		return
-	}
-	var f frame
-	if s.RecvMsg(&f) != nil || f.kind != frameChallenge {
-		return
-	}
-	_ = s.SendMsg(&frame{kind: frameProof, body: make([]byte, 64)})
-	for s.RecvMsg(&f) == nil {
-	}
+	// a completed handshake would mean the member took the key: the test
+	// fails on it
+	h.completed.Add(1)
+	conn.Close()
 }

@@ -32,16 +32,37 @@ const (
 	// RefusalCompressed: a stream declared a compressed encoding; the
 	// mesh never decompresses.
 	RefusalCompressed Refusal = "compressed"
+
+	// The accepting side's TLS handshakes that did not complete, by why.
+	//
+	// RefusalTLSUnknownKey: the dialler's certificate carries a key no
+	// other member of the group has (an outsider, or a member whose key
+	// the group does not list).
+	RefusalTLSUnknownKey Refusal = "tls_unknown_key"
+	// RefusalTLSBadCertificate: no certificate, several, one that does
+	// not parse, or one whose key is not ed25519.
+	RefusalTLSBadCertificate Refusal = "tls_bad_certificate"
+	// RefusalTLSKeyNotProven: the certificate carries a member's key but
+	// the handshake did not complete (its signature failed, or it
+	// stopped): a member's key is public, proving it takes the private.
+	RefusalTLSKeyNotProven Refusal = "tls_key_not_proven"
+	// RefusalTLSTimeout: the handshake did not complete within
+	// HandshakeTimeout.
+	RefusalTLSTimeout Refusal = "tls_timeout"
+	// RefusalTLSFailed: any other failure: not TLS, a TLS alert from the
+	// peer, a protocol error, the connection closed.
+	RefusalTLSFailed Refusal = "tls_failed"
 )
 
 // connLimiter bounds the connections the mesh holds before anyone on
 // them has authenticated. Every accepted connection counts against
-// MaxConnections; one not yet carrying an authenticated link is
-// "pending", at most MaxPendingPerIP of them per remote IP, and closed
-// HandshakeTimeout after it was accepted unless a link on it came up.
-// When MaxConnections is reached the oldest pending connection is closed
-// to admit the new one: an outsider holding connections open cannot keep
-// a member out, it can only be evicted by another newcomer.
+// MaxConnections; one whose TLS handshake has not proved a member's key
+// is "pending", at most MaxPendingPerIP of them per remote IP. Every
+// connection is closed HandshakeTimeout after it was accepted unless a
+// link on it came up. When MaxConnections is reached the oldest pending
+// connection is closed to admit the new one: an outsider holding
+// connections open cannot keep a member out, it can only be evicted by
+// another newcomer.
 type connLimiter struct {
 	max, perIP int
 	timeout    time.Duration
@@ -66,7 +87,16 @@ type limitedConn struct {
 	ip    string
 	timer *time.Timer
 	auth  bool // under lim.mu
+	cut   bool // under lim.mu: closed by the limiter, which counted it
 	once  sync.Once
+}
+
+// cutByLimiter reports whether the limiter closed the connection (and
+// counted why): its TLS handshake's failure is not counted again.
+func (c *limitedConn) cutByLimiter() bool {
+	c.lim.mu.Lock()
+	defer c.lim.mu.Unlock()
+	return c.cut
 }
 
 func (c *limitedConn) Close() error {
@@ -118,6 +148,7 @@ func (lim *connLimiter) admit(conn net.Conn) *limitedConn {
 			return nil
 		}
 		evict = lim.pending[0]
+		evict.cut = true
 		lim.forgetLocked(evict)
 	}
 	lc := &limitedConn{Conn: conn, lim: lim, addr: addr, ip: ip}
@@ -137,6 +168,7 @@ func (lim *connLimiter) admit(conn net.Conn) *limitedConn {
 func (lim *connLimiter) expire(lc *limitedConn) {
 	lim.mu.Lock()
 	auth := lc.auth
+	lc.cut = !auth
 	lim.mu.Unlock()
 	if auth {
 		return
@@ -145,9 +177,21 @@ func (lim *connLimiter) expire(lc *limitedConn) {
 	lim.refused(RefusalNotAuthenticated, lc.addr)
 }
 
+// proved marks the connection from addr as a member's: its TLS
+// handshake proved a member's key. It no longer counts as pending (a
+// newcomer cannot evict it, and it is not counted against its IP), but
+// is still closed by the handshake deadline unless a link on it
+// authenticates.
+func (lim *connLimiter) proved(addr string) {
+	lim.mu.Lock()
+	defer lim.mu.Unlock()
+	if lc := lim.conns[addr]; lc != nil && !lc.auth {
+		lim.dropPendingLocked(lc)
+	}
+}
+
 // authenticated marks the connection from addr as carrying an
-// authenticated link: it no longer counts as pending and is not closed
-// by the handshake deadline.
+// authenticated link: it is not closed by the handshake deadline.
 func (lim *connLimiter) authenticated(addr string) {
 	lim.mu.Lock()
 	defer lim.mu.Unlock()

@@ -34,8 +34,9 @@ func TestLargeEnvelopeFragmented(t *testing.T) {
 	}
 }
 
-// Before anyone proved a key: a connection that never speaks is closed
-// after the handshake timeout; the connections one address holds
+// Before anyone proved a key: a connection that never answers TLS, and
+// one that completed TLS but opens no stream, are closed after the
+// handshake timeout; the connections one address holds
 // pending are bounded; a frame over the wire limit and a compressed
 // stream are refused. Each is counted by reason, never against a member.
 func TestLimitsBeforeAuthentication(t *testing.T) {
@@ -49,25 +50,36 @@ func TestLimitsBeforeAuthentication(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
+		tls   bool // complete TLS as s1 first
 		speak []byte
 	}{
-		{"idle TCP connection closed", nil},
-		// the HTTP/2 preface and an empty SETTINGS frame: a connection
-		// gRPC accepts, on which no stream ever opens
-		{"HTTP/2 connection without a stream closed", append([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 0, 0, 0, 4, 0, 0, 0, 0, 0)},
+		// s2 sends its ClientHello and waits for an answer that never comes
+		{"idle TCP connection closed", false, nil},
+		// TLS as a member, then the HTTP/2 preface and an empty SETTINGS
+		// frame: a connection gRPC accepts, on which no stream ever opens
+		{"HTTP/2 connection without a stream closed", true, append([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 0, 0, 0, 4, 0, 0, 0, 0, 0)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var conn net.Conn
 			conn, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer conn.Close()
+			if tc.tls {
+				ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+				defer cancel()
+				if conn, err = rawTLS(ctx, conn, c.g.Identity["s1"]); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if _, err := conn.Write(tc.speak); err != nil {
 				t.Fatal(err)
 			}
 			_ = conn.SetReadDeadline(time.Now().Add(waitBound))
 			start := time.Now()
-			if _, err := io.Copy(io.Discard, conn); err != nil {
+			// closed: EOF, or a reset or a TLS error, never the deadline
+			if _, err := io.Copy(io.Discard, conn); isTimeout(err) {
 				t.Fatalf("read: %v", err)
 			}
 			if took := time.Since(start); took > 5*cfg.HandshakeTimeout {
@@ -113,7 +125,7 @@ func TestFramesRefusedBeforeAuthentication(t *testing.T) {
 	addr := c.addrs["s2"]
 	counts := c.metrics["s2"]
 	t.Run("frame over the wire limit", func(t *testing.T) {
-		s := rawLink(t, addr, grpc.MaxCallSendMsgSize(8<<20))
+		s := rawLink(t, addr, c.g.Identity["s1"], grpc.MaxCallSendMsgSize(8<<20))
 		if err := s.SendMsg(&frame{kind: frameHello, body: make([]byte, 1<<20)}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +137,7 @@ func TestFramesRefusedBeforeAuthentication(t *testing.T) {
 		}
 	})
 	t.Run("compressed stream", func(t *testing.T) {
-		s := rawLink(t, addr, grpc.UseCompressor("gzip"))
+		s := rawLink(t, addr, c.g.Identity["s1"], grpc.UseCompressor("gzip"))
 		_ = s.SendMsg(&frame{kind: frameHello, body: []byte("x")})
 		var f frame
 		if err := s.RecvMsg(&f); status.Code(err) != codes.Unimplemented {

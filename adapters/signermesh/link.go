@@ -29,6 +29,9 @@ type link struct {
 	addr    string
 	dialled *peer // the member this side dialled; nil when it accepted
 	dir     string
+	// auth is what TLS proved: the peer's member id, by its key, and the
+	// session's exporter value the handshake's proofs sign
+	auth linkAuth
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -43,8 +46,8 @@ type link struct {
 	cause error // why the link ended, first reason wins
 }
 
-func newLink(m *Mesh, ctx context.Context, s frameStream, addr string, dialled *peer) *link {
-	l := &link{m: m, stream: s, addr: addr, dialled: dialled, dir: "accepted",
+func newLink(m *Mesh, ctx context.Context, s frameStream, addr string, dialled *peer, auth linkAuth) *link {
+	l := &link{m: m, stream: s, addr: addr, dialled: dialled, dir: "accepted", auth: auth,
 		frames: make(chan frame), up: make(chan struct{}), failed: make(chan struct{}), readDone: make(chan struct{})}
 	if dialled != nil {
 		l.dir = "dialled"
@@ -143,12 +146,10 @@ func (l *link) next(want frameKind, peer twophase.PeerID, timer *time.Timer) (fr
 }
 
 // refuse tells the peer why this side refuses the link (best effort: the
-// link ends either way) and returns the reason.
+// link ends either way) and returns the reason. The peer proved its key
+// in TLS: it may be told.
 func (l *link) refuse(herr *HandshakeError) error {
 	reason := herr.Detail
-	if l.dialled == nil && herr.Peer == "" {
-		reason = unauthenticatedRefusal
-	}
 	if len(reason) > maxRefusalBytes {
 		reason = reason[:maxRefusalBytes]
 	}

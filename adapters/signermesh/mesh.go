@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	grpcpeer "google.golang.org/grpc/peer"
 
@@ -46,7 +46,10 @@ type Mesh struct {
 	// groupVariants), by id: what a wrong-group refusal can explain.
 	variants map[twophase.Hash]twophase.Group
 	keys     map[twophase.PeerID]ed25519.PublicKey
-	peers    map[twophase.PeerID]*peer // every other member
+	byKey    map[string]twophase.PeerID // identity key (bytes) to member
+	peers    map[twophase.PeerID]*peer  // every other member
+	// cert is this member's TLS certificate: its identity key, self-signed
+	cert tls.Certificate
 
 	server *grpc.Server
 	lis    net.Listener
@@ -110,9 +113,14 @@ func New(cfg Config) (*Mesh, error) {
 // start runs a configuration that has its defaults.
 func start(cfg Config) (*Mesh, error) {
 	m := &Mesh{cfg: cfg, log: cfg.Logger.With("signer", string(cfg.Self)), group: cfg.Group.ID(), variants: groupVariants(cfg.Group),
-		keys: map[twophase.PeerID]ed25519.PublicKey{}, peers: map[twophase.PeerID]*peer{}, attached: make(chan struct{})}
+		peers: map[twophase.PeerID]*peer{}, attached: make(chan struct{})}
+	m.keys, m.byKey = keysByMember(cfg.Group)
+	cert, err := memberCertificate(cfg.Identity)
+	if err != nil {
+		return nil, err
+	}
+	m.cert = cert
 	for _, mem := range cfg.Group.Members {
-		m.keys[mem.ID] = mem.IdentityKey
 		if mem.ID != cfg.Self {
 			m.peers[mem.ID] = &peer{id: mem.ID, addr: cfg.Peers[mem.ID], dials: mem.ID > cfg.Self,
 				queue: newQueue(cfg.QueueMessages, cfg.QueueBytes)}
@@ -151,14 +159,16 @@ func start(cfg Config) (*Mesh, error) {
 }
 
 // serverOptions bound what an accepted connection can cost before anyone
-// on it proved a key: one stream per connection (a dialler keeps one link
-// per connection, and opens the next only after the last ended), frames
+// on it proved a key: TLS within the handshake timeout, one stream per
+// connection (a dialler keeps one link per connection, and opens the
+// next only after the last ended), frames
 // of at most WireFrameBytes, fixed flow-control windows, small headers,
 // the HTTP/2 preface within the handshake timeout, idle connections
 // closed, and no compressed streams.
 func (m *Mesh) serverOptions() []grpc.ServerOption {
 	cfg := m.cfg
 	return []grpc.ServerOption{
+		grpc.Creds(meshCredentials{m: m}),
 		grpc.ForceServerCodecV2(frameCodec{}),
 		grpc.MaxConcurrentStreams(1),
 		grpc.MaxRecvMsgSize(cfg.WireFrameBytes),
@@ -314,7 +324,11 @@ func (m *Mesh) deliver(from twophase.PeerID, raw []byte) {
 // serveLink runs a link a smaller member dialled (the gRPC handler).
 func (m *Mesh) serveLink(s grpc.ServerStream) error {
 	addr := remoteAddr(s.Context())
-	newLink(m, s.Context(), s, addr, nil).run()
+	auth, ok := authFromContext(s.Context())
+	if !ok { // every connection is TLS: not reached
+		return errors.New("signermesh: a stream without the mesh's TLS")
+	}
+	newLink(m, s.Context(), s, addr, nil, auth).run()
 	return nil
 }
 
@@ -323,7 +337,7 @@ func (m *Mesh) serveLink(s grpc.ServerStream) error {
 func (m *Mesh) dial(p *peer) {
 	defer m.wg.Done()
 	conn, err := grpc.NewClient(p.addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(meshCredentials{m: m, dialled: p}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(frameCodec{}),
 			grpc.MaxCallRecvMsgSize(m.cfg.WireFrameBytes), grpc.MaxCallSendMsgSize(m.cfg.WireFrameBytes)),
 		grpc.WithInitialWindowSize(int32(m.cfg.WindowBytes)), grpc.WithInitialConnWindowSize(int32(m.cfg.WindowBytes)),
@@ -361,7 +375,12 @@ func (m *Mesh) dialOnce(conn *grpc.ClientConn, p *peer) bool {
 		m.log.Debug("cannot open a link", "peer", string(p.id), "addr", p.addr, "err", err)
 		return false
 	}
-	return newLink(m, ctx, s, p.addr, p).run()
+	auth, ok := authFromContext(s.Context())
+	if !ok || auth.member != p.id { // TLS checked it: not reached
+		m.log.Error("a link without the dialled member's TLS", "peer", string(p.id), "addr", p.addr)
+		return false
+	}
+	return newLink(m, ctx, s, p.addr, p, auth).run()
 }
 
 // linkUp makes l the link of p; a link p had is replaced (its other end
@@ -412,15 +431,23 @@ func (m *Mesh) handshakeFailed(l *link, err error) {
 	}
 	var herr *HandshakeError
 	if !errors.As(err, &herr) {
-		herr = &HandshakeError{Outcome: OutcomeFailed, Detail: err.Error()}
-		if l.dialled != nil {
-			herr.Peer = l.dialled.id
-		}
+		// the member whose key TLS proved (on the dialling side, the
+		// member dialled)
+		herr = &HandshakeError{Peer: l.auth.member, Outcome: OutcomeFailed, Detail: err.Error()}
+	}
+	m.recordHandshakeFailure(herr, l.addr, l.dir)
+}
+
+// recordHandshakeFailure counts herr against its peer, keeps it as the
+// peer's last error, and logs it (see handshakeFailed).
+func (m *Mesh) recordHandshakeFailure(herr *HandshakeError, addr, dir string) {
+	if m.ctx.Err() != nil {
+		return
 	}
 	if herr.Peer == "" {
 		// Nobody proved a member's key: counted and logged by reason,
 		// never against the member the hello named.
-		m.preAuthRefused(Refusal(herr.Outcome), l.addr, "err", herr.Detail)
+		m.preAuthRefused(Refusal(herr.Outcome), addr, "err", herr.Detail)
 		return
 	}
 	m.cfg.Metrics.Handshake(herr.Peer, herr.Outcome)
@@ -432,7 +459,7 @@ func (m *Mesh) handshakeFailed(l *link, err error) {
 	p.mu.Lock()
 	p.lastErr = herr.Detail
 	p.mu.Unlock()
-	attrs := []any{"peer", string(herr.Peer), "addr", l.addr, "direction", l.dir, "outcome", string(herr.Outcome), "err", herr.Detail}
+	attrs := []any{"peer", string(herr.Peer), "addr", addr, "direction", dir, "outcome", string(herr.Outcome), "err", herr.Detail}
 	if herr.Outcome == OutcomeFailed || !seen.changed(herr.Detail) {
 		m.log.Debug("handshake failed", attrs...)
 		return

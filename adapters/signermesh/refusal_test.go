@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +24,8 @@ type refusal struct {
 
 // A peer of another version, group or key, or of no member at all, is
 // refused by both ends of the link, each saying who and what differs,
-// and no link comes up.
+// and no link comes up. A key is refused in TLS; a version or group,
+// between members that proved their keys, in the hello.
 func TestHandshakeRefusals(t *testing.T) {
 	tests := []struct {
 		name string
@@ -56,29 +56,30 @@ func TestHandshakeRefusals(t *testing.T) {
 		}},
 		{"a key that is not the configured one", func(t *testing.T, c *cluster) []refusal {
 			// s2 is an impostor without s2's private key: s1 dials it,
-			// it dials s3, and both refuse it.
+			// it dials s3, and both refuse it in TLS.
 			c.start(c.config("s1"))
 			c.start(c.config("s3"))
 			cfg := c.config("s2")
 			cfg.Identity = otherKey("impostor")
 			c.startUnchecked(cfg)
-			detail := fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
-				c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4])
-			// s3 is dialled by the impostor, which proves nothing: s3
-			// blames no member and tells it nothing.
+			shown := fmt.Sprintf("presented identity key %x…, which no member of the group has", cfg.Identity.Public().(ed25519.PublicKey)[:4])
 			return []refusal{
-				{"s1", "s2", OutcomeBadProof, detail, false},
-				{"s3", "", OutcomeBadProof, detail, false},
-				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(detail), false},
-				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
+				// s1 dialled s2 and blames it
+				{"s1", "s2", OutcomeBadProof, fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): it %s",
+					c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4], shown), false},
+				// s3 is dialled by the impostor, which proves nothing: s3
+				// blames no member and tells it nothing
+				{"s3", "", Outcome(RefusalTLSUnknownKey), shown, false},
+				// the impostor saw s1 prove its key, then refuse its own
+				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer's TLS handshake: remote error: tls: bad certificate", false},
+				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer's TLS handshake: remote error: tls: bad certificate", false},
 			}
 		}},
 		{"a member whose identity key the others' group does not list", func(t *testing.T, c *cluster) []refusal {
 			// s2 replaced its identity key and runs the group that lists
 			// the new one; s1 and s3 still run the group with the old key.
-			// s1 and s3 cannot verify s2's new key; s2 verifies theirs and
-			// finds the group ids differ: a key replacement takes every
-			// member's config.
+			// s1 and s3 refuse s2's new key in TLS; s2 sees them refuse
+			// it: a key replacement takes every member's config.
 			c.start(c.config("s1"))
 			c.start(c.config("s3"))
 			cfg := c.config("s2")
@@ -91,44 +92,42 @@ func TestHandshakeRefusals(t *testing.T) {
 				}
 			}
 			c.start(cfg)
-			old, replaced := c.g.Group.ID(), cfg.Group.ID()
-			badProof := fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
-				c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4])
+			shown := fmt.Sprintf("presented identity key %x…, which no member of the group has", cfg.Identity.Public().(ed25519.PublicKey)[:4])
 			return []refusal{
-				{"s1", "s2", OutcomeBadProof, badProof, false},
-				{"s3", "", OutcomeBadProof, badProof, false},
-				{"s2", "s1", OutcomeWrongGroup, fmt.Sprintf("peer s1 is in group %s, this signer in %s", old, replaced), false},
-				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
+				{"s1", "s2", OutcomeBadProof, fmt.Sprintf("peer s2 did not prove the identity key the group lists for it (%x…): it %s",
+					c.g.Identity["s2"].Public().(ed25519.PublicKey)[:4], shown), false},
+				{"s3", "", Outcome(RefusalTLSUnknownKey), shown, false},
+				{"s2", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer's TLS handshake: remote error: tls: bad certificate", false},
+				{"s2", "s3", OutcomeRefusedByPeer, "peer s3 refused this signer's TLS handshake: remote error: tls: bad certificate", false},
 			}
 		}},
 		{"an id not in the group", func(t *testing.T, c *cluster) []refusal {
 			// s0 knows the group and the addresses but is not in it; as
-			// the smaller id it dials s1.
+			// the smaller id it dials s1, which refuses its key in TLS.
 			c.start(c.config("s1"))
 			c.start(c.config("s2"))
 			c.bind("s0", "127.0.0.1:0")
 			cfg := c.config("s0")
 			cfg.Identity = otherKey("outsider")
 			c.startUnchecked(cfg)
-			detail := fmt.Sprintf("peer s0 is not a member of group %s", c.g.Group.ID())
 			return []refusal{
-				{"s1", "", OutcomeUnknownMember, detail, false},
-				{"s0", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
+				{"s1", "", Outcome(RefusalTLSUnknownKey),
+					fmt.Sprintf("presented identity key %x…, which no member of the group has", cfg.Identity.Public().(ed25519.PublicKey)[:4]), false},
+				{"s0", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer's TLS handshake: remote error: tls: bad certificate", false},
 			}
 		}},
 		{"an address that answers as another member", func(t *testing.T, c *cluster) []refusal {
-			// s1's address book sends it to s3 when it dials s2.
+			// s1's address book sends it to s3 when it dials s2: s1
+			// proves its key, s3 proves its own, and s1 refuses a key
+			// that is not s2's.
 			cfg := c.config("s1")
 			cfg.Peers["s2"] = c.addrs["s3"]
 			c.start(cfg)
 			c.start(c.config("s3"))
-			// s1's proof names s2 as its verifier, so s3 cannot verify
-			// it: s3 blames no member (not s1) and tells it nothing.
-			detail := fmt.Sprintf("peer s1 did not prove the identity key the group lists for it (%x…): its handshake signature does not verify",
-				c.g.Identity["s1"].Public().(ed25519.PublicKey)[:4])
 			return []refusal{
-				{"s3", "", OutcomeBadProof, detail, false},
-				{"s1", "s2", OutcomeRefusedByPeer, "peer s2 refused this signer: " + strconv.Quote(unauthenticatedRefusal), false},
+				{"s1", "s2", OutcomeUnexpectedPeer, fmt.Sprintf("the address %s of member s2 presented the identity key of member s3", c.addrs["s3"]), false},
+				// s1 also dials s3 as s3: that link is up
+				{"s3", "s1", OutcomeRefusedByPeer, "peer s1 refused this signer's TLS handshake: remote error: tls: bad certificate", true},
 			}
 		}},
 	}
