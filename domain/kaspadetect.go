@@ -1,5 +1,7 @@
 package domain
 
+import "time"
+
 // KaspaChainChange is what the virtual selected parent chain did since
 // the indexer's cursor: the chain blocks it dropped and those it added,
 // oldest first, each with the transactions it accepted. VirtualDAAScore
@@ -14,6 +16,7 @@ type KaspaChainChange struct {
 type KaspaChainBlock struct {
 	Hash     Hash32
 	DAAScore uint64
+	Time     time.Time // the block header's timestamp
 	Accepted []KaspaTx
 }
 
@@ -64,8 +67,11 @@ type KaspaDepositSighting struct {
 // address has no recipient, one under the minimum is too small: both are
 // detected with their refusal); then every sighting not final and still
 // on the chain that is Depth deep at the change's virtual DAA score is
-// confirmed, or refused when it has a refusal. Pure; the same input gives
-// the same events, and each event's source key makes a repeat a no-op.
+// confirmed, or refused when it has a refusal. A sighting in known is
+// not detected again, and a final one not judged again: given what it
+// recorded, a change read twice appends nothing twice. Pure; the same
+// input gives the same events, and each event's source key makes a
+// repeat a no-op anyway.
 func DetectKaspaDeposits(c KaspaChainChange, w KaspaDepositWatch, known []KaspaDepositSighting) []Event {
 	var out []Event
 	removed := make(map[Hash32]bool, len(c.Removed))
@@ -94,12 +100,13 @@ func DetectKaspaDeposits(c KaspaChainChange, w KaspaDepositWatch, known []KaspaD
 					continue
 				}
 				seen[d.Outpoint] = true
-				out = append(out, d)
-				// A sighting already recorded (a scan repeated after a
-				// crash) is judged once, as the record.
-				if !recorded[KaspaDepositSighting{Outpoint: d.Outpoint, Block: b.Hash}] {
-					open = append(open, KaspaDepositSighting{Outpoint: d.Outpoint, Block: b.Hash, DAAScore: b.DAAScore, Refusal: d.Refusal})
+				// A sighting already recorded (a change read again after
+				// a crash) is not detected again; its record is judged.
+				if recorded[KaspaDepositSighting{Outpoint: d.Outpoint, Block: b.Hash}] {
+					continue
 				}
+				out = append(out, d)
+				open = append(open, KaspaDepositSighting{Outpoint: d.Outpoint, Block: b.Hash, DAAScore: b.DAAScore, Refusal: d.Refusal})
 			}
 		}
 	}

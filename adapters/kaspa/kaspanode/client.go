@@ -91,6 +91,9 @@ type Config struct {
 	Network string
 	// Address is the group address whose outputs the ledger view holds.
 	Address util.Address
+	// WithoutUTXOIndex accepts a node without --utxoindex, for a caller
+	// that lists no outputs (the relay's Kaspa indexer follows the chain).
+	WithoutUTXOIndex bool
 	// Timeout bounds each call to the node (default 10 s).
 	Timeout time.Duration
 	// PollInterval is how often the virtual DAA score is read for the
@@ -242,7 +245,7 @@ func (c *Client) check(ctx context.Context, cn *conn) (*appmessage.GetInfoRespon
 	if info.Error != nil {
 		return nil, &NodeError{Call: "get_info", Message: info.Error.Message}
 	}
-	if !info.IsUtxoIndexed {
+	if !info.IsUtxoIndexed && !c.cfg.WithoutUTXOIndex {
 		return nil, fmt.Errorf("%w: node %s (start it with --utxoindex)", ErrNoUTXOIndex, c.cfg.Node)
 	}
 	return info, nil
