@@ -1,0 +1,200 @@
+package kaspanode_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
+	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode/kaspadtest"
+	"github.com/bridgelog/bridgelog/adapters/sqlstore"
+	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/domain/twophase"
+	"github.com/bridgelog/bridgelog/handlers"
+	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
+)
+
+// depositFee covers the storage mass of a spend with a small output.
+const depositFee = 200_000
+
+// TestKaspaIndexerOnKaspad: on a kaspad simnet node, KAS sent to a
+// registered deposit address is detected in the chain block that
+// accepted it (read from the virtual chain's accepted transactions) and
+// confirmed at the depth; KAS sent to the group's own address and a
+// deposit under the minimum are refused at the depth; the payer's change
+// and the miner's coinbases are no deposits.
+func TestKaspaIndexerOnKaspad(t *testing.T) {
+	payer := kaspadtest.NewKey(t)
+	n := kaspadtest.StartNode(t, kaspadtest.Options{MineTo: payer.Address})
+	coins := n.WaitMature(t, payer.Address, 2)
+
+	var keys [][]byte
+	for range 3 {
+		_, pub, err := kaspa.NewKeyPair()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, pub)
+	}
+	d, err := kaspa.NewDeposits(kaspadtest.Network, keys, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := domain.Address{0xa1, 0x1c, 0xe0}
+	aliceAddr, _, err := d.Address(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kaspanode.New(context.Background(), kaspanode.Config{Node: n.RPC, Network: kaspadtest.Network, Address: d.GroupAddress(),
+		WithoutUTXOIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+
+	rig := newDepositRig(t)
+	app := &handlers.Appender{Log: rig.log, Catalog: topics.DefaultCatalog()}
+	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: kaspadtest.Network,
+		GroupAddress: d.GroupAddress().String(), Recipient: alice, Address: aliceAddr.String()}); err != nil {
+		t.Fatal(err)
+	}
+	const depth, minSompi = 20, 20_000_000
+	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: rig.reader, Appender: app,
+		Config: handlers.KaspaIndexerConfig{Depth: depth, MinSompi: minSompi}}
+
+	send := func(in twophase.UTXO, pays ...kaspadtest.Payment) domain.Hash32 {
+		var out uint64
+		for _, p := range pays {
+			out += p.Amount
+		}
+		pays = append(pays, kaspadtest.Payment{To: payer.Address, Amount: in.Amount - out - depositFee})
+		tx := payer.Spend(t, []twophase.UTXO{in}, pays...)
+		if err := c.Submit(context.Background(), kaspadtest.Serialize(t, tx)); err != nil {
+			t.Fatalf("submit: %v", err)
+		}
+		return domain.Hash32(kaspadtest.TxID(tx))
+	}
+	big := send(coins[0], kaspadtest.Payment{To: aliceAddr, Amount: 100_000_000}, kaspadtest.Payment{To: d.GroupAddress(), Amount: 50_000_000})
+	small := send(coins[1], kaspadtest.Payment{To: aliceAddr, Amount: 15_000_000})
+
+	want := map[string]string{
+		domain.KaspaOutpoint{TxID: big, Index: 0}.Key():   projections.KaspaDepositConfirmed,
+		domain.KaspaOutpoint{TxID: big, Index: 1}.Key():   projections.KaspaDepositRefused,
+		domain.KaspaOutpoint{TxID: small, Index: 0}.Key(): projections.KaspaDepositRefused,
+	}
+	eventually(t, 2*time.Minute, func() error {
+		rig.catchUp()
+		for {
+			res, err := ix.Poll(context.Background())
+			if err != nil {
+				return err
+			}
+			rig.catchUp()
+			if !res.More {
+				break
+			}
+		}
+		rows, err := rig.reader.KaspaDepositList(context.Background(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range rows {
+			got[r.Outpoint] = r.Status
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("deposits %v, want %v", got, want)
+		}
+		return nil
+	})
+	for _, e := range rig.events(t, domain.TypeKaspaDepositDetected) {
+		det := e.(*domain.KaspaDepositDetected)
+		if det.Outpoint.TxID == big && det.Outpoint.Index == 0 && (det.Amount != 100_000_000 || det.Recipient != alice || det.Refusal != "") {
+			t.Fatalf("alice's deposit detected as %+v", det)
+		}
+		if det.Outpoint.TxID == big && det.Outpoint.Index == 1 && (det.Recipient != (domain.Address{}) || det.Refusal != domain.KaspaRefusalNoRecipient) {
+			t.Fatalf("the group's own address: %+v", det)
+		}
+		if det.Outpoint.TxID == small && det.Refusal != domain.KaspaRefusalBelowMinimum {
+			t.Fatalf("the small deposit: %+v", det)
+		}
+		if det.DAAScore == 0 || det.Block.IsZero() {
+			t.Fatalf("detected without its accepting block: %+v", det)
+		}
+	}
+	for _, e := range rig.events(t, domain.TypeKaspaDepositConfirmed) {
+		if cf := e.(*domain.KaspaDepositConfirmed); cf.VirtualDAAScore < depth {
+			t.Fatalf("confirmed at virtual DAA score %d", cf.VirtualDAAScore)
+		}
+	}
+}
+
+type depositRig struct {
+	log    topics.Log
+	runner *projections.Runner
+	reader projections.BridgeReader
+	t      *testing.T
+}
+
+func newDepositRig(t *testing.T) *depositRig {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lg, err := embeddedlog.Open(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	run, err := projections.NewRunner(ctx, lg, st, []projections.Projection{projections.KaspaDeposits{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &depositRig{log: lg, runner: run, reader: projections.BridgeReader{Store: st}, t: t}
+}
+
+func (r *depositRig) catchUp() {
+	r.t.Helper()
+	if _, err := r.runner.CatchUp(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// events decodes every event of type typ on the bridge topic.
+func (r *depositRig) events(t *testing.T, typ string) []domain.Event {
+	t.Helper()
+	ctx := context.Background()
+	ends, err := r.log.EndOffsets(ctx, topics.TopicBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []domain.Event
+	for p, end := range ends {
+		recs, err := r.log.Read(ctx, topics.TopicBridge, int32(p), 0, int(end))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			env, err := topics.DecodeEnvelope(rec.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.Type == typ {
+				ev, err := projections.DecodeBody(&env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, ev)
+			}
+		}
+	}
+	return out
+}
