@@ -3,6 +3,7 @@ package kaspanode_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := kaspanode.New(context.Background(), kaspanode.Config{Node: n.RPC, Network: kaspadtest.Network, Address: d.GroupAddress(),
-		WithoutUTXOIndex: true})
+		WithoutUTXOIndex: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 	}
 	const depth, minSompi = 20, 20_000_000
 	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: rig.reader, Appender: app,
-		Config: handlers.KaspaIndexerConfig{Depth: depth, MinSompi: minSompi}}
+		Config: handlers.KaspaIndexerConfig{Depth: depth, MinSompi: minSompi}, Logger: quiet}
 
 	send := func(in twophase.UTXO, pays ...kaspadtest.Payment) domain.Hash32 {
 		var out uint64
@@ -134,6 +135,8 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 	}
 }
 
+var quiet = slog.New(slog.DiscardHandler)
+
 type depositRig struct {
 	log    topics.Log
 	runner *projections.Runner
@@ -197,4 +200,97 @@ func (r *depositRig) events(t *testing.T, typ string) []domain.Event {
 		}
 	}
 	return out
+}
+
+// TestKaspaIndexerReorgOnKaspad: a node cut off from its peer accepts a
+// deposit in blocks of its own; when it rejoins the heavier chain of its
+// peer, the virtual chain drops those blocks and the indexer reorgs the
+// sighting (the node restarts to rejoin: the client dials it again). If a
+// chain block of the new chain merges those blocks and accepts the deposit
+// again, it is detected there, never in the dropped block again.
+func TestKaspaIndexerReorgOnKaspad(t *testing.T) {
+	payer := kaspadtest.NewKey(t)
+	leader := kaspadtest.StartNode(t, kaspadtest.Options{MineTo: payer.Address})
+	coins := leader.WaitMature(t, payer.Address, 1)
+	node := kaspadtest.StartNode(t, kaspadtest.Options{MineTo: kaspadtest.NewKey(t).Address, Peer: leader, BlocksPerSecond: 5})
+	node.WaitDAAScore(t, leader.VirtualDAAScore(t), time.Minute)
+	node.Isolate()
+
+	_, pub, err := kaspa.NewKeyPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := kaspa.NewDeposits(kaspadtest.Network, [][]byte{pub}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := domain.Address{0xa1}
+	aliceAddr, _, _ := d.Address(alice)
+	c, err := kaspanode.New(context.Background(), kaspanode.Config{Node: node.RPC, Network: kaspadtest.Network, Address: d.GroupAddress(),
+		MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rig := newDepositRig(t)
+	app := &handlers.Appender{Log: rig.log, Catalog: topics.DefaultCatalog()}
+	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: kaspadtest.Network,
+		Recipient: alice, Address: aliceAddr.String()}); err != nil {
+		t.Fatal(err)
+	}
+	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: rig.reader, Appender: app,
+		Config: handlers.KaspaIndexerConfig{Depth: 1000, MinSompi: 1}, Logger: quiet}
+	poll := func() error {
+		for {
+			rig.catchUp()
+			res, err := ix.Poll(context.Background())
+			if err != nil {
+				return err
+			}
+			if rig.catchUp(); !res.More {
+				return nil
+			}
+		}
+	}
+
+	tx := payer.Spend(t, coins[:1], kaspadtest.Payment{To: aliceAddr, Amount: 100_000_000},
+		kaspadtest.Payment{To: payer.Address, Amount: coins[0].Amount - 100_000_000 - depositFee})
+	if err := c.Submit(context.Background(), kaspadtest.Serialize(t, tx)); err != nil {
+		t.Fatalf("submit: %v", err)
+	}
+	op := domain.KaspaOutpoint{TxID: domain.Hash32(kaspadtest.TxID(tx))}
+	var first domain.Hash32
+	eventually(t, time.Minute, func() error {
+		node.MineBlocks(t, 1)
+		if err := poll(); err != nil {
+			return err
+		}
+		for _, e := range rig.events(t, domain.TypeKaspaDepositDetected) {
+			first = e.(*domain.KaspaDepositDetected).Block
+			return nil
+		}
+		return fmt.Errorf("deposit %s not detected", op.Key())
+	})
+
+	leader.WaitDAAScore(t, node.VirtualDAAScore(t)+200, 2*time.Minute)
+	node.Rejoin()
+	eventually(t, 2*time.Minute, func() error {
+		if err := poll(); err != nil {
+			return err
+		}
+		reorged := rig.events(t, domain.TypeKaspaDepositReorged)
+		if len(reorged) == 0 {
+			return fmt.Errorf("no reorg of the sighting in %s", first.Hex())
+		}
+		if r := reorged[0].(*domain.KaspaDepositReorged); r.Outpoint != op || r.Block != first {
+			t.Fatalf("reorged %+v, want %s in %s", r, op.Key(), first.Hex())
+		}
+		return nil
+	})
+	for _, e := range rig.events(t, domain.TypeKaspaDepositDetected)[1:] {
+		if e.(*domain.KaspaDepositDetected).Block == first {
+			t.Fatalf("detected again in the dropped block %s", first.Hex())
+		}
+	}
+	t.Logf("sightings after the reorganisation: %d", len(rig.events(t, domain.TypeKaspaDepositDetected)))
 }
