@@ -2,7 +2,9 @@
 // kaspad node (gRPC, github.com/kaspanet/kaspad v0.12.23; rusty-kaspa
 // serves the same API): the group address's outputs and pending spends,
 // whether a payout was accepted and how deep, and the submission of
-// signed payouts. It implements the signing handler's Ledger.
+// signed payouts. It implements the signing handler's Ledger. The relay's
+// Kaspa indexer reads the virtual chain's changes and the transactions
+// each chain block accepted through it too (chain.go, deposits.go).
 //
 // The client keeps one connection, dials it again with backoff when the
 // node goes away, and uses no notifications (kaspad's notification
