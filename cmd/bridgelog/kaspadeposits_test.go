@@ -6,10 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/handlers"
 	"github.com/bridgelog/bridgelog/projections"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // TestKaspaDepositAddressCommand: deposit-address prints the recipient's
@@ -17,7 +20,7 @@ import (
 // kaspa package makes; refuses a malformed recipient, the zero address,
 // a mixed-case address with a bad checksum and a group on the simulated
 // network; --register appends the address's issue to the log, once
-// however often it is registered.
+// however often it is registered; status counts the deposits by status.
 func TestKaspaDepositAddressCommand(t *testing.T) {
 	g, err := writeDevSignerGroup(devGroupSpec{dir: t.TempDir(), members: 3, quorum: 2, kaspadRPC: []string{"127.0.0.1:16110"}})
 	if err != nil {
@@ -70,7 +73,26 @@ func TestKaspaDepositAddressCommand(t *testing.T) {
 	for range 2 {
 		o.run(0, "kaspa", "deposit-address", "--recipient", strings.ToLower(recipient), "--group", g.members[1].config, "--register")
 	}
+	// Deposits as the relay's indexer records them: status counts them.
+	lg, err := embeddedlog.Open(filepath.Join(o.data, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	b := domain.Hash32{0xb1}
+	ok, small := domain.KaspaOutpoint{TxID: domain.Hash32{1}}, domain.KaspaOutpoint{TxID: domain.Hash32{2}}
+	_, err = app.Append(context.Background(), handlers.Cause{},
+		domain.KaspaDepositDetected{Outpoint: ok, Amount: 1e8, Recipient: r, Block: b, DAAScore: 10},
+		domain.KaspaDepositDetected{Outpoint: small, Amount: 1, Recipient: r, Block: b, DAAScore: 10, Refusal: domain.KaspaRefusalBelowMinimum},
+		domain.KaspaDepositConfirmed{Outpoint: ok, Block: b, VirtualDAAScore: 400, Depth: 300},
+		domain.KaspaDepositRefused{Outpoint: small, Block: b, Reason: domain.KaspaRefusalBelowMinimum, VirtualDAAScore: 400})
+	if cerr := lg.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
 	o.run(0, "project")
+	if out, _ := o.run(0, "status"); !strings.Contains(out, "kas in       CONFIRMED=1 REFUSED=1") {
+		t.Fatalf("status:\n%s", out)
+	}
 	st, err := sqlstore.OpenSQLiteReadOnly(context.Background(), filepath.Join(o.data, "projections.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +101,34 @@ func TestKaspaDepositAddressCommand(t *testing.T) {
 	rs, err := projections.BridgeReader{Store: st}.KaspaDepositRecipients(context.Background(), "kaspa-simnet")
 	if err != nil || len(rs) != 1 || rs[0] != r {
 		t.Fatalf("registered recipients %v (%v), want %s once", rs, err, recipient)
+	}
+}
+
+// TestRelayKaspaSectionRefused: a kaspa section without node or group,
+// with a group that cannot be read or is on the simulated network, or a
+// bad start block or timeout, stops the relay at start with the reason.
+func TestRelayKaspaSectionRefused(t *testing.T) {
+	g, err := writeDevSignerGroup(devGroupSpec{dir: t.TempDir(), members: 3, quorum: 2, kaspadRPC: []string{"127.0.0.1:16110"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newSignerFixture(t, 3, 2)
+	sim := f.write(t)
+	for _, c := range []struct {
+		name string
+		s    relayKaspa
+		says string
+	}{
+		{"no node", relayKaspa{Group: g.members[0].config}, "kaspa.node and kaspa.group are required"},
+		{"no group", relayKaspa{Node: "127.0.0.1:1"}, "kaspa.node and kaspa.group are required"},
+		{"sim group", relayKaspa{Node: "127.0.0.1:1", Group: sim}, "Kaspa networks only"},
+		{"missing group", relayKaspa{Node: "127.0.0.1:1", Group: "nowhere.json"}, "kaspa.group"},
+		{"bad start", relayKaspa{Node: "127.0.0.1:1", Group: g.members[0].config, StartBlock: "0x12"}, "kaspa.startBlock"},
+		{"bad timeout", relayKaspa{Node: "127.0.0.1:1", Group: g.members[0].config, Timeout: "soon"}, "duration"},
+	} {
+		_, _, err := kaspaIndexer(context.Background(), &c.s, t.TempDir(), &bridge{}, bridgeOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want it to say %q", c.name, err, c.says)
+		}
 	}
 }
