@@ -277,23 +277,7 @@ func (r BridgeReader) KaspaDepositRecipients(ctx context.Context, network string
 
 // KaspaDepositCounts counts the deposits by status.
 func (r BridgeReader) KaspaDepositCounts(ctx context.Context) (map[string]int64, error) {
-	out := map[string]int64{}
-	err := r.read(ctx, func(tx Tx) error {
-		t, err := table(ctx, tx, KaspaDeposits{}.Name(), KaspaDeposits{}.Name())
-		if err != nil || t == "" {
-			return err
-		}
-		return queryEach(ctx, tx, kasByStatus.on(t), nil, func(rows RowScanner) error {
-			var s string
-			var n int64
-			if err := rows.Scan(&s, &n); err != nil {
-				return err
-			}
-			out[s] = n
-			return nil
-		})
-	})
-	return out, err
+	return r.countsBy(ctx, KaspaDeposits{}.Name(), KaspaDeposits{}.Name(), kasByStatus)
 }
 
 // KaspaDepositRow is a kaspa_deposits row as operators read it.

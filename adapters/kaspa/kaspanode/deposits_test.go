@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaspanet/kaspad/util"
+
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
 	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
@@ -47,26 +49,9 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := domain.Address{0xa1, 0x1c, 0xe0}
-	aliceAddr, _, err := d.Address(alice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := kaspanode.New(context.Background(), kaspanode.Config{Node: n.RPC, Network: kaspadtest.Network, Address: d.GroupAddress(),
-		WithoutUTXOIndex: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-
-	rig := newDepositRig(t)
-	app := &handlers.Appender{Log: rig.log, Catalog: topics.DefaultCatalog()}
-	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: kaspadtest.Network,
-		GroupAddress: d.GroupAddress().String(), Recipient: alice, Address: aliceAddr.String()}); err != nil {
-		t.Fatal(err)
-	}
 	const depth, minSompi = 20, 20_000_000
-	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: rig.reader, Appender: app,
-		Config: handlers.KaspaIndexerConfig{Depth: depth, MinSompi: minSompi}, Logger: quiet}
+	rig := newDepositRig(t, n.RPC, d, alice, handlers.KaspaIndexerConfig{Depth: depth, MinSompi: minSompi})
+	c, aliceAddr := rig.client, rig.addr
 
 	send := func(in twophase.UTXO, pays ...kaspadtest.Payment) domain.Hash32 {
 		var out uint64
@@ -89,16 +74,8 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 		domain.KaspaOutpoint{TxID: small, Index: 0}.Key(): projections.KaspaDepositRefused,
 	}
 	eventually(t, 2*time.Minute, func() error {
-		rig.catchUp()
-		for {
-			res, err := ix.Poll(context.Background())
-			if err != nil {
-				return err
-			}
-			rig.catchUp()
-			if !res.More {
-				break
-			}
+		if err := rig.follow(); err != nil {
+			return err
 		}
 		rows, err := rig.reader.KaspaDepositList(context.Background(), 10)
 		if err != nil {
@@ -137,14 +114,19 @@ func TestKaspaIndexerOnKaspad(t *testing.T) {
 
 var quiet = slog.New(slog.DiscardHandler)
 
+// depositRig is a relay's Kaspa indexer of a group's deposits through a
+// node, on a log and store of its own, watching one recipient's address.
 type depositRig struct {
 	log    topics.Log
 	runner *projections.Runner
 	reader projections.BridgeReader
+	client *kaspanode.Client
+	ix     *handlers.KaspaIndexer
+	addr   util.Address // the recipient's deposit address
 	t      *testing.T
 }
 
-func newDepositRig(t *testing.T) *depositRig {
+func newDepositRig(t *testing.T, node string, d *kaspa.Deposits, recipient domain.Address, cfg handlers.KaspaIndexerConfig) *depositRig {
 	ctx := context.Background()
 	dir := t.TempDir()
 	lg, err := embeddedlog.Open(filepath.Join(dir, "log"))
@@ -161,7 +143,39 @@ func newDepositRig(t *testing.T) *depositRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &depositRig{log: lg, runner: run, reader: projections.BridgeReader{Store: st}, t: t}
+	c, err := kaspanode.New(ctx, kaspanode.Config{Node: node, Network: kaspadtest.Network, Address: d.GroupAddress(),
+		WithoutUTXOIndex: true, MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	addr, _, err := d.Address(recipient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &handlers.Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	if _, err := app.Append(ctx, handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: kaspadtest.Network,
+		GroupAddress: d.GroupAddress().String(), Recipient: recipient, Address: addr.String()}); err != nil {
+		t.Fatal(err)
+	}
+	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: projections.BridgeReader{Store: st},
+		Appender: app, Config: cfg, Logger: quiet}
+	return &depositRig{log: lg, runner: run, reader: projections.BridgeReader{Store: st}, client: c, ix: ix, addr: addr, t: t}
+}
+
+// follow polls, the projection caught up before each poll, until the
+// indexer has read the chain to its tip.
+func (r *depositRig) follow() error {
+	for {
+		r.catchUp()
+		res, err := r.ix.Poll(context.Background())
+		if err != nil {
+			return err
+		}
+		if r.catchUp(); !res.More {
+			return nil
+		}
+	}
 }
 
 func (r *depositRig) catchUp() {
@@ -225,33 +239,8 @@ func TestKaspaIndexerReorgOnKaspad(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := domain.Address{0xa1}
-	aliceAddr, _, _ := d.Address(alice)
-	c, err := kaspanode.New(context.Background(), kaspanode.Config{Node: node.RPC, Network: kaspadtest.Network, Address: d.GroupAddress(),
-		MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rig := newDepositRig(t)
-	app := &handlers.Appender{Log: rig.log, Catalog: topics.DefaultCatalog()}
-	if _, err := app.Append(context.Background(), handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: kaspadtest.Network,
-		Recipient: alice, Address: aliceAddr.String()}); err != nil {
-		t.Fatal(err)
-	}
-	ix := &handlers.KaspaIndexer{Chain: kaspanode.DepositSource{Client: c, Deposits: d}, Reader: rig.reader, Appender: app,
-		Config: handlers.KaspaIndexerConfig{Depth: 1000, MinSompi: 1}, Logger: quiet}
-	poll := func() error {
-		for {
-			rig.catchUp()
-			res, err := ix.Poll(context.Background())
-			if err != nil {
-				return err
-			}
-			if rig.catchUp(); !res.More {
-				return nil
-			}
-		}
-	}
+	rig := newDepositRig(t, node.RPC, d, alice, handlers.KaspaIndexerConfig{Depth: 1000, MinSompi: 1})
+	c, aliceAddr, poll := rig.client, rig.addr, rig.follow
 
 	tx := payer.Spend(t, coins[:1], kaspadtest.Payment{To: aliceAddr, Amount: 100_000_000},
 		kaspadtest.Payment{To: payer.Address, Amount: coins[0].Amount - 100_000_000 - depositFee})
