@@ -123,10 +123,10 @@ type depositRig struct {
 	client *kaspanode.Client
 	ix     *handlers.KaspaIndexer
 	addr   util.Address // the recipient's deposit address
-	t      *testing.T
+	t      testing.TB
 }
 
-func newDepositRig(t *testing.T, node string, d *kaspa.Deposits, recipient domain.Address, cfg handlers.KaspaIndexerConfig) *depositRig {
+func newDepositRig(t testing.TB, node string, d *kaspa.Deposits, recipient domain.Address, cfg handlers.KaspaIndexerConfig) *depositRig {
 	ctx := context.Background()
 	dir := t.TempDir()
 	lg, err := embeddedlog.Open(filepath.Join(dir, "log"))
@@ -282,4 +282,43 @@ func TestKaspaIndexerReorgOnKaspad(t *testing.T) {
 		}
 	}
 	t.Logf("sightings after the reorganisation: %d", len(rig.events(t, domain.TypeKaspaDepositDetected)))
+}
+
+// BenchmarkKaspaIndexerCatchUp: the relay's Kaspa indexer reads a simnet
+// chain of about 600 DAA score from genesis through kaspad (its chain
+// changes, each chain block and its merge set with their transactions)
+// and records nothing (no deposit): chain blocks read per second.
+func BenchmarkKaspaIndexerCatchUp(b *testing.B) {
+	miner := kaspadtest.NewKey(b)
+	n := kaspadtest.StartNode(b, kaspadtest.Options{MineTo: miner.Address})
+	n.WaitDAAScore(b, 600, 2*time.Minute)
+	n.StopMiner()
+	_, pub, err := kaspa.NewKeyPair()
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := kaspa.NewDeposits(kaspadtest.Network, [][]byte{pub}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	blocks := 0
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		rig := newDepositRig(b, n.RPC, d, domain.Address{0xa1}, handlers.KaspaIndexerConfig{Depth: 300, MinSompi: 1})
+		rig.catchUp()
+		b.StartTimer()
+		for {
+			res, err := rig.ix.Poll(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			blocks += res.Added
+			if rig.catchUp(); !res.More {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(blocks)/b.Elapsed().Seconds(), "chainblocks/s")
+	b.ReportMetric(float64(blocks)/float64(b.N), "chainblocks/op")
 }
