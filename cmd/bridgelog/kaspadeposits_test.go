@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bridgelog/bridgelog/adapters/embeddedlog"
 	"github.com/bridgelog/bridgelog/adapters/kaspa"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode/kaspadtest"
 	"github.com/bridgelog/bridgelog/adapters/sqlstore"
 	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/handlers"
@@ -131,4 +134,75 @@ func TestRelayKaspaSectionRefused(t *testing.T) {
 			t.Errorf("%s: %v, want it to say %q", c.name, err, c.says)
 		}
 	}
+}
+
+// TestRelayIndexesKaspaDeposits: a relay whose config has a kaspa section
+// (a kaspad simnet node and a dev signing group) runs the Kaspa indexer
+// as one of its steps: KAS sent to a registered deposit address is
+// confirmed at the section's depth, with its metric.
+func TestRelayIndexesKaspaDeposits(t *testing.T) {
+	payer := kaspadtest.NewKey(t)
+	n := kaspadtest.StartNode(t, kaspadtest.Options{MineTo: payer.Address})
+	coins := n.WaitMature(t, payer.Address, 1)
+	g, err := writeDevSignerGroup(devGroupSpec{dir: t.TempDir(), members: 3, quorum: 2, kaspadRPC: []string{n.RPC}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTestBridge(t, 100*time.Millisecond, 0, func(c *relayConfig) {
+		c.Kaspa = &relayKaspa{Node: n.RPC, Group: g.members[0].config, Depth: 20, MinSompi: 10_000_000, Timeout: "5s"}
+	})
+	d, _, err := kaspaGroup(g.members[0].config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := domain.Address{0xa1}
+	addr, _, err := d.Address(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := tb.b.app.Append(ctx, handlers.Cause{}, domain.KaspaDepositAddressIssued{Network: d.Network(),
+		GroupAddress: d.GroupAddress().String(), Recipient: alice, Address: addr.String()}); err != nil {
+		t.Fatal(err)
+	}
+	const fee = 200_000
+	tx := payer.Spend(t, coins[:1], kaspadtest.Payment{To: addr, Amount: 100_000_000},
+		kaspadtest.Payment{To: payer.Address, Amount: coins[0].Amount - 100_000_000 - fee})
+	if err := n.Proc.Submit(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	want := domain.KaspaOutpoint{TxID: domain.Hash32(kaspadtest.TxID(tx))}.Key()
+
+	run, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- tb.b.run(run) }()
+	defer func() { cancel(); <-done }()
+	for {
+		rows, err := tb.b.reader.KaspaDepositList(ctx, 10)
+		if err == nil && len(rows) == 1 && rows[0].Outpoint == want && rows[0].Status == projections.KaspaDepositConfirmed {
+			break
+		}
+		select {
+		case <-run.Done():
+			t.Fatalf("deposit %s not confirmed: %+v (%v)", want, rows, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	rec := httptest.NewRecorder()
+	tb.metrics.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if body := rec.Body.String(); !strings.Contains(body, `bridgelog_kaspa_deposits_total{kind="confirmed",network="kaspa-simnet"} 1`) {
+		t.Fatalf("metrics lack the confirmed deposit:\n%s", grepLines(body, "kaspa"))
+	}
+}
+
+// grepLines is the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
