@@ -37,7 +37,7 @@ func stepOf(r AuditRow) StoryStep {
 		s.Explain = fmt.Sprintf("%s was recorded for %s", r.Type, r.AggregateID)
 		return s
 	}
-	if !tellChain(&s, body) && !tellOutcome(&s, body) && !tellBatch(&s, body) && !tellTx(&s, body) {
+	if !tellChain(&s, body) && !tellOutcome(&s, body) && !tellBatch(&s, body) && !tellTx(&s, body) && !tellKaspaDeposit(&s, body) {
 		s.add("aggregate", r.AggregateID)
 		s.Explain = fmt.Sprintf("%s was recorded for %s", r.Type, r.AggregateID)
 	}

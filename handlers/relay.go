@@ -30,6 +30,8 @@ type Relay struct {
 	// and Refunder mints each refused burn back once.
 	Refunds  *RefundIntake
 	Refunder *Refunder
+	// Kaspa, if set, indexes deposits on Kaspa (KAS coming in).
+	Kaspa    *KaspaIndexer
 	Interval time.Duration // pause between idle rounds, default 100ms
 	Logger   *slog.Logger
 	Metrics  StepMetrics
@@ -79,6 +81,19 @@ func (r *Relay) Round(ctx context.Context) error {
 			for {
 				res, err := ix.Poll(ctx)
 				if err != nil || res.To >= res.Tip || ctx.Err() != nil {
+					return err
+				}
+				if err := r.Projector.CatchUp(ctx); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	if r.Kaspa != nil {
+		step("index:"+r.Kaspa.Chain.Network(), func() error {
+			for {
+				res, err := r.Kaspa.Poll(ctx)
+				if err != nil || !res.More || ctx.Err() != nil {
 					return err
 				}
 				if err := r.Projector.CatchUp(ctx); err != nil {

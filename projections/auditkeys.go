@@ -107,6 +107,14 @@ func AuditKeysOf(env *topics.Envelope, body domain.Event) []AuditKey {
 		ks.hash(b.TxHash, KeyEVMTx)
 	case *domain.RefundFailed:
 		ks.hash(b.Burn.TxHash, KeyEVMTx)
+	case *domain.KaspaDepositDetected:
+		ks.hash(b.Outpoint.TxID, KeyKaspaTx)
+	case *domain.KaspaDepositConfirmed:
+		ks.hash(b.Outpoint.TxID, KeyKaspaTx)
+	case *domain.KaspaDepositRefused:
+		ks.hash(b.Outpoint.TxID, KeyKaspaTx)
+	case *domain.KaspaDepositReorged:
+		ks.hash(b.Outpoint.TxID, KeyKaspaTx)
 	case *domain.TxIntent:
 		ks.hash(b.TxHash, KeyEVMTx)
 	case *domain.TxOutcome:

@@ -43,6 +43,18 @@ func NewBody(typ string) domain.Event {
 		return new(domain.WithdrawalToKaspaConfirmed)
 	case domain.TypeWithdrawalToKaspaReorged:
 		return new(domain.WithdrawalToKaspaReorged)
+	case domain.TypeKaspaDepositDetected:
+		return new(domain.KaspaDepositDetected)
+	case domain.TypeKaspaDepositConfirmed:
+		return new(domain.KaspaDepositConfirmed)
+	case domain.TypeKaspaDepositRefused:
+		return new(domain.KaspaDepositRefused)
+	case domain.TypeKaspaDepositReorged:
+		return new(domain.KaspaDepositReorged)
+	case domain.TypeKaspaDepositAddressIssued:
+		return new(domain.KaspaDepositAddressIssued)
+	case domain.TypeKaspaChainScanned:
+		return new(domain.KaspaChainScanned)
 	case domain.TypeChainScanned:
 		return new(domain.ChainScanned)
 	case domain.TypeChainReorged:

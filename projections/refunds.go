@@ -157,13 +157,19 @@ func (r BridgeReader) RefundPending(ctx context.Context, limit int) ([]domain.Re
 // RefundCounts reads the refunds by status (REQUESTED, COMPLETED, FAILED,
 // REFUSED); empty before the first certificate.
 func (r BridgeReader) RefundCounts(ctx context.Context) (map[string]int64, error) {
+	return r.countsBy(ctx, Refunds{}.Name(), "refunds", refundsCounts)
+}
+
+// countsBy reads a (value, count) statement q on the live table base of
+// projection: empty before the projection was built.
+func (r BridgeReader) countsBy(ctx context.Context, projection, base string, q liveSQL) (map[string]int64, error) {
 	out := map[string]int64{}
 	err := r.read(ctx, func(tx Tx) error {
-		t, err := table(ctx, tx, Refunds{}.Name(), "refunds")
+		t, err := table(ctx, tx, projection, base)
 		if err != nil || t == "" {
 			return err
 		}
-		return queryEach(ctx, tx, refundsCounts.on(t), nil, func(rows RowScanner) error {
+		return queryEach(ctx, tx, q.on(t), nil, func(rows RowScanner) error {
 			var s string
 			var n int64
 			if err := rows.Scan(&s, &n); err != nil {

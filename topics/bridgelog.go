@@ -52,6 +52,12 @@ var bridgelogTypes = []EventType{
 	{domain.TypeRefundCertificateRefused, TopicBridge, 1},
 	{domain.TypeRefundIntent, TopicBridge, 1},
 	{domain.TypeRefundOutcome, TopicBridge, 1},
+	{domain.TypeKaspaDepositDetected, TopicBridge, 1},
+	{domain.TypeKaspaDepositConfirmed, TopicBridge, 1},
+	{domain.TypeKaspaDepositRefused, TopicBridge, 1},
+	{domain.TypeKaspaDepositReorged, TopicBridge, 1},
+	{domain.TypeKaspaDepositAddressIssued, TopicChain, 1},
+	{domain.TypeKaspaChainScanned, TopicChain, 1},
 }
 
 // signingTypes are the facts of a signer's log (domain/twophase), all on

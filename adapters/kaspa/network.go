@@ -2,6 +2,9 @@
 // payout templates as Kaspa transactions, each member's signature, their
 // assembly into a signed transaction, and the ledger rules the protocol
 // needs (domain/twophase.LedgerRules), through github.com/kaspanet/kaspad.
+// It also makes the group's deposit addresses (deposit.go: the multisig
+// behind <recipient> OP_DROP, one address per EVM recipient) and tells
+// the group's own spends from deposits.
 //
 // The package links no libsecp256k1: kaspad's txscript and kaspawallet
 // sign and verify through github.com/kaspanet/go-secp256k1, a cgo copy of

@@ -131,3 +131,12 @@ func (h *HandlerMetrics) LogBackupWritten(at time.Time) {
 	h.Count("log_backups_total", nil, 1)
 	h.Gauge("log_backup_last_success_seconds", nil, float64(at.Unix()))
 }
+
+// Kaspa indexer.
+
+func (h *HandlerMetrics) KaspaIndexerRPCError(network string) {
+	h.Count("kaspa_indexer_rpc_errors_total", map[string]string{"network": network}, 1)
+}
+func (h *HandlerMetrics) KaspaDeposits(network, kind string, n int) {
+	h.Count("kaspa_deposits_total", map[string]string{"network": network, "kind": kind}, n)
+}

@@ -73,6 +73,8 @@ var handlerHelp = map[string]string{
 	"deposits_minted_total":               "Deposits minted (including ones found already minted).",
 	"evm_node_up":                         "1 while the signer's EVM node answers on the configured chain, else 0 (unreachable, or on another chain).",
 	"gas_used_total":                      "Gas used by bridgelog's transactions, by purpose.",
+	"kaspa_deposits_total":                "Deposit events of the relay's Kaspa indexer by network and kind: detected, confirmed, refused (recorded, never minted), reorged, reorged_final (after its verdict).",
+	"kaspa_indexer_rpc_errors_total":      "Calls of the relay's Kaspa indexer to its node that failed, by network.",
 	"indexer_lag_blocks":                  "Blocks between the chain tip and the indexer's scanned height, by chain.",
 	"indexer_reorg_beyond_window":         "1 while the chain's indexer is stopped by a reorg deeper than its reorg window, else 0, by chain.",
 	"indexer_rpc_errors_total":            "Indexer RPC calls that failed, by chain.",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bridgelog/bridgelog/adapters/evm/evmchain"
 	"github.com/bridgelog/bridgelog/adapters/evm/evmwallet"
+	"github.com/bridgelog/bridgelog/adapters/kaspa/kaspanode"
 	"github.com/bridgelog/bridgelog/adapters/metrics"
 	"github.com/bridgelog/bridgelog/adapters/watermilllog"
 	"github.com/bridgelog/bridgelog/domain"
@@ -59,6 +60,9 @@ type relayConfig struct {
 	// Signers, if set, is the signing group whose refusal certificates
 	// the relay refunds, and where it learns them.
 	Signers *relaySigners `json:"signers,omitempty"`
+	// Kaspa, if set, indexes deposits on Kaspa to the signing group's
+	// deposit addresses (KAS coming in).
+	Kaspa *relayKaspa `json:"kaspa,omitempty"`
 
 	// dir is the config file's directory: relative keystore and
 	// passphrase paths are read from there.
@@ -161,8 +165,9 @@ type bridge struct {
 	executors []*handlers.ClaimExecutor
 	reader    projections.BridgeReader
 	projector *runnerProjector
-	client    *evmchain.Client // the lock side
-	exec      *evmchain.Client // the execution side (client itself on one chain)
+	client    *evmchain.Client  // the lock side
+	exec      *evmchain.Client  // the execution side (client itself on one chain)
+	kaspa     *kaspanode.Client // the Kaspa indexer's node; nil without a kaspa section
 	settle    domain.Settlement
 	binding   domain.RelayBound // the chains and contracts of the config
 	app       *handlers.Appender
@@ -306,6 +311,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	if err := b.wireRefunds(cfg, calls, ld.mint, opt); err != nil {
 		return err
 	}
+	if err := b.wireKaspa(ctx, cfg, opt); err != nil {
+		return err
+	}
 	if b.exec != b.client {
 		b.relay.Indexers = append(b.relay.Indexers,
 			b.indexer(b.exec, execSide, cfg.Execution.StartBlock, cfg.Execution.Confirmations, app, opt))
@@ -418,6 +426,9 @@ func (b *bridge) bind(ctx context.Context) error {
 }
 
 func (b *bridge) close() {
+	if b.kaspa != nil {
+		_ = b.kaspa.Close()
+	}
 	b.client.Close()
 	if b.exec != nil && b.exec != b.client {
 		b.exec.Close()

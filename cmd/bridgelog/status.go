@@ -57,6 +57,9 @@ so and exits with status 1.`,
 		}{{"deposits", stats.Deposits}, {"withdrawals", stats.Withdrawals}, {"batches", stats.Batches}, {"refunds", st.Refunds}} {
 			fmt.Fprintf(out, "%-12s %s\n", kv.name, sortedCounts(kv.m))
 		}
+		if len(st.KaspaDeposits) > 0 { // only on a relay that indexes Kaspa
+			fmt.Fprintf(out, "%-12s %s\n", "kas in", sortedCounts(st.KaspaDeposits))
+		}
 		for _, p := range []string{"mint", "anchor", "claim", "refund"} {
 			if g, ok := stats.Gas[p]; ok {
 				fmt.Fprintf(out, "gas %-8s %d sent, median %d, max %d\n", p, g.Count, g.Median, g.Max)
@@ -81,6 +84,9 @@ type bridgeStatus struct {
 	// Refunds counts the refusal certificates by status: REQUESTED,
 	// COMPLETED, FAILED, REFUSED (certificates not acted on).
 	Refunds map[string]int64 `json:"refunds"`
+	// KaspaDeposits counts the deposits on Kaspa by status: DETECTED,
+	// CONFIRMED, REFUSED (recorded, never minted), REORGED.
+	KaspaDeposits map[string]int64 `json:"kaspaDeposits,omitempty"`
 }
 
 func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) (bridgeStatus, error) {
@@ -94,6 +100,9 @@ func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) 
 		return out, err
 	}
 	if out.Refunds, err = rd.RefundCounts(ctx); err != nil {
+		return out, err
+	}
+	if out.KaspaDeposits, err = rd.KaspaDepositCounts(ctx); err != nil {
 		return out, err
 	}
 	out.Unfolded, err = unfoldedRecords(ctx, lg, st)

@@ -2,7 +2,9 @@
 // kaspad node (gRPC, github.com/kaspanet/kaspad v0.12.23; rusty-kaspa
 // serves the same API): the group address's outputs and pending spends,
 // whether a payout was accepted and how deep, and the submission of
-// signed payouts. It implements the signing handler's Ledger.
+// signed payouts. It implements the signing handler's Ledger. The relay's
+// Kaspa indexer reads the virtual chain's changes and the transactions
+// each chain block accepted through it too (chain.go, deposits.go).
 //
 // The client keeps one connection, dials it again with backoff when the
 // node goes away, and uses no notifications (kaspad's notification
@@ -91,6 +93,9 @@ type Config struct {
 	Network string
 	// Address is the group address whose outputs the ledger view holds.
 	Address util.Address
+	// WithoutUTXOIndex accepts a node without --utxoindex, for a caller
+	// that lists no outputs (the relay's Kaspa indexer follows the chain).
+	WithoutUTXOIndex bool
 	// Timeout bounds each call to the node (default 10 s).
 	Timeout time.Duration
 	// PollInterval is how often the virtual DAA score is read for the
@@ -242,7 +247,7 @@ func (c *Client) check(ctx context.Context, cn *conn) (*appmessage.GetInfoRespon
 	if info.Error != nil {
 		return nil, &NodeError{Call: "get_info", Message: info.Error.Message}
 	}
-	if !info.IsUtxoIndexed {
+	if !info.IsUtxoIndexed && !c.cfg.WithoutUTXOIndex {
 		return nil, fmt.Errorf("%w: node %s (start it with --utxoindex)", ErrNoUTXOIndex, c.cfg.Node)
 	}
 	return info, nil
