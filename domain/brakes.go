@@ -76,11 +76,11 @@ func (e RelayResumed) AggregateID() string { return PauseAggregate }
 
 // PauseState is the fold of the pause events: the latest one decides.
 type PauseState struct {
-	Paused bool
+	Paused bool `json:"paused"`
 	// Since is when the latest pause or resume was asked.
-	Since    time.Time
-	Operator string
-	Reason   string
+	Since    time.Time `json:"since"`
+	Operator string    `json:"operator"`
+	Reason   string    `json:"reason"`
 }
 
 // Apply folds one pause or resume; other events change nothing.

@@ -108,11 +108,22 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 			return ctx.Err()
 		}
 		level := slog.LevelWarn
-		if errors.Is(err, ErrSigning) && x.Driver.Health != nil {
-			level = slog.LevelDebug // the wallet's signer health logged its failure once
+		paused := errors.Is(err, domain.ErrSendsPaused)
+		if (errors.Is(err, ErrSigning) && x.Driver.Health != nil) || paused {
+			level = slog.LevelDebug // the wallet's signer health, or the pause gate, logged it once
 		}
 		loggerOr(x.Logger).Log(ctx, level, "claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
+		if paused {
+			// Not a failure: wait for the resume at the first backoff, so
+			// the claim goes out soon after it.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(backoff):
+			}
+			continue
+		}
 		metricsOr(x.Metrics).ClaimAttemptFailed()
 		select {
 		case <-ctx.Done():

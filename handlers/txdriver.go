@@ -48,12 +48,28 @@ type TxDriver struct {
 	// "sign:<address>": the first failure to sign and the first signature
 	// after are one log line and one event each, every failure a metric.
 	Health *StepHealth
+	// Gate, if set, is asked before anything is signed or sent (the
+	// relay's pause): a refusal returns its error and sends nothing; the
+	// request's open intents stay open for the next drive.
+	Gate SendGate
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
 	// gasFloor is, per subject, the largest gas limit that ran out: the
 	// next send gets at least twice it, up to MaxGas.
 	gasFloor map[string]uint64
+}
+
+// SendGate says whether a transaction may be sent now (PauseGate).
+type SendGate interface {
+	MaySend(ctx context.Context) error
+}
+
+func (d *TxDriver) maySend(ctx context.Context) error {
+	if d.Gate == nil || d.DryRun {
+		return nil
+	}
+	return d.Gate.MaySend(ctx)
 }
 
 // defaultMaxGas is MaxGas's default.
@@ -117,6 +133,9 @@ func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, 
 	defer d.mu.Unlock()
 	if d.PollInterval <= 0 {
 		d.PollInterval = 100 * time.Millisecond
+	}
+	if err := d.maySend(ctx); err != nil {
+		return domain.TxOutcome{}, err
 	}
 	for {
 		out, err := d.driveOnce(ctx, req)
@@ -255,6 +274,9 @@ var ErrSigning = errors.New("wallet did not sign")
 // could not be signed leaves no intent.
 func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int,
 	attempt int, cancel bool) (domain.TxIntent, error) {
+	if err := d.maySend(ctx); err != nil {
+		return domain.TxIntent{}, err
+	}
 	hash, raw, err := d.Chain.SignCall(ctx, call, nonce, gas, feeCap, tipCap)
 	if ctx.Err() != nil {
 		return domain.TxIntent{}, ctx.Err() // stopping: not the signer's failure

@@ -18,7 +18,7 @@ import (
 // Kaspa, confirmed, for the audit trail; nothing of the relay acts on
 // them).
 func RelayProjections() []Projection {
-	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, WithdrawalsToKaspa{}, Batches{}, TxIntents{}, RelayBindings{}, Refunds{}},
+	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, WithdrawalsToKaspa{}, Batches{}, TxIntents{}, RelayBindings{}, Refunds{}, RelayBrakes{}},
 		SignerProjections()...)
 }
 

@@ -59,6 +59,10 @@ type relayConfig struct {
 	// Signers, if set, is the signing group whose refusal certificates
 	// the relay refunds, and where it learns them.
 	Signers *relaySigners `json:"signers,omitempty"`
+	// Admin says who may pause and resume the relay and hold or release
+	// mints (see relayAdmin); Governor bounds what it mints (relayGovernor).
+	Admin    *relayAdmin    `json:"admin,omitempty"`
+	Governor *relayGovernor `json:"governor,omitempty"`
 
 	// dir is the config file's directory: relative keystore and
 	// passphrase paths are read from there.
@@ -107,6 +111,12 @@ func loadRelayConfig(path string) (relayConfig, error) {
 	}
 	if c.Execution != nil && c.Execution.RPC == "" {
 		return c, fmt.Errorf("%w: %s: execution.rpc is required when execution is set", ErrConfig, path)
+	}
+	if _, err := c.governorPolicy(); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
+	}
+	if _, err := c.adminKeys(); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
 	}
 	return c, nil
 }
@@ -180,6 +190,10 @@ type bridgeOptions struct {
 	// inbox is where `bridgelog refund` leaves certificates for this
 	// relay (refundInbox of its --data); empty: none.
 	inbox string
+	// operatorInbox is where the operator commands leave pause, resume,
+	// hold and release requests for this relay (operatorInbox of its
+	// --data); empty: none.
+	operatorInbox string
 }
 
 // assemble wires a relay from its config over an open log and store.
@@ -242,10 +256,13 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	// Every wallet's signer is followed as a step of its own: an external
 	// signer that refuses or does not answer is one line and one event.
 	signing := &handlers.StepHealth{Appender: app, Logger: opt.logger, Metrics: opt.metrics}
+	// Every wallet's driver asks the relay's pause before it signs.
+	brakeMetrics, _ := opt.metrics.(handlers.BrakeMetrics)
+	gate := &handlers.PauseGate{Reader: b.reader, Every: poll, Metrics: brakeMetrics, Logger: opt.logger}
 	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
 		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
 			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
-				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing}
+				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing, Gate: gate}
 		}}
 	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
 	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)
@@ -297,6 +314,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		Appender: app,
 	}
 	if err := b.wireRefunds(cfg, calls, ld.mint, opt); err != nil {
+		return err
+	}
+	if err := b.wireBrakes(cfg, opt, gate, brakeMetrics); err != nil {
 		return err
 	}
 	if b.exec != b.client {
@@ -454,7 +474,8 @@ before the relay starts.`,
 		if _, err := relayFlags.backups.on(); err != nil {
 			return err
 		}
-		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors, inbox: refundInbox(engineFlags.data)}
+		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors, inbox: refundInbox(engineFlags.data),
+			operatorInbox: operatorInbox(engineFlags.data)}
 		switch relayFlags.role {
 		case "all":
 			// A claim worker keeps no projections: only the relay loop's
