@@ -32,6 +32,7 @@ func TestAlertThresholdsMatchTheRules(t *testing.T) {
 		"BridgelogBatchCreationDelayed":              {fmt.Sprintf("> %d", int(batchDelay.Seconds()))},
 		"BridgelogConfirmationDepthViolation":        {window(depthWindow)},
 		"BridgelogEventConflict":                     {window(conflictWindow)},
+		"BridgelogRelayPausedTooLong":                {fmt.Sprintf("> %d", int(pausedTooLong.Seconds()))},
 		"BridgelogSignerEventAbandoned":              {window(signerWindow)},
 		"BridgelogSignerTimeoutRateHigh":             {window(signerWindow), share(timeoutShare)},
 		"BridgelogSignerRevalidationFailureRateHigh": {window(signerWindow), share(revalidationShare)},
