@@ -178,6 +178,7 @@ type bridge struct {
 	app       *handlers.Appender
 	logger    *slog.Logger
 	metrics   handlers.Metrics
+	clock     chainClock // the governor's, read by the relay loop only
 }
 
 type bridgeOptions struct {

@@ -126,7 +126,20 @@ func (b *bridge) chainTime(ctx context.Context) (time.Time, error) {
 	if !cur.Found {
 		return time.Time{}, errNoChainTime
 	}
+	if b.clock.block == cur.ScannedTo && !b.clock.at.IsZero() {
+		return b.clock.at, nil // one RPC per new block, not per round
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return b.client.BlockTime(ctx, cur.ScannedTo)
+	at, err := b.client.BlockTime(ctx, cur.ScannedTo)
+	if err == nil {
+		b.clock.block, b.clock.at = cur.ScannedTo, at
+	}
+	return at, err
+}
+
+// chainClock is the last source-chain time read, by block.
+type chainClock struct {
+	block uint64
+	at    time.Time
 }
