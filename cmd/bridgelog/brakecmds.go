@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -272,29 +270,11 @@ func checkBrakeCredential(cfg relayConfig, path, kind string) error {
 // leaveOperatorRequest writes req into the relay's inbox, whole or not at
 // all; names sort in the order asked.
 func leaveOperatorRequest(req handlers.OperatorRequest) (string, error) {
-	dir := operatorInbox(engineFlags.data)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	b, err := json.Marshal(req)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%020d-%s-%s.json", req.Action.At, req.Kind, req.Action.RequestID))
-	tmp, err := os.CreateTemp(dir, ".incoming-*")
-	if err != nil {
-		return "", err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return path, os.Rename(tmp.Name(), path)
+	return writeWhole(operatorInbox(engineFlags.data), fmt.Sprintf("%020d-%s-%s.json", req.Action.At, req.Kind, req.Action.RequestID), b)
 }
 
 // loginName is the operator recorded when --operator is not given.
