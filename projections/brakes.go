@@ -80,10 +80,21 @@ var (
 	pauseOf     = pauseTable.selectLive("id = ?")
 	holdsAll    = holdTable.queryLive("ORDER BY held_chain_time, chain_id, tx_hash, log_index")
 	holdOf      = holdTable.selectLive("chain_id = ? AND tx_hash = ? AND log_index = ?")
-	// depositsConfirmed reads the confirmed deposits in log order, and
+	// depositsConfirmed reads the confirmed deposits in the chain's order
+	// (block, then log index: the same in a replay, unlike partitions), and
 	// depositsMintedSince the minted ones whose block is at or after a time.
-	depositsConfirmed = depositTable.selectLive("status = ? ORDER BY first_partition, first_offset LIMIT ?",
+	depositsConfirmed = depositTable.selectLive("status = ? ORDER BY block_number, log_index, tx_hash LIMIT ?",
 		"chain_id", "tx_hash", "log_index", "amount", "detected_at")
+	// confirmedWithHolds is depositsConfirmed with each deposit's hold, if
+	// any: on(deposits, mint_holds).
+	confirmedWithHolds = func() liveSQL {
+		d, h := depositTable.as("d"), holdTable.as("h")
+		on := func(c string) string { return h.col(c) + " = " + d.col(c) }
+		return liveSQL{"SELECT " + d.list("chain_id", "tx_hash", "log_index", "amount", "detected_at") + ", " +
+			"COALESCE(" + h.col("status") + ", ''), COALESCE(" + h.col("reason") + ", ''), COALESCE(" + h.col("release_at") + ", 0) FROM ",
+			" " + d.alias + " LEFT JOIN ", " " + h.alias + " ON " + on("chain_id") + " AND " + on("tx_hash") + " AND " + on("log_index") +
+				" WHERE " + d.col("status") + " = ? ORDER BY " + d.list("block_number", "log_index", "tx_hash") + " LIMIT ?"}
+	}()
 	depositsMintedSince = depositTable.selectLive("status = ? AND detected_at >= ?", "amount", "detected_at")
 	depositStatusOf     = depositTable.selectLive("chain_id = ? AND tx_hash = ? AND log_index = ?", "status")
 )
@@ -243,7 +254,7 @@ func (r BridgeReader) DepositGovernance(ctx context.Context, ref domain.LogRef) 
 }
 
 // GovernorQueue reads the confirmed deposits not yet minted (at most
-// limit, in log order) with their block times and holds, and the minted
+// limit, in the chain's order) with their block times and holds, and the minted
 // deposits whose block is at or after since: what the governor decides on.
 func (r BridgeReader) GovernorQueue(ctx context.Context, since time.Time, limit int) ([]domain.GovernedMint, []domain.WindowEntry, error) {
 	var queue []domain.GovernedMint
@@ -253,8 +264,16 @@ func (r BridgeReader) GovernorQueue(ctx context.Context, since time.Time, limit 
 		if err != nil || t == "" {
 			return err
 		}
-		if err := queryEach(ctx, tx, depositsConfirmed.on(t), []any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
-			g, err := scanGoverned(rows)
+		h, err := table(ctx, tx, RelayBrakes{}.Name(), "mint_holds")
+		if err != nil {
+			return err
+		}
+		q, scan := depositsConfirmed.on(t), scanGoverned
+		if h != "" {
+			q, scan = confirmedWithHolds.on(t, h), scanGovernedHeld
+		}
+		if err := queryEach(ctx, tx, q, []any{string(domain.StatusConfirmed), limit}, func(rows RowScanner) error {
+			g, err := scan(rows)
 			queue = append(queue, g)
 			return err
 		}); err != nil {
@@ -272,21 +291,6 @@ func (r BridgeReader) GovernorQueue(ctx context.Context, since time.Time, limit 
 		}); err != nil {
 			return err
 		}
-		h, err := table(ctx, tx, RelayBrakes{}.Name(), "mint_holds")
-		if err != nil || h == "" {
-			return err
-		}
-		for i := range queue {
-			ref := queue[i].Ref
-			if err := queryEach(ctx, tx, holdOf.on(h), []any{int64(ref.ChainID), ref.TxHash.Hex(), int64(ref.LogIndex)},
-				func(rows RowScanner) error {
-					row, err := scanHold(rows)
-					queue[i].Hold, queue[i].Released = row.Hold(), row.Status == MintReleasedStatus
-					return err
-				}); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
 	return queue, minted, err
@@ -299,6 +303,24 @@ func scanGoverned(rows RowScanner) (domain.GovernedMint, error) {
 	if err := rows.Scan(&chainID, &txHash, &logIndex, &amount, &at); err != nil {
 		return domain.GovernedMint{}, err
 	}
+	return governed(chainID, logIndex, txHash, amount, at)
+}
+
+// scanGovernedHeld scans a row of confirmedWithHolds.
+func scanGovernedHeld(rows RowScanner) (domain.GovernedMint, error) {
+	var chainID, logIndex, releaseAt int64
+	var txHash, amount, status, reason string
+	var at sql.NullString
+	if err := rows.Scan(&chainID, &txHash, &logIndex, &amount, &at, &status, &reason, &releaseAt); err != nil {
+		return domain.GovernedMint{}, err
+	}
+	g, err := governed(chainID, logIndex, txHash, amount, at)
+	row := MintHoldRow{Status: status, Reason: reason, ReleaseAt: releaseAt}
+	g.Hold, g.Released = row.Hold(), status == MintReleasedStatus
+	return g, err
+}
+
+func governed(chainID, logIndex int64, txHash, amount string, at sql.NullString) (domain.GovernedMint, error) {
 	ref, err := refOf(chainID, txHash, logIndex)
 	if err != nil {
 		return domain.GovernedMint{}, err
