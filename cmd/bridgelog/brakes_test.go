@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +117,7 @@ func TestRelayPauseStopsSendsWhileIndexing(t *testing.T) {
 	if n := countEnvelopes(t, tb.log, topics.TopicBridge, domain.TypeMintIntent); n != 1 {
 		t.Fatalf("%d mint intents, want 1: the paused relay signed a mint", n)
 	}
+	assertConsoleShows(t, tb, `id="pause">PAUSED`, `data-field="operator">alice<`, `data-field="reason">exploit suspected<`)
 	if m := scrape(t, tb.metrics); !strings.Contains(m, "bridgelog_relay_paused 1") {
 		t.Fatalf("metrics do not show the pause:\n%s", grepLines(m, "relay_paused"))
 	}
@@ -134,6 +137,20 @@ func TestRelayPauseStopsSendsWhileIndexing(t *testing.T) {
 	assertChainPaidOnce(t, tb.users, 3, 0)
 	if m := scrape(t, tb.metrics); !strings.Contains(m, "bridgelog_relay_paused 0") {
 		t.Fatalf("metrics still show the pause:\n%s", grepLines(m, "relay_paused"))
+	}
+}
+
+// assertConsoleShows: the relay console's overview holds every want.
+func assertConsoleShows(t *testing.T, tb *testBridge, wants ...string) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	mux := http.NewServeMux()
+	(&relayConsole{log: tb.log, store: tb.store, logger: quietLogger()}).routes(mux)
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	for _, want := range wants {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Fatalf("the console lacks %q:\n%s", want, w.Body.String())
+		}
 	}
 }
 
@@ -187,6 +204,7 @@ func TestGovernorHoldsThenMintsOnceAfterRelease(t *testing.T) {
 	})
 	held := heldRefs(t, tb)
 	over, large := held[domain.HoldOverLimit][0], held[domain.HoldLarge][0]
+	assertConsoleShows(t, tb, `data-deposit="`+over.DepositID()+`"`, `<td>large</td>`)
 	if m := scrape(t, tb.metrics); !strings.Contains(m, "bridgelog_mints_held 2") {
 		t.Fatalf("metrics do not show the holds:\n%s", grepLines(m, "mints_held"))
 	}
@@ -300,12 +318,14 @@ func TestBrakeCommandsRefuseBadInput(t *testing.T) {
 	if err != nil || !strings.Contains(out, "recorded relay.paused") {
 		t.Fatalf("pause of a stopped relay: %v\n%s", err, out)
 	}
-	var status strings.Builder
-	rootCmd.SetOut(&status)
-	rootCmd.SetArgs([]string{"governor", "status", "--data", data})
-	err = rootCmd.ExecuteContext(context.Background())
-	rootCmd.SetArgs(nil)
-	if err != nil || !strings.Contains(status.String(), `PAUSED since`) || !strings.Contains(status.String(), `by "alice": drill`) {
-		t.Fatalf("governor status: %v\n%s", err, status.String())
+	for _, args := range [][]string{{"governor", "status"}, {"status"}} {
+		var status strings.Builder
+		rootCmd.SetOut(&status)
+		rootCmd.SetArgs(append(args, "--data", data))
+		err = rootCmd.ExecuteContext(context.Background())
+		rootCmd.SetArgs(nil)
+		if err != nil || !strings.Contains(status.String(), `pause: PAUSED since`) || !strings.Contains(status.String(), `by "alice": drill`) {
+			t.Fatalf("%v: %v\n%s", args, err, status.String())
+		}
 	}
 }
