@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 )
 
@@ -154,20 +155,23 @@ type GovernorDecision struct {
 // pass one held for the limit); a large or operator hold holds its own
 // deposit only.
 func Govern(p GovernorPolicy, now time.Time, admitted []WindowEntry, queue []GovernedMint) []GovernorDecision {
-	used := Amount{}
+	// One accumulator, added to in place: a round decides up to 10,000
+	// deposits every poll.
+	used, sum := new(big.Int), new(big.Int)
 	inWindow := func(t time.Time) bool { return t.After(now.Add(-p.Window)) && !t.After(now) }
-	for _, a := range admitted {
-		if inWindow(a.BlockTime) {
-			used = used.Add(a.Amount)
+	for i := range admitted {
+		if inWindow(admitted[i].BlockTime) {
+			used.Add(used, &admitted[i].Amount.v)
 		}
 	}
 	out := make([]GovernorDecision, 0, len(queue))
 	blocked := false // an earlier deposit waits for the window
-	for _, q := range queue {
+	for i := range queue {
+		q := &queue[i]
 		d := GovernorDecision{Ref: q.Ref}
 		delayed := !now.Before(q.BlockTime.Add(p.LargeDelay))
-		large := !p.LargeSize.IsZero() && q.Amount.Cmp(p.LargeSize) >= 0
-		fits := !blocked && used.Add(q.Amount).Cmp(p.Limit) <= 0
+		large := !p.LargeSize.IsZero() && q.Amount.v.Cmp(&p.LargeSize.v) >= 0
+		fits := !blocked && sum.Add(used, &q.Amount.v).Cmp(&p.Limit.v) <= 0
 		switch {
 		case q.Released:
 			d.Mint = true
@@ -184,25 +188,27 @@ func Govern(p GovernorPolicy, now time.Time, admitted []WindowEntry, queue []Gov
 			d.Mint, d.Release = true, newRelease(q, ReleaseWindow, now)
 		}
 		if d.Mint && inWindow(q.BlockTime) {
-			used = used.Add(q.Amount)
-		}
-		if d.Hold != nil && q.Hold != nil {
-			d.Hold = nil // already held: it waits
-		}
-		if d.Release != nil && q.Hold == nil {
-			d.Release = nil // never held: nothing to release
+			used.Add(used, &q.Amount.v)
 		}
 		out = append(out, d)
 	}
 	return out
 }
 
-func newHold(q GovernedMint, reason string, now time.Time, p GovernorPolicy) *MintHeld {
+// newHold is a new hold of q, nil if q is held already (it waits).
+func newHold(q *GovernedMint, reason string, now time.Time, p GovernorPolicy) *MintHeld {
+	if q.Hold != nil {
+		return nil
+	}
 	return &MintHeld{Ref: q.Ref, Amount: q.Amount, Reason: reason, ChainTime: now.Unix(),
 		ReleaseAt: q.BlockTime.Add(p.LargeDelay).Unix()}
 }
 
-func newRelease(q GovernedMint, reason string, now time.Time) *MintReleased {
+// newRelease is the release of q's hold, nil if q was never held.
+func newRelease(q *GovernedMint, reason string, now time.Time) *MintReleased {
+	if q.Hold == nil {
+		return nil
+	}
 	return &MintReleased{Ref: q.Ref, Reason: reason, ChainTime: now.Unix()}
 }
 

@@ -197,3 +197,21 @@ func TestPauseStateAndOperatorAction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkGovern: one decision round over a full queue (10,000 pending
+// deposits, the relay's per-poll bound) and a day's 10,000 minted ones.
+func BenchmarkGovern(b *testing.B) {
+	p := govPolicy()
+	p.Limit = AmountFromUint64(1 << 40)
+	queue := make([]GovernedMint, 10_000)
+	admitted := make([]WindowEntry, 10_000)
+	for i := range queue {
+		queue[i] = queued(i, uint64(i%70+1)<<20, govT0.Add(time.Duration(i)*time.Second))
+		admitted[i] = WindowEntry{BlockTime: govT0.Add(-time.Duration(i) * time.Second), Amount: AmountFromUint64(1 << 20)}
+	}
+	now := govT0.Add(3 * time.Hour)
+	b.ReportAllocs()
+	for b.Loop() {
+		Govern(p, now, admitted, queue)
+	}
+}
