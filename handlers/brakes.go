@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bridgelog/bridgelog/domain"
+	"github.com/bridgelog/bridgelog/topics"
 )
 
 // BrakeMetrics receives the relay's pause and governor metrics.
@@ -175,3 +176,55 @@ func (g *MintGovernor) Admit(ctx context.Context) (map[string]bool, error) {
 // ErrOperatorRequest: a pause, resume, hold or release request that is
 // malformed or refused on the relay's state.
 var ErrOperatorRequest = errors.New("operator request refused")
+
+// LogPause reads the relay's pause from the log itself: the one partition
+// of the chain topic that holds every pause and resume, tailed from where
+// it last read. A claim worker, which keeps no projections, asks it.
+type LogPause struct {
+	Log topics.Log
+
+	partition int32
+	next      int64
+	state     domain.PauseState
+	started   bool
+}
+
+// PauseState folds the pauses and resumes appended since the last call.
+func (p *LogPause) PauseState(ctx context.Context) (domain.PauseState, error) {
+	if !p.started {
+		spec, err := topics.Spec(topics.TopicChain)
+		if err != nil {
+			return p.state, err
+		}
+		p.partition, p.started = topics.PartitionFor([]byte(domain.PauseAggregate), spec.Partitions), true
+	}
+	dec := topics.NewDecoder(topics.Limits{})
+	for {
+		recs, err := p.Log.Read(ctx, topics.TopicChain, p.partition, p.next, 1000)
+		if err != nil {
+			return p.state, err
+		}
+		for _, r := range recs {
+			p.next = r.Offset + 1
+			var env topics.Envelope
+			if err := dec.Decode(r.Value, &env); err != nil || env.AggregateID != domain.PauseAggregate {
+				continue // not a pause: another aggregate of the partition
+			}
+			switch env.Type {
+			case domain.TypeRelayPaused:
+				var e domain.RelayPaused
+				if err := topics.DecodePayload(env.Payload, &e); err == nil {
+					p.state = p.state.Apply(e)
+				}
+			case domain.TypeRelayResumed:
+				var e domain.RelayResumed
+				if err := topics.DecodePayload(env.Payload, &e); err == nil {
+					p.state = p.state.Apply(e)
+				}
+			}
+		}
+		if len(recs) == 0 {
+			return p.state, nil
+		}
+	}
+}

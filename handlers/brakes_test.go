@@ -136,3 +136,33 @@ func TestOperatorInboxRecordsGoodAndSetsAsideBad(t *testing.T) {
 		t.Fatalf("recorded %+v, want one relay.paused", envs)
 	}
 }
+
+// TestLogPauseTailsThePauses: a claim worker's pause reader folds the
+// pauses and resumes on the log, each read taking only what is new.
+func TestLogPauseTailsThePauses(t *testing.T) {
+	lg, err := embeddedlog.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.Close()
+	ctx := context.Background()
+	app := &Appender{Log: lg, Catalog: topics.DefaultCatalog()}
+	p := &LogPause{Log: lg}
+	if s, err := p.PauseState(ctx); err != nil || s.Paused {
+		t.Fatalf("empty log: %+v %v", s, err)
+	}
+	act := domain.OperatorAction{Operator: "alice", Reason: "drill", RequestID: "1", At: 5}
+	if _, err := app.Append(ctx, Cause{}, domain.ChainRescanRequested{ChainID: 1, RequestID: "x"}, domain.RelayPaused{OperatorAction: act}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := p.PauseState(ctx); err != nil || !s.Paused || s.Operator != "alice" {
+		t.Fatalf("after a pause: %+v %v", s, err)
+	}
+	act.RequestID = "2"
+	if _, err := app.Append(ctx, Cause{}, domain.RelayResumed{OperatorAction: act}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := p.PauseState(ctx); err != nil || s.Paused {
+		t.Fatalf("after a resume: %+v %v", s, err)
+	}
+}

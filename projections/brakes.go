@@ -164,6 +164,13 @@ type MintHoldRow struct {
 	DepositStatus              domain.Status
 }
 
+// Standing reports whether the hold still holds its deposit: held, and
+// the deposit neither minted nor failed (a deposit whose mint was already
+// out when it was held is seen through).
+func (h MintHoldRow) Standing() bool {
+	return h.Status == MintHeldStatus && h.DepositStatus != domain.StatusMinted && h.DepositStatus != domain.StatusFailed
+}
+
 // Hold is the row's standing hold, nil once released.
 func (h MintHoldRow) Hold() *domain.MintHold {
 	if h.Status != MintHeldStatus {

@@ -304,7 +304,7 @@ func runGovernorStatus(ctx context.Context, w io.Writer) error {
 	}
 	n := 0
 	for _, h := range holds {
-		if h.Status != projections.MintHeldStatus {
+		if !h.Standing() {
 			continue
 		}
 		n++

@@ -173,7 +173,7 @@ func heldRefs(t *testing.T, tb *testBridge) map[string][]domain.LogRef {
 	}
 	out := map[string][]domain.LogRef{}
 	for _, r := range rows {
-		if r.Status == projections.MintHeldStatus {
+		if r.Standing() {
 			out[r.Reason] = append(out[r.Reason], r.Ref)
 		}
 	}

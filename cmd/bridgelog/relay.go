@@ -260,6 +260,10 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	// Every wallet's driver asks the relay's pause before it signs.
 	brakeMetrics, _ := opt.metrics.(handlers.BrakeMetrics)
 	gate := &handlers.PauseGate{Reader: b.reader, Every: poll, Metrics: brakeMetrics, Logger: opt.logger}
+	if opt.claimsOnly {
+		// A claim worker keeps no projections: it tails the pauses on the log.
+		gate.Reader = &handlers.LogPause{Log: lg}
+	}
 	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
 		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
 			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,

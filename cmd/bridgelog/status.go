@@ -118,7 +118,7 @@ func readBrakes(ctx context.Context, rd projections.BridgeReader, out *bridgeSta
 		return err
 	}
 	for _, h := range holds {
-		if h.Status != projections.MintHeldStatus {
+		if !h.Standing() {
 			continue
 		}
 		m := heldMint{Deposit: h.Ref.DepositID(), Reason: h.Reason, Amount: h.Amount, By: h.HeldBy, Note: h.HoldNote, line: holdLine(h)}
