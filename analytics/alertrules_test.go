@@ -33,6 +33,7 @@ func TestAlertThresholdsMatchTheRules(t *testing.T) {
 		"BridgelogConfirmationDepthViolation":        {window(depthWindow)},
 		"BridgelogEventConflict":                     {window(conflictWindow)},
 		"BridgelogRateLimited":                       {window(rateLimitWait)},
+		"BridgelogRelayPausedTooLong":                {fmt.Sprintf("> %d", int(pausedTooLong.Seconds()))},
 		"BridgelogSignerEventAbandoned":              {window(signerWindow)},
 		"BridgelogSignerTimeoutRateHigh":             {window(signerWindow), share(timeoutShare)},
 		"BridgelogSignerRevalidationFailureRateHigh": {window(signerWindow), share(revalidationShare)},

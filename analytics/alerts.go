@@ -39,6 +39,7 @@ const (
 	revalidationShare = 0.01
 	rateLimitWait     = 30 * time.Minute
 	seedDepth         = domain.DefaultConfirmationDepth
+	pausedTooLong     = 30 * time.Minute
 )
 
 // The mesh's refusals before authentication are counted, never recorded
@@ -55,7 +56,7 @@ const (
 func Alerts(ctx context.Context, wh Warehouse, now time.Time) ([]AlertCondition, error) {
 	var out []AlertCondition
 	for _, check := range []func(context.Context, Warehouse, int64) (AlertCondition, error){
-		anchorFailures, claimFailures, batchCreationDelayed, depthViolations, keyConflicts, rateLimitWaits,
+		anchorFailures, claimFailures, batchCreationDelayed, depthViolations, keyConflicts, rateLimitWaits, relayPausedLong,
 	} {
 		c, err := check(ctx, wh, now.UnixMilli())
 		if err != nil {
@@ -94,6 +95,33 @@ func span(d time.Duration) string {
 		return fmt.Sprintf("%d h", d/time.Hour)
 	}
 	return fmt.Sprintf("%d min", d/time.Minute)
+}
+
+// relayPausedLong: the relay's latest pause or resume is a pause recorded
+// more than 30 minutes ago (a pause nobody lifted).
+func relayPausedLong(ctx context.Context, wh Warehouse, nowMs int64) (AlertCondition, error) {
+	c := AlertCondition{Condition: "relay paused too long", Threshold: fmt.Sprintf("paused > %v", span(pausedTooLong))}
+	rows, err := wh.Query(ctx, `SELECT type, recorded_ms FROM `+EventsTable+` FINAL WHERE type IN (?, ?)
+		ORDER BY recorded_ms DESC, type LIMIT 1`, domain.TypeRelayPaused, domain.TypeRelayResumed)
+	if err != nil {
+		return c, fmt.Errorf("analytics: relay pause: %w", err)
+	}
+	type latest struct {
+		typ string
+		ms  int64
+	}
+	got, err := scanAll(rows, func(l *latest) []any { return []any{&l.typ, &l.ms} })
+	if err != nil {
+		return c, fmt.Errorf("analytics: relay pause: %w", err)
+	}
+	if len(got) == 0 || got[0].typ != domain.TypeRelayPaused {
+		c.Figure = "not paused"
+		return c, nil
+	}
+	paused := time.Duration(nowMs-got[0].ms) * time.Millisecond
+	c.Holds = paused > pausedTooLong
+	c.Figure = fmt.Sprintf("paused for %v", paused.Round(time.Second))
+	return c, nil
 }
 
 // anchorFailures: batch.anchor_failed events (the root on chain is not

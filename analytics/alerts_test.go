@@ -67,6 +67,10 @@ func condition(t *testing.T, conds []analytics.AlertCondition, name string) anal
 	return analytics.AlertCondition{}
 }
 
+func pauseAt(i int) domain.RelayPaused {
+	return domain.RelayPaused{OperatorAction: domain.OperatorAction{Operator: "alice", Reason: "drill", RequestID: fmt.Sprint(i)}}
+}
+
 func ref(i int) domain.LogRef {
 	return domain.LogRef{ChainID: 1, TxHash: domain.Hash32{byte(i), byte(i >> 8)}, LogIndex: 1}
 }
@@ -161,6 +165,10 @@ func TestAlertConditions(t *testing.T) {
 				TxHash: domain.Hash32{0x1}, Status: domain.TxDeferred}}}}},
 		{"another step failing long ago", "waiting on a contract's rate limit", false, false,
 			[]at{{old, []domain.Event{domain.RelayStepFailed{Step: "mint", Reason: "rpc down", Since: 1}}}}},
+		{"paused 31 min ago", "relay paused too long", false, true, []at{{alertsNow.Add(-31 * time.Minute), []domain.Event{pauseAt(1)}}}},
+		{"paused 29 min ago", "relay paused too long", false, false, []at{{alertsNow.Add(-29 * time.Minute), []domain.Event{pauseAt(1)}}}},
+		{"paused, then resumed", "relay paused too long", false, false, []at{{old, []domain.Event{pauseAt(1),
+			domain.RelayResumed{OperatorAction: domain.OperatorAction{Operator: "a", Reason: "b", RequestID: "2"}}}}}},
 		{"abandoned", "signing events abandoned", true, true, []at{{old, []domain.Event{twophase.Abandoned{EventID: evID, Trigger: twophase.TriggerTimeout}}}}},
 		{"abandoned, then reset", "signing events abandoned", true, false, []at{{old, []domain.Event{
 			twophase.Abandoned{EventID: evID, Trigger: twophase.TriggerTimeout}, twophase.AdminReset{EventID: evID, Epoch: 1}}}}},
@@ -195,7 +203,7 @@ func TestAlertConditionsWithoutSignerLogs(t *testing.T) {
 			t.Fatalf("%s without signer logs: %+v", name, c)
 		}
 	}
-	if len(conds) != 9 {
-		t.Fatalf("%d conditions, want the seeds' 8 and the rate limit's: %s", len(conds), fmt.Sprint(conds))
+	if len(conds) != 10 {
+		t.Fatalf("%d conditions, want the seeds' 8, the rate limit's and the relay's pause: %s", len(conds), fmt.Sprint(conds))
 	}
 }

@@ -108,13 +108,24 @@ func (x *ClaimExecutor) handleWithRetry(ctx context.Context, rec topics.Record) 
 			return ctx.Err()
 		}
 		level := slog.LevelWarn
-		if errors.Is(err, ErrSigning) && x.Driver.Health != nil || isRateLimitDeferral(err) {
-			// The wallet's signer health, or the driver's rate-limit
-			// step, logged it once.
+		paused := errors.Is(err, domain.ErrSendsPaused)
+		if (errors.Is(err, ErrSigning) && x.Driver.Health != nil) || isRateLimitDeferral(err) || paused {
+			// The wallet's signer health, the driver's rate-limit step, or
+			// the pause gate logged it once.
 			level = slog.LevelDebug
 		}
 		loggerOr(x.Logger).Log(ctx, level, "claim attempt failed, retrying", "partition", rec.Partition, "offset", rec.Offset,
 			"error", err, "retry_in", backoff)
+		if paused {
+			// Not a failure: wait for the resume at the first backoff, so
+			// the claim goes out soon after it.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(backoff):
+			}
+			continue
+		}
 		if !isRateLimitDeferral(err) {
 			metricsOr(x.Metrics).ClaimAttemptFailed() // a rate-limited one is relay_rate_limited_total
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/bridgelog/bridgelog/domain"
@@ -36,6 +37,9 @@ type Minter struct {
 	// Retiring wallets take no new deposit: they only see through the
 	// deposits they have open intents for (see WalletRetirer).
 	Retiring []*TxDriver
+	// Governor, if set, decides which deposits may be minted now; the
+	// others are held (a deposit with open intents is always seen through).
+	Governor *MintGovernor
 	Batch    int // deposits per poll, default 50
 	Metrics  MinterMetrics
 	Logger   *slog.Logger
@@ -50,6 +54,13 @@ func (mn *Minter) Poll(ctx context.Context) (int, error) {
 	tasks, err := mn.Queue.MintPending(ctx, n)
 	if err != nil {
 		return 0, err
+	}
+	if mn.Governor != nil {
+		ok, err := mn.Governor.Admit(ctx)
+		if err != nil {
+			return 0, err
+		}
+		tasks = slices.DeleteFunc(tasks, func(t domain.MintTask) bool { return len(t.Open) == 0 && !ok[t.Deposit.AggregateID()] })
 	}
 	active := 1 + len(mn.Pool)
 	drivers := append(append([]*TxDriver{mn.Driver}, mn.Pool...), mn.Retiring...)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/bridgelog/bridgelog/domain"
 )
 
 // Projector brings the projections up to the log's end: the relay calls
@@ -31,7 +33,14 @@ type Relay struct {
 	Refunds  *RefundIntake
 	Refunder *Refunder
 	// Kaspa, if set, indexes deposits on Kaspa (KAS coming in).
-	Kaspa    *KaspaIndexer
+	Kaspa *KaspaIndexer
+	// Operator, if set, takes the operator's pause, resume, hold and
+	// release requests left for the running relay, first in each round.
+	Operator *OperatorInbox
+	// Gate, if set, is the relay's pause (the one every TxDriver asks):
+	// while it refuses, the sending steps (mint, anchor, refund) are
+	// skipped; indexing, confirming and batching go on.
+	Gate     SendGate
 	Interval time.Duration // pause between idle rounds, default 100ms
 	Logger   *slog.Logger
 	Metrics  StepMetrics
@@ -66,6 +75,9 @@ func (r *Relay) Round(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return // shutting down: not a failure of the step
 		}
+		if errors.Is(err, domain.ErrSendsPaused) {
+			err = nil // paused while sending: the open intents wait for the resume
+		}
 		r.track(ctx, name, err)
 		if err != nil {
 			// The streak's start was logged once by track; retries are
@@ -73,6 +85,9 @@ func (r *Relay) Round(ctx context.Context) error {
 			loggerOr(r.Logger).Debug("relay step failed", "step", name, "error", err)
 			errs = append(errs, err)
 		}
+	}
+	if r.Operator != nil {
+		step("operator", func() error { _, err := r.Operator.Poll(ctx); return err })
 	}
 	// Each chain's steps have their own name: one chain's failure streak
 	// is not ended by another chain's success.
@@ -105,19 +120,20 @@ func (r *Relay) Round(ctx context.Context) error {
 	for _, c := range r.Confirmer {
 		step(chainStep("confirm", c.Chain), func() error { _, err := c.Poll(ctx); return err })
 	}
-	if r.Minter != nil {
+	sending := r.Gate == nil || r.Gate.MaySend(ctx) == nil
+	if r.Minter != nil && sending {
 		step("mint", func() error { _, err := r.Minter.Poll(ctx); return err })
 	}
 	if r.Batcher != nil {
 		step("batch", func() error { _, err := r.Batcher.Poll(ctx); return err })
 	}
-	if r.Anchorer != nil {
+	if r.Anchorer != nil && sending {
 		step("anchor", func() error { _, err := r.Anchorer.Poll(ctx); return err })
 	}
 	if r.Refunds != nil {
 		step("refund_intake", func() error { _, _, err := r.Refunds.Poll(ctx); return err })
 	}
-	if r.Refunder != nil {
+	if r.Refunder != nil && sending {
 		step("refund", func() error { _, err := r.Refunder.Poll(ctx); return err })
 	}
 	if r.Retirer != nil {

@@ -55,6 +55,10 @@ type TxDriver struct {
 	// the wait starts and when it ends. Give it no Metrics (a step per
 	// item); nil: a StepHealth of the driver's own, lines only.
 	RateLimits *StepHealth
+	// Gate, if set, is asked before anything is signed or sent (the
+	// relay's pause): a refusal returns its error and sends nothing; the
+	// request's open intents stay open for the next drive.
+	Gate SendGate
 
 	mu          sync.Mutex
 	dryReported map[string]bool // dry-run says what it would do once per subject
@@ -62,6 +66,18 @@ type TxDriver struct {
 	// next send gets at least twice it, up to MaxGas.
 	gasFloor  map[string]uint64
 	ownLimits *StepHealth // RateLimits when none is given
+}
+
+// SendGate says whether a transaction may be sent now (PauseGate).
+type SendGate interface {
+	MaySend(ctx context.Context) error
+}
+
+func (d *TxDriver) maySend(ctx context.Context) error {
+	if d.Gate == nil || d.DryRun {
+		return nil
+	}
+	return d.Gate.MaySend(ctx)
 }
 
 // defaultMaxGas is MaxGas's default.
@@ -125,6 +141,9 @@ func (d *TxDriver) Drive(ctx context.Context, req TxRequest) (domain.TxOutcome, 
 	defer d.mu.Unlock()
 	if d.PollInterval <= 0 {
 		d.PollInterval = 100 * time.Millisecond
+	}
+	if err := d.maySend(ctx); err != nil {
+		return domain.TxOutcome{}, err
 	}
 	for {
 		out, err := d.driveOnce(ctx, req)
@@ -272,6 +291,9 @@ var ErrSigning = errors.New("wallet did not sign")
 // could not be signed leaves no intent.
 func (d *TxDriver) send(ctx context.Context, req TxRequest, call domain.ContractCall, nonce, gas uint64, feeCap, tipCap *big.Int,
 	attempt int, cancel bool) (domain.TxIntent, error) {
+	if err := d.maySend(ctx); err != nil {
+		return domain.TxIntent{}, err
+	}
 	hash, raw, err := d.Chain.SignCall(ctx, call, nonce, gas, feeCap, tipCap)
 	if ctx.Err() != nil {
 		return domain.TxIntent{}, ctx.Err() // stopping: not the signer's failure

@@ -73,6 +73,14 @@ func NewBody(typ string) domain.Event {
 		return new(domain.RelayStepRecovered)
 	case domain.TypeRelayBound:
 		return new(domain.RelayBound)
+	case domain.TypeRelayPaused:
+		return new(domain.RelayPaused)
+	case domain.TypeRelayResumed:
+		return new(domain.RelayResumed)
+	case domain.TypeMintHeld:
+		return new(domain.MintHeld)
+	case domain.TypeMintReleased:
+		return new(domain.MintReleased)
 	case domain.TypeWalletRetired:
 		return new(domain.WalletRetired)
 	case domain.TypeBatchCreated:

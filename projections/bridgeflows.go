@@ -19,7 +19,7 @@ import (
 // them).
 func RelayProjections() []Projection {
 	return append([]Projection{Deposits{}, Withdrawals{}, ChainCursors{}, WithdrawalsToKaspa{}, Batches{}, TxIntents{}, RelayBindings{}, Refunds{},
-		KaspaDeposits{}},
+		RelayBrakes{}, KaspaDeposits{}},
 		SignerProjections()...)
 }
 

@@ -87,6 +87,21 @@ func (h *HandlerMetrics) CertificateRefused(reason string) {
 	h.Count("refund_certificates_refused_total", map[string]string{"reason": reason}, 1)
 }
 
+// The relay's brakes.
+
+func (h *HandlerMetrics) RelayPaused(paused bool, since time.Time) {
+	v, at := 0.0, 0.0
+	if paused {
+		v, at = 1, float64(since.Unix())
+	}
+	h.Gauge("relay_paused", nil, v)
+	h.Gauge("relay_paused_since_seconds", nil, at)
+}
+func (h *HandlerMetrics) MintsHeld(count int, value float64) {
+	h.Gauge("mints_held", nil, float64(count))
+	h.Gauge("mints_held_value", nil, value)
+}
+
 func (h *HandlerMetrics) gasUsed(purpose string, gas uint64) {
 	h.Count("gas_used_total", map[string]string{"purpose": purpose}, int(gas))
 }

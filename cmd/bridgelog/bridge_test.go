@@ -130,6 +130,9 @@ func (tb *testBridge) openWith(opt bridgeOptions) {
 	if opt.inbox == "" {
 		opt.inbox = refundInbox(tb.dir)
 	}
+	if opt.operatorInbox == "" {
+		opt.operatorInbox = operatorInbox(tb.dir)
+	}
 	b, err := assemble(ctx, tb.cfg, lg, st, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,9 @@ var consoleViews = func() map[string]*template.Template {
 		"join":  strings.Join,
 		"upper": strings.ToUpper,
 		"lag":   chainLag,
+		"unixUTC": func(sec int64) string {
+			return time.Unix(sec, 0).UTC().Format("2006-01-02 15:04:05")
+		},
 		"deref": func(b *bool) bool { return b != nil && *b },
 	}
 	views := map[string]*template.Template{}

@@ -196,13 +196,3 @@ func TestRelayIndexesKaspaDeposits(t *testing.T) {
 	}
 }
 
-// grepLines is the lines of s that contain sub.
-func grepLines(s, sub string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
-}

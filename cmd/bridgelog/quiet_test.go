@@ -25,7 +25,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 	o.run(0, "log", "generate", "--events", "2000", "--seed", "31", "--relay-events")
 	o.run(0, "project")
 	labels := []string{"processed_events@v1", "audit_keys@v2", "deposits@v1", withdrawalsLabel(), "withdrawals_to_kaspa@v1", "tx_intents@v2",
-		"chain_cursors@v2", "relay_bindings@v1", "refunds@v1", "batches@v1", "event_phase@v2", "event_proposals@v1", "signed_templates@v1",
+		"chain_cursors@v2", "relay_bindings@v1", "refunds@v1", "relay_brakes@v1", "batches@v1", "event_phase@v2", "event_proposals@v1", "signed_templates@v1",
 		"lock_certificates@v1", "kaspa_deposits@v1"}
 
 	out, errOut := o.run(0, "verify")
@@ -42,7 +42,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 			t.Fatalf("verify printed no ok line for %s:\n%s", l, out)
 		}
 	}
-	if v := got[len(labels)]; v != "verify: 15 projections equal to a rebuild, log frames intact" {
+	if v := got[len(labels)]; v != "verify: 16 projections equal to a rebuild, log frames intact" {
 		t.Fatalf("verify verdict %q", v)
 	}
 	if _, errOut := o.run(0, "verify", "--log-level", "debug"); !strings.Contains(errOut, "level=DEBUG") ||
@@ -78,7 +78,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 
 	tamper(t, o.data, setFirstWithdrawalAmount("1"))
 	out, errOut = o.run(3, "verify")
-	want := "bridgelog: verify: digest mismatch in " + withdrawalsLabel() + " (14 of 15 projections equal to a rebuild)"
+	want := "bridgelog: verify: digest mismatch in " + withdrawalsLabel() + " (15 of 16 projections equal to a rebuild)"
 	if e := lines(errOut); len(e) != 1 || e[0] != want {
 		t.Fatalf("verify of a changed row: standard error\n%s\nwant the one line %q", errOut, want)
 	}

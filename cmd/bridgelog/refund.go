@@ -121,15 +121,21 @@ func checkedLocally(in *handlers.RefundIntake, c domain.RefusalCertificate) erro
 
 // leaveInInbox writes c into the relay's inbox, whole or not at all.
 func leaveInInbox(c domain.RefusalCertificate) (string, error) {
-	dir := refundInbox(engineFlags.data)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, domain.CertificateDigest(c)+".json")
+	return writeWhole(refundInbox(engineFlags.data), domain.CertificateDigest(c)+".json", b)
+}
+
+// writeWhole writes b as dir/name, creating dir (mode 700): through a
+// temporary file renamed into place, so a reader of dir sees the file
+// whole or not at all.
+func writeWhole(dir, name string, b []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
 	tmp, err := os.CreateTemp(dir, ".incoming-*")
 	if err != nil {
 		return "", err

@@ -63,6 +63,10 @@ type relayConfig struct {
 	// Kaspa, if set, indexes deposits on Kaspa to the signing group's
 	// deposit addresses (KAS coming in).
 	Kaspa *relayKaspa `json:"kaspa,omitempty"`
+	// Admin says who may pause and resume the relay and hold or release
+	// mints (see relayAdmin); Governor bounds what it mints (relayGovernor).
+	Admin    *relayAdmin    `json:"admin,omitempty"`
+	Governor *relayGovernor `json:"governor,omitempty"`
 
 	// dir is the config file's directory: relative keystore and
 	// passphrase paths are read from there.
@@ -111,6 +115,12 @@ func loadRelayConfig(path string) (relayConfig, error) {
 	}
 	if c.Execution != nil && c.Execution.RPC == "" {
 		return c, fmt.Errorf("%w: %s: execution.rpc is required when execution is set", ErrConfig, path)
+	}
+	if _, err := c.governorPolicy(); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
+	}
+	if _, err := c.adminKeys(); err != nil {
+		return c, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
 	}
 	return c, nil
 }
@@ -173,6 +183,7 @@ type bridge struct {
 	app       *handlers.Appender
 	logger    *slog.Logger
 	metrics   handlers.Metrics
+	clock     chainClock // the governor's, read by the relay loop only
 }
 
 type bridgeOptions struct {
@@ -188,6 +199,10 @@ type bridgeOptions struct {
 	// signersUp, when set, holds back asking the signers' endpoints until
 	// it reports them serving: devnet starts them after its relay.
 	signersUp func() bool
+	// operatorInbox is where the operator commands leave pause, resume,
+	// hold and release requests for this relay (operatorInbox of its
+	// --data); empty: none.
+	operatorInbox string
 }
 
 // assemble wires a relay from its config over an open log and store.
@@ -253,11 +268,18 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 	// An item waiting on a contract's rate limit is a step of its own
 	// (counted by relay_rate_limited_total, not per item).
 	rateLimits := &handlers.StepHealth{Appender: app, Logger: opt.logger}
+	// Every wallet's driver asks the relay's pause before it signs.
+	brakeMetrics, _ := opt.metrics.(handlers.BrakeMetrics)
+	gate := &handlers.PauseGate{Reader: b.reader, Every: poll, Metrics: brakeMetrics, Logger: opt.logger}
+	if opt.claimsOnly {
+		// A claim worker keeps no projections: it tails the pauses on the log.
+		gate.Reader = &handlers.LogPause{Log: lg}
+	}
 	drivers := &walletDrivers{wallets: walletOpener{opt: cfg.walletOptions()},
 		new: func(w evmwallet.TxSigner, on *evmchain.Client) *handlers.TxDriver {
 			return &handlers.TxDriver{Chain: evmchain.Signer{Client: on, Wallet: w}, Appender: app,
 				Policy: policy, Logger: opt.logger, DryRun: opt.dryRun, Health: signing, Metrics: opt.metrics,
-				RateLimits: rateLimits}
+				RateLimits: rateLimits, Gate: gate}
 		}}
 	executorDriver := func(spec evmwallet.Spec) (*handlers.TxDriver, error) { return drivers.on(ctx, spec, b.client) }
 	retiringClaim, err := drivers.all(ctx, retiringOr(specs.claim, true), b.client)
@@ -312,6 +334,9 @@ func (b *bridge) wire(ctx context.Context, cfg relayConfig, lg topics.Log, st pr
 		return err
 	}
 	if err := b.wireKaspa(ctx, cfg, opt); err != nil {
+		return err
+	}
+	if err := b.wireBrakes(cfg, opt, gate, brakeMetrics); err != nil {
 		return err
 	}
 	if b.exec != b.client {
@@ -472,7 +497,8 @@ before the relay starts.`,
 		if _, err := relayFlags.backups.on(); err != nil {
 			return err
 		}
-		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors, inbox: refundInbox(engineFlags.data)}
+		opt := bridgeOptions{dryRun: relayFlags.dryRun, executors: relayFlags.executors, inbox: refundInbox(engineFlags.data),
+			operatorInbox: operatorInbox(engineFlags.data)}
 		switch relayFlags.role {
 		case "all":
 			// A claim worker keeps no projections: only the relay loop's

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -293,17 +295,37 @@ func checkAdminCredential(s *signerSetup, path string) error {
 	if s.adminHash == nil {
 		return fmt.Errorf("%w: %s sets no admin.credentialSha256, so this signer takes no admin actions", ErrAdminCredential, s.path)
 	}
+	_, err := credentialFileMatches(path, "this signer's", s.adminHash)
+	return err
+}
+
+// credentialFileMatches reads the credential file at path (readable by
+// its owner only) and returns the index of the SHA-256 in wants it
+// matches, compared in constant time; whose says whose credential the
+// error names.
+func credentialFileMatches(path, whose string, wants ...[]byte) (int, error) {
 	if path == "" {
-		return fmt.Errorf("%w: --credential FILE is required", ErrAdminCredential)
+		return -1, fmt.Errorf("%w: --credential FILE is required", ErrAdminCredential)
 	}
 	b, err := secrets.ReadFile("credential file", path)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrAdminCredential, err)
+		return -1, fmt.Errorf("%w: %w", ErrAdminCredential, err)
 	}
-	if !adminCredentialMatches(s.adminHash, string(b)) {
-		return fmt.Errorf("%w: the credential in %s is not this signer's", ErrAdminCredential, path)
+	for i, want := range wants {
+		if adminCredentialMatches(want, string(b)) {
+			return i, nil
+		}
 	}
-	return nil
+	return -1, fmt.Errorf("%w: the credential in %s is not %s", ErrAdminCredential, path, whose)
+}
+
+// parseCredentialSHA256 reads a configured credential hash (64 hex digits).
+func parseCredentialSHA256(field, h string) ([]byte, error) {
+	b, err := hex.DecodeString(trim0x(h))
+	if err != nil || len(b) != sha256.Size {
+		return nil, fmt.Errorf("%s must be 64 hex digits (the SHA-256 of the credential)", field)
+	}
+	return b, nil
 }
 
 // openStoppedSignerLog opens the signer's embedded log for writing. It

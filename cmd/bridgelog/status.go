@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridgelog/bridgelog/domain"
 	"github.com/bridgelog/bridgelog/projections"
 	"github.com/bridgelog/bridgelog/topics"
 )
@@ -66,6 +67,11 @@ so and exits with status 1.`,
 			}
 		}
 		fmt.Fprintf(out, "conflicts    %d\n", stats.Conflicts)
+		fmt.Fprintln(out, pauseLine(st.Pause))
+		fmt.Fprintf(out, "held mints   %d\n", len(st.Held))
+		for _, h := range st.Held {
+			fmt.Fprintln(out, "  "+h.line)
+		}
 		if unfolded == 0 {
 			fmt.Fprintf(out, "unfolded     none: the projections are caught up with the log\n")
 		} else {
@@ -87,6 +93,47 @@ type bridgeStatus struct {
 	// KaspaDeposits counts the deposits on Kaspa by status: DETECTED,
 	// CONFIRMED, REFUSED (recorded, never minted), REORGED.
 	KaspaDeposits map[string]int64 `json:"kaspaDeposits,omitempty"`
+	// Pause is the relay's emergency pause; Held the mints the governor
+	// or an operator holds (at most maxStatusHolds).
+	Pause domain.PauseState `json:"pause"`
+	Held  []heldMint        `json:"held"`
+}
+
+// heldMint is one held mint as status shows it.
+type heldMint struct {
+	Deposit   string `json:"deposit"`
+	Reason    string `json:"reason"`
+	Amount    string `json:"amount,omitempty"`
+	ReleaseAt int64  `json:"releaseAt,omitempty"` // unix seconds of source chain time
+	By        string `json:"by,omitempty"`
+	Note      string `json:"note,omitempty"`
+	line      string
+}
+
+// maxStatusHolds bounds the held mints status reads.
+const maxStatusHolds = 1000
+
+// readBrakes reads the pause and the standing holds.
+func readBrakes(ctx context.Context, rd projections.BridgeReader, out *bridgeStatus) error {
+	var err error
+	if out.Pause, err = rd.PauseState(ctx); err != nil {
+		return err
+	}
+	holds, err := rd.MintHolds(ctx, maxStatusHolds)
+	if err != nil {
+		return err
+	}
+	for _, h := range holds {
+		if !h.Standing() {
+			continue
+		}
+		m := heldMint{Deposit: h.Ref.DepositID(), Reason: h.Reason, Amount: h.Amount, By: h.HeldBy, Note: h.HoldNote, line: holdLine(h)}
+		if h.Reason != domain.HoldOperator {
+			m.ReleaseAt = h.ReleaseAt
+		}
+		out.Held = append(out.Held, m)
+	}
+	return nil
 }
 
 func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) (bridgeStatus, error) {
@@ -103,6 +150,9 @@ func readBridgeStatus(ctx context.Context, lg topics.Log, st projections.Store) 
 		return out, err
 	}
 	if out.KaspaDeposits, err = rd.KaspaDepositCounts(ctx); err != nil {
+		return out, err
+	}
+	if err := readBrakes(ctx, rd, &out); err != nil {
 		return out, err
 	}
 	out.Unfolded, err = unfoldedRecords(ctx, lg, st)
