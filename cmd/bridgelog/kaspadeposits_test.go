@@ -195,4 +195,3 @@ func TestRelayIndexesKaspaDeposits(t *testing.T) {
 		t.Fatalf("metrics lack the confirmed deposit:\n%s", grepLines(body, "kaspa"))
 	}
 }
-
