@@ -155,6 +155,12 @@ type EventState struct {
 	FirstRoundAt time.Time
 
 	votes map[uint32]map[PeerID]*ballot // of the current epoch
+	// precommits are Profile B's second votes, by round, of the current
+	// epoch; this signer's own say what it is locked on.
+	precommits map[uint32]map[PeerID]*ballot
+	// ahead holds, in Profile B, the votes of round Round+1 that members
+	// sent while this signer was still in Round (see joinNextRound).
+	ahead map[PeerID]voteIn
 	// votesSeen counts votes stored; noQuorumAt is its value when Profile
 	// B last found no lock quorum in any round (nothing to do until a
 	// vote arrives).
