@@ -7,7 +7,7 @@ import "time"
 // the facts they decide (values), so the state after a crash and replay is
 // the state before. Apply never fails: a fact the state cannot place (of
 // an event it has garbage-collected) is ignored. Facts that change nothing
-// the protocol decides on (EventRefused, VoteRejected, Equivocation,
+// the protocol decides on (EventRefused, VoteRejected,
 // CommitConflict, PayoutOutcome, MessageRejected, and AdminReinjected,
 // which its EventRequested follows) have no fold.
 func (s *State) Apply(f Fact) {
@@ -63,6 +63,11 @@ func (f EventRequested) fold(s *State) {
 }
 func (f RoundStarted) fold(s *State) { s.applyRoundStarted(f) }
 func (f VoteAccepted) fold(s *State) { s.applyVote(f) }
+func (f Equivocation) fold(s *State) {
+	if _, ok := s.cfg.Group.Member(f.Voter); ok && f.Voter != s.cfg.Self {
+		s.equivocators[f.Voter] = true
+	}
+}
 func (f PrecommitAccepted) fold(s *State) {
 	s.applyPrecommit(f)
 }
@@ -83,6 +88,7 @@ func (f RefusalCertified) fold(s *State) {
 // Votes and round starts do not change which event holds the pool.
 func (VoteAccepted) isVoteOrRound()      {}
 func (PrecommitAccepted) isVoteOrRound() {}
+func (Equivocation) isVoteOrRound()      {}
 func (RoundStarted) isVoteOrRound()      {}
 
 func (f RoundStarted) openedEvent() Hash { return f.EventID }

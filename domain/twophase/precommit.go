@@ -206,11 +206,12 @@ func (s *State) maybePrecommit(e *EventState, env Env) {
 // and the lock message at the lowest anchor among them (members whose
 // nodes are a few blocks apart may anchor one template differently; the
 // lowest is one that every node that accepted the others has passed).
-func (e *EventState) named(round uint32) (map[Hash]int, map[Hash]LockMsg) {
+// Prevotes of the members in skip are left out.
+func (e *EventState) named(round uint32, skip map[PeerID]bool) (map[Hash]int, map[Hash]LockMsg) {
 	counts := map[Hash]int{}
 	msgs := map[Hash]LockMsg{}
-	for _, b := range e.votes[round] {
-		if b.none || b.lockMsg == nil {
+	for id, b := range e.votes[round] {
+		if b.none || b.lockMsg == nil || skip[id] {
 			continue
 		}
 		h := b.lockMsg.TemplateHash
@@ -226,7 +227,7 @@ func (e *EventState) named(round uint32) (map[Hash]int, map[Hash]LockMsg) {
 // name, if any (the lower hash among several, which one vote per member
 // rules out), at the lowest anchor they name.
 func (e *EventState) polka(round uint32, quorum int) (LockMsg, bool) {
-	counts, msgs := e.named(round)
+	counts, msgs := e.named(round, nil)
 	var best *Hash
 	for h, n := range counts {
 		if n >= quorum && (best == nil || h.Less(*best)) {
@@ -243,7 +244,7 @@ func (e *EventState) polka(round uint32, quorum int) (LockMsg, bool) {
 // polkaPossible reports whether some template can still gather a quorum
 // of round's prevotes: the most named plus the members unheard reach it.
 func (e *EventState) polkaPossible(round uint32, n, quorum int) bool {
-	counts, _ := e.named(round)
+	counts, _ := e.named(round, nil)
 	top := 0
 	for _, c := range counts {
 		top = max(top, c)
@@ -279,16 +280,19 @@ func (s *State) ownLock(e *EventState, before uint32, dead func(Hash) bool) (uin
 
 // latestPolka is the polka of the latest round before `before` that this
 // signer knows of, skipping dead templates: the valid value. A polka is
-// known by its quorum of prevotes, or by f+1 precommits of one template
-// in the round (one of them honest, and an honest member precommits
-// only on a polka): a member shown other prevotes by equivocators still
-// learns what the rest are locked on.
+// known by its quorum of prevotes, or by the precommits of one template
+// in the round from more members than can be Byzantine (f+1, fewer the
+// members already proven to equivocate, whose precommits do not count):
+// one of them is honest, and an honest member precommits only on a
+// polka. So a member shown other prevotes by equivocators still learns
+// what the rest are locked on.
 func (s *State) latestPolka(e *EventState, before uint32, dead func(Hash) bool) (uint32, LockMsg, bool) {
+	k := max(1, s.cfg.Group.Faults-len(s.equivocators)+1)
 	for r := int64(before) - 1; r >= 0; r-- {
 		if m, ok := e.polka(uint32(r), s.quorum()); ok && !dead(m.TemplateHash) {
 			return uint32(r), m, true
 		}
-		if m, ok := e.precommitted(uint32(r), s.cfg.Group.Faults+1); ok && !dead(m.TemplateHash) {
+		if m, ok := e.precommitted(uint32(r), k, s.equivocators); ok && !dead(m.TemplateHash) {
 			return uint32(r), m, true
 		}
 	}
@@ -296,12 +300,13 @@ func (s *State) latestPolka(e *EventState, before uint32, dead func(Hash) bool) 
 }
 
 // precommitted is the lock message of the template at least k of round's
-// precommits name (the lower hash among several), at its lowest anchor.
-func (e *EventState) precommitted(round uint32, k int) (LockMsg, bool) {
+// precommits name, those of members in skip left out (the lower hash
+// among several), at its lowest anchor.
+func (e *EventState) precommitted(round uint32, k int, skip map[PeerID]bool) (LockMsg, bool) {
 	counts := map[Hash]int{}
 	msgs := map[Hash]LockMsg{}
-	for _, b := range e.precommits[round] {
-		if b.none || b.lockMsg == nil {
+	for id, b := range e.precommits[round] {
+		if b.none || b.lockMsg == nil || skip[id] {
 			continue
 		}
 		h := b.lockMsg.TemplateHash
@@ -340,11 +345,12 @@ func (s *State) prevoteChoice(e *EventState, dead func(Hash) bool) (choices []Lo
 	}
 	// Unlocked and no polka: any template is safe to prevote; the one
 	// most prevoted already (in this round, else the last) converges.
+	// Members proven to equivocate are not counted: they would steer it.
 	from := e.Round
 	if len(e.votes[from]) == 0 && from > 0 {
 		from--
 	}
-	counts, msgs := e.named(from)
+	counts, msgs := e.named(from, s.equivocators)
 	for h, m := range msgs {
 		if !dead(h) {
 			choices = append(choices, m)

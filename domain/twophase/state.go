@@ -237,6 +237,9 @@ type State struct {
 	activeList []*EventState
 	// recorded holds the keys of recordedOnce facts in the log.
 	recorded map[string]bool
+	// equivocators are the members this signer holds proof of two
+	// different votes of (an Equivocation fact): Byzantine for sure.
+	equivocators map[PeerID]bool
 	// refusing holds the Refused events whose certificate has no quorum
 	// yet: their signatures are sent again until it has.
 	refusing map[Hash]*EventState
@@ -269,18 +272,19 @@ func NewState(cfg Config) (*State, error) {
 		return nil, fmt.Errorf("%w: ledger rules, payout scheme and payout signer are required", ErrConfig)
 	}
 	s := &State{
-		cfg:       cfg,
-		validator: Validator{Group: cfg.Group, Params: cfg.Params, Policy: cfg.Policy, Rules: cfg.Rules},
-		opener:    NewOpener(cfg.Group, cfg.Verify),
-		members:   cfg.Group.IDs(),
-		events:    map[Hash]*EventState{},
-		open:      map[Hash]*EventState{},
-		streams:   map[string]*streamState{},
-		peers:     map[PeerID]*peerState{},
-		rejects:   map[rejectKey]*rejectWindow{},
-		asked:     map[PeerID]map[Hash]time.Time{},
-		recorded:  map[string]bool{},
-		refusing:  map[Hash]*EventState{},
+		cfg:          cfg,
+		validator:    Validator{Group: cfg.Group, Params: cfg.Params, Policy: cfg.Policy, Rules: cfg.Rules},
+		opener:       NewOpener(cfg.Group, cfg.Verify),
+		members:      cfg.Group.IDs(),
+		events:       map[Hash]*EventState{},
+		open:         map[Hash]*EventState{},
+		streams:      map[string]*streamState{},
+		peers:        map[PeerID]*peerState{},
+		rejects:      map[rejectKey]*rejectWindow{},
+		asked:        map[PeerID]map[Hash]time.Time{},
+		recorded:     map[string]bool{},
+		equivocators: map[PeerID]bool{},
+		refusing:     map[Hash]*EventState{},
 	}
 	return s, nil
 }
