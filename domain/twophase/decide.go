@@ -201,7 +201,7 @@ func (s *State) castVote(e *EventState, env Env) {
 		s.castPrevoteB(e, view, env)
 		return
 	}
-	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.possibleQuorum(), s.deadFunc(e, view, env))
+	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.quorum(), s.deadFunc(e, view, env))
 	switch lock.Kind {
 	case LockAmbiguous:
 		s.observe(MetricAmbiguousRounds, "", 1)

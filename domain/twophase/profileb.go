@@ -8,17 +8,6 @@ import (
 // profileB reports whether the group runs Profile B.
 func (s *State) profileB() bool { return s.cfg.Group.Profile == ProfileB }
 
-// possibleQuorum is the count of known votes (plus members unheard) from
-// which an earlier round's hash could still have reached a commit (see
-// LockFor). In Profile B up to f of the votes a signer holds may be
-// equivocations shown to it alone, so a hash stays possible with f fewer.
-func (s *State) possibleQuorum() int {
-	if s.profileB() {
-		return s.quorum() - s.cfg.Group.Faults
-	}
-	return s.quorum()
-}
-
 // isActive reports whether e may be proposed for, committed and signed
 // now: Profile A's one event per pool, or one of Profile B's active set.
 func (s *State) isActive(e *EventState) bool {
