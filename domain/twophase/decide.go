@@ -166,12 +166,16 @@ func (s *State) progressEvent(a *EventState, env Env) {
 	if a.Phase == PhaseProposing && a.votes[a.Round][s.cfg.Self] == nil {
 		s.castVote(a, env)
 	}
-	if s.profileB() {
+	// Profile B's second step looks again only when a vote came since
+	// its last look (the active events are many, the messages more).
+	look := s.profileB() && a.stepSeen != a.votesSeen+1
+	if look {
 		s.maybePrecommit(a, env)
 	}
 	s.tryCommit(a, env)
-	if s.profileB() {
+	if look {
 		s.maybeEndRound(a, env)
+		a.stepSeen = a.votesSeen + 1
 	}
 	if a.Phase == PhaseCommitted && (a.Signed == nil || a.Signed.Hash != a.Canonical) {
 		s.signCommitted(a, env)

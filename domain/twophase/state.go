@@ -165,7 +165,10 @@ type EventState struct {
 	// B last found no lock quorum in any round (nothing to do until a
 	// vote arrives).
 	votesSeen, noQuorumAt int
-	templates             map[Hash]*knownTemplate
+	// stepSeen is votesSeen+1 when Profile B last looked for a polka and
+	// for the end of the round (see progressEvent).
+	stepSeen  int
+	templates map[Hash]*knownTemplate
 
 	Canonical   Hash
 	CommitRound uint32
