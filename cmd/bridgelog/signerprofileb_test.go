@@ -132,7 +132,7 @@ func (r *lockRogue) act(env twophase.Envelope) {
 	r.mu.Unlock()
 
 	if vote.TemplateHash == p.TemplateHash {
-		vote.LockSig = twophase.SignLock(r.cfg.Identity, r.opener.GroupID(), twophase.LockMsgOf(vote, tm))
+		vote.LockSig = twophase.SignPrevote(r.cfg.Identity, r.opener.GroupID(), twophase.LockMsgOf(vote, tm))
 	}
 	vote.Proposer = r.id
 	_ = r.mesh.Send(context.Background(), p.Proposer, r.seal(twophase.KindProposal, vote.Encode()))
@@ -181,7 +181,7 @@ func (r *lockRogue) secondPlan(p twophase.Proposal, tm twophase.Template) (twoph
 	q.Template = tm.Encode()
 	q.TemplateHash = twophase.TemplateHash(q.Template)
 	q.Proposer = r.id
-	q.LockSig = twophase.SignLock(r.cfg.Identity, r.opener.GroupID(), twophase.LockMsgOf(q, tm))
+	q.LockSig = twophase.SignPrevote(r.cfg.Identity, r.opener.GroupID(), twophase.LockMsgOf(q, tm))
 	return q, from
 }
 

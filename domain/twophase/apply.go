@@ -7,7 +7,7 @@ import "time"
 // the facts they decide (values), so the state after a crash and replay is
 // the state before. Apply never fails: a fact the state cannot place (of
 // an event it has garbage-collected) is ignored. Facts that change nothing
-// the protocol decides on (EventRefused, VoteRejected, Equivocation,
+// the protocol decides on (EventRefused, VoteRejected,
 // CommitConflict, PayoutOutcome, MessageRejected, and AdminReinjected,
 // which its EventRequested follows) have no fold.
 func (s *State) Apply(f Fact) {
@@ -61,8 +61,11 @@ func (f SignerStarted) fold(s *State) { s.applyStarted(f) }
 func (f EventRequested) fold(s *State) {
 	s.applyRequested(f.Event, f.Via, f.Origin, fromNs(f.AtNs))
 }
-func (f RoundStarted) fold(s *State)    { s.applyRoundStarted(f) }
-func (f VoteAccepted) fold(s *State)    { s.applyVote(f) }
+func (f RoundStarted) fold(s *State) { s.applyRoundStarted(f) }
+func (f VoteAccepted) fold(s *State) { s.applyVote(f) }
+func (f PrecommitAccepted) fold(s *State) {
+	s.applyPrecommit(f)
+}
 func (f Committed) fold(s *State)       { s.applyCommitted(f) }
 func (f TemplateSigned) fold(s *State)  { s.applySigned(f) }
 func (f RoundFailed) fold(s *State)     { s.applyRoundFailed(f) }
@@ -78,8 +81,9 @@ func (f RefusalCertified) fold(s *State) {
 }
 
 // Votes and round starts do not change which event holds the pool.
-func (VoteAccepted) isVoteOrRound() {}
-func (RoundStarted) isVoteOrRound() {}
+func (VoteAccepted) isVoteOrRound()      {}
+func (PrecommitAccepted) isVoteOrRound() {}
+func (RoundStarted) isVoteOrRound()      {}
 
 func (f RoundStarted) openedEvent() Hash { return f.EventID }
 func (f Committed) openedEvent() Hash    { return f.EventID }
@@ -118,7 +122,8 @@ func (s *State) applyRequested(ev SigningEvent, via, origin string, at time.Time
 	}
 	st.pending[ev.Nonce] = id
 	s.events[id] = &EventState{ID: id, Event: ev, Via: via, Origin: origin, requestedAt: at, votes: map[uint32]map[PeerID]*ballot{},
-		templates: map[Hash]*knownTemplate{}, sigs: map[PeerID][]byte{}, syncAsked: map[PeerID]time.Time{}}
+		precommits: map[uint32]map[PeerID]*ballot{},
+		templates:  map[Hash]*knownTemplate{}, sigs: map[PeerID][]byte{}, syncAsked: map[PeerID]time.Time{}}
 }
 
 func (s *State) applyRoundStarted(f RoundStarted) {
@@ -135,6 +140,7 @@ func (s *State) applyRoundStarted(f RoundStarted) {
 	}
 	e.Phase, e.Round, e.PhaseSince, e.RetryAt = PhaseProposing, f.Round, at, time.Time{}
 	e.unusable = Hash{}
+	e.ahead = nil
 	// Proposals of rounds before this one stay as knowledge of those rounds
 	// (see LockFor); only their templates are kept, not their quorum.
 }
@@ -351,6 +357,7 @@ func (s *State) applyReset(f AdminReset) {
 	e.Phase, e.Round, e.RetryCount = PhaseUnknown, 0, 0
 	e.PhaseSince, e.RetryAt, e.FirstRoundAt, e.DoneAt = fromNs(f.AtNs), time.Time{}, time.Time{}, time.Time{}
 	e.votes = map[uint32]map[PeerID]*ballot{}
+	e.precommits = map[uint32]map[PeerID]*ballot{}
 	e.Canonical, e.CommitRound, e.Evidence, e.cert = Hash{}, 0, nil, nil
 	for k := range e.sigs {
 		delete(e.sigs, k)

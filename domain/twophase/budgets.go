@@ -50,9 +50,24 @@ func (f VoteRejected) fold(s *State) {
 }
 
 func (f Equivocation) fold(s *State) {
-	if e := s.events[f.EventID]; e != nil {
-		e.firstNote(e.place(f.Round, f.Voter, ReasonEquivocation))
+	if _, ok := s.cfg.Group.Member(f.Voter); ok && f.Voter != s.cfg.Self {
+		s.equivocators[f.Voter] = true
 	}
+	if e := s.events[f.EventID]; e != nil {
+		e.firstNote(e.place(f.Round, f.Voter, equivocationNote(f.Precommit)))
+	}
+}
+
+// notePrecommitEquivocation marks a slot whose second precommit is
+// recorded (ReasonEquivocation marks a second prevote's): one record each
+// per member, event and round, however many a member sends.
+const notePrecommitEquivocation Reason = "precommit_equivocation"
+
+func equivocationNote(precommit bool) Reason {
+	if precommit {
+		return notePrecommitEquivocation
+	}
+	return ReasonEquivocation
 }
 
 // Neither changes which event holds the pool.

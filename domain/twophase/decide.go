@@ -28,7 +28,10 @@ func (s *State) sendTo(to PeerID, kind Kind, raw []byte) {
 func (s *State) Start(env Env) Step {
 	s.emit(SignerStarted{Signer: s.cfg.Self, Session: s.session + 1, AtNs: ns(env.Now)})
 	for _, e := range s.openEvents() {
-		if b := e.votes[e.Round][s.cfg.Self]; b != nil {
+		for _, b := range []*ballot{e.votes[e.Round][s.cfg.Self], e.precommits[e.Round][s.cfg.Self]} {
+			if b == nil {
+				continue
+			}
 			if env, err := parseEnvelope(b.envelope); err == nil {
 				s.broadcast(env.Kind, s.seal(env.Kind, env.Payload))
 			}
@@ -163,7 +166,17 @@ func (s *State) progressEvent(a *EventState, env Env) {
 	if a.Phase == PhaseProposing && a.votes[a.Round][s.cfg.Self] == nil {
 		s.castVote(a, env)
 	}
+	// Profile B's second step looks again only when a vote came since
+	// its last look (the active events are many, the messages more).
+	look := s.profileB() && a.stepSeen != a.votesSeen+1
+	if look {
+		s.maybePrecommit(a, env)
+	}
 	s.tryCommit(a, env)
+	if look {
+		s.maybeEndRound(a, env)
+		a.stepSeen = a.votesSeen + 1
+	}
 	if a.Phase == PhaseCommitted && (a.Signed == nil || a.Signed.Hash != a.Canonical) {
 		s.signCommitted(a, env)
 	}
@@ -179,15 +192,20 @@ func (s *State) startRound(e *EventState, round uint32, t Trigger, env Env) {
 	s.emit(RoundStarted{EventID: e.ID, Epoch: e.Epoch, Round: round, Trigger: t, AtNs: ns(env.Now)})
 }
 
-// castVote decides this signer's vote in the event's round: what earlier
-// rounds allow (LockFor), then a template built from its view, or the
-// earlier hash again, or no vote.
+// castVote decides this signer's vote in the event's round: Profile B's
+// prevote rule (see castPrevoteB), or Profile A's: what earlier rounds
+// allow (LockFor), then a template built from its view, or the earlier
+// hash again, or no vote.
 func (s *State) castVote(e *EventState, env Env) {
 	view, err := env.View()
 	if err != nil {
 		return // the node is not answering: the tick tries again
 	}
-	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.possibleQuorum(), s.deadFunc(e, view, env))
+	if s.profileB() {
+		s.castPrevoteB(e, view, env)
+		return
+	}
+	lock := LockFor(e.roundBallots(), e.Round, len(s.members), s.quorum(), s.deadFunc(e, view, env))
 	switch lock.Kind {
 	case LockAmbiguous:
 		s.observe(MetricAmbiguousRounds, "", 1)
@@ -203,39 +221,45 @@ func (s *State) castVote(e *EventState, env Env) {
 			s.castNoVoteIn(e, e.Round, ReasonRevalidationFailed, env)
 			return
 		}
-		if s.profileB() && s.lockConflict(e, kt.template) {
-			s.castNoVoteIn(e, e.Round, ReasonOutpointLocked, env)
-			return
-		}
-		s.propose(e, kt.template, view, env)
+		s.proposeAt(e, kt.template, view, 0, env)
 	default:
-		req := BuildRequest{Event: e.Event, Group: s.cfg.Group, Params: s.cfg.Params, Policy: s.cfg.Policy, Rules: s.cfg.Rules}
-		build := view
-		if s.profileB() {
-			build, req.Exclude = s.lockView(e, view)
-			salt := e.ID
-			req.Salt = &salt
-		}
-		t, _, stats, err := BuildTemplate(req, build)
-		if stats.DepthRejects > 0 {
-			s.observe(MetricUTXODepthRejects, "", float64(stats.DepthRejects))
-		}
-		switch {
-		case errors.Is(err, ErrInsufficientDeepUTXOs):
-			s.observe(MetricInsufficientDeepUTXOs, "", 1)
-			s.castNoVoteIn(e, e.Round, ReasonNoDeepUTXOs, env)
-			s.failRound(e, ReasonNoDeepUTXOs, err.Error(), env)
-		case err != nil:
-			s.castNoVoteIn(e, e.Round, ReasonBuildFailed, env)
-			s.failRound(e, ReasonBuildFailed, err.Error(), env)
-		default:
-			s.propose(e, t, view, env)
-		}
+		s.buildAndPropose(e, view, env)
 	}
 }
 
-// propose records and broadcasts this signer's proposal of t.
-func (s *State) propose(e *EventState, t Template, view LedgerView, env Env) {
+// buildAndPropose proposes a template built from this signer's view (in
+// Profile B its lock view), or records why it cannot.
+func (s *State) buildAndPropose(e *EventState, view LedgerView, env Env) {
+	req := BuildRequest{Event: e.Event, Group: s.cfg.Group, Params: s.cfg.Params, Policy: s.cfg.Policy, Rules: s.cfg.Rules}
+	build := view
+	if s.profileB() {
+		build, req.Exclude = s.lockView(e, view)
+		salt := e.ID
+		req.Salt = &salt
+	}
+	t, _, stats, err := BuildTemplate(req, build)
+	if stats.DepthRejects > 0 {
+		s.observe(MetricUTXODepthRejects, "", float64(stats.DepthRejects))
+	}
+	switch {
+	case errors.Is(err, ErrInsufficientDeepUTXOs):
+		s.observe(MetricInsufficientDeepUTXOs, "", 1)
+		s.castNoVoteIn(e, e.Round, ReasonNoDeepUTXOs, env)
+		s.failRound(e, ReasonNoDeepUTXOs, err.Error(), env)
+	case err != nil:
+		s.castNoVoteIn(e, e.Round, ReasonBuildFailed, env)
+		s.failRound(e, ReasonBuildFailed, err.Error(), env)
+	default:
+		s.proposeAt(e, t, view, 0, env)
+	}
+}
+
+// proposeAt records and broadcasts this signer's proposal of t. A Profile
+// B prevote names anchor when it is not 0 and checks against this
+// signer's view (a template carried from an earlier round keeps the
+// anchor its prevotes named, so that members a few blocks apart name one
+// lock message), else the anchor of its own view.
+func (s *State) proposeAt(e *EventState, t Template, view LedgerView, anchor uint64, env Env) {
 	encoded := t.Encode()
 	p := Proposal{Event: e.Event, Epoch: e.Epoch, Round: e.Round, TemplateHash: TemplateHash(encoded), Template: encoded,
 		Proposer: s.cfg.Self, TimestampNs: ns(env.Now), Anchor: &Anchor{TipScore: view.VirtualDAAScore}}
@@ -244,7 +268,7 @@ func (s *State) propose(e *EventState, t Template, view LedgerView, env Env) {
 		p.Inputs = append(p.Inputs, InputMeta{DAAScore: u.DAAScore, Coinbase: u.Coinbase})
 	}
 	if s.profileB() {
-		s.signLock(&p, t, view)
+		s.signLock(&p, t, view, anchor)
 	}
 	if _, err := s.validator.Validate(p, s.cfg.Self); err != nil {
 		// The builder and the validator disagree: never vote for what peers

@@ -95,6 +95,8 @@ func (s *State) handle(env Envelope, relayed bool, en Env) {
 		}
 		s.onVote(voteIn{env: env, eventID: nv.EventID, epoch: nv.Epoch, round: nv.Round, voter: nv.Voter,
 			none: true, reason: nv.Reason}, relayed, en)
+	case KindPrecommit:
+		s.onPrecommit(env, en)
 	case KindCommit:
 		if relayed {
 			return
@@ -293,6 +295,9 @@ func (s *State) futureRound(e *EventState, v voteIn, en Env) {
 	if v.round != e.Round+1 {
 		s.observe(MetricFutureRoundIgnored, "", 1)
 		s.rejectVote(e.ID, v.round, v.env, v.hash, reject(ReasonFutureRound, "round %d while this signer is in round %d", v.round, e.Round), en)
+		return
+	}
+	if s.joinNextRound(e, v, en) {
 		return
 	}
 	if last, ok := e.syncAsked[v.voter]; ok && en.Now.Sub(last) < s.cfg.Params.StateSyncCooldown {

@@ -17,6 +17,7 @@ const (
 	KindSyncRequest  Kind = 4
 	KindSyncResponse Kind = 5
 	KindRefusal      Kind = 6 // a member's signature of a refusal certificate
+	KindPrecommit    Kind = 7 // Profile B: a member's second vote of a round (see Precommit)
 )
 
 func (k Kind) String() string {
@@ -33,6 +34,8 @@ func (k Kind) String() string {
 		return "sync_response"
 	case KindRefusal:
 		return "refusal"
+	case KindPrecommit:
+		return "precommit"
 	}
 	return fmt.Sprintf("kind_%d", uint8(k))
 }

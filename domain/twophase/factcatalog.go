@@ -6,7 +6,7 @@ var FactTypes = []string{
 	TypeVoteRejected, TypeEquivocation, TypeCommitted, TypeTemplateSigned, TypeRoundFailed,
 	TypeCommitConflict, TypePayoutSubmitted, TypePayoutOutcome, TypeCompleted, TypeAbandoned,
 	TypeMessageRejected, TypeAdminReset, TypeAdminReinjected, TypeLockCertAccepted, TypePayoutVoided,
-	TypeRefused, TypeRefusalSigned, TypeRefusalCertified,
+	TypeRefused, TypeRefusalSigned, TypeRefusalCertified, TypePrecommitAccepted,
 }
 
 // NewFact returns a zero fact of a type (a pointer, to decode into), or
@@ -59,6 +59,8 @@ func NewFact(typ string) Fact {
 		return new(RefusalSigned)
 	case TypeRefusalCertified:
 		return new(RefusalCertified)
+	case TypePrecommitAccepted:
+		return new(PrecommitAccepted)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ const (
 	TypeRefused           = "signing.refused"
 	TypeRefusalSigned     = "signing.refusal_signed"
 	TypeRefusalCertified  = "signing.refusal_certified"
+	TypePrecommitAccepted = "signing.precommit_accepted"
 	aggregatePrefix       = "signing:"
 	signerAggregatePrefix = "signer:"
 )
@@ -149,6 +150,29 @@ func (e VoteAccepted) SourceKey() string {
 }
 func (e VoteAccepted) AggregateID() string { return EventAggregate(e.EventID) }
 
+// PrecommitAccepted: Voter's Profile B precommit in Round was checked
+// and stored: its lock signature of the lock message of template Hash,
+// or nil (Nil set). Envelope is the voter's signed message. Own marks
+// the signer's own precommit, recorded before it is sent: it is what the
+// signer is locked on, after a restart too.
+type PrecommitAccepted struct {
+	EventID  Hash   `msgpack:"event_id" json:"eventId"`
+	Epoch    uint32 `msgpack:"epoch" json:"epoch"`
+	Round    uint32 `msgpack:"round" json:"round"`
+	Voter    PeerID `msgpack:"voter" json:"voter"`
+	Hash     Hash   `msgpack:"hash" json:"hash"`
+	Nil      bool   `msgpack:"nil,omitempty" json:"nil,omitempty"`
+	Own      bool   `msgpack:"own,omitempty" json:"own,omitempty"`
+	Envelope []byte `msgpack:"envelope" json:"envelope"`
+	AtNs     int64  `msgpack:"at" json:"at"`
+}
+
+func (e PrecommitAccepted) EventType() string { return TypePrecommitAccepted }
+func (e PrecommitAccepted) SourceKey() string {
+	return eventKey(e.EventID, "precommit/%d.%d/%s", e.Epoch, e.Round, e.Voter)
+}
+func (e PrecommitAccepted) AggregateID() string { return EventAggregate(e.EventID) }
+
 // VoteRejected: a vote (proposal or no-vote) that failed a check, with
 // the reason; nothing of it was stored as a vote.
 type VoteRejected struct {
@@ -180,12 +204,17 @@ type Equivocation struct {
 	Voter      PeerID `msgpack:"voter" json:"voter"`
 	FirstHash  Hash   `msgpack:"first_hash" json:"firstHash"`
 	SecondHash Hash   `msgpack:"second_hash" json:"secondHash"`
-	Envelope   []byte `msgpack:"envelope" json:"envelope"`
-	AtNs       int64  `msgpack:"at" json:"at"`
+	// Precommit: two Profile B precommits of the round, not two prevotes.
+	Precommit bool   `msgpack:"precommit,omitempty" json:"precommit,omitempty"`
+	Envelope  []byte `msgpack:"envelope" json:"envelope"`
+	AtNs      int64  `msgpack:"at" json:"at"`
 }
 
 func (e Equivocation) EventType() string { return TypeEquivocation }
 func (e Equivocation) SourceKey() string {
+	if e.Precommit {
+		return eventKey(e.EventID, "equivocation/%d.%d/%s/precommit/%s", e.Epoch, e.Round, e.Voter, e.SecondHash.Short())
+	}
 	return eventKey(e.EventID, "equivocation/%d.%d/%s/%s", e.Epoch, e.Round, e.Voter, e.SecondHash.Short())
 }
 func (e Equivocation) AggregateID() string { return EventAggregate(e.EventID) }

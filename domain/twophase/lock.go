@@ -3,6 +3,7 @@ package twophase
 import (
 	"crypto/ed25519"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -174,14 +175,14 @@ func (o *Opener) VerifyMember(id PeerID, msg, sig []byte) bool {
 }
 
 // certOf aggregates the certificate of the lock message m from the
-// ballots of its round that signed it (nil when fewer than quorum did).
+// precommits of its round that signed it (nil when fewer than quorum did).
 func (e *EventState) certOf(round uint32, m LockMsg, group Hash, quorum int) *LockCert {
 	d := m.Digest(group)
 	c := &LockCert{Msg: m}
-	for _, b := range e.ballots(round) {
-		bl := e.votes[round][b.Voter]
+	for _, id := range slices.Sorted(maps.Keys(e.precommits[round])) {
+		bl := e.precommits[round][id]
 		if !bl.none && bl.lockDigest == d && len(bl.lockSig) > 0 {
-			c.Sigs = append(c.Sigs, LockSignature{Signer: b.Voter, Signature: bl.lockSig})
+			c.Sigs = append(c.Sigs, LockSignature{Signer: id, Signature: bl.lockSig})
 		}
 	}
 	if len(c.Sigs) < quorum {
@@ -190,41 +191,29 @@ func (e *EventState) certOf(round uint32, m LockMsg, group Hash, quorum int) *Lo
 	return c
 }
 
-// lockQuorum finds a lock message of round held by a quorum of the
-// ballots: the quorum hash's, at the anchor most of its voters signed.
+// lockQuorum finds a lock message of round that a quorum of precommits
+// signed (the lower digest among several, which one precommit per
+// member rules out).
 func (e *EventState) lockQuorum(round uint32, group Hash, quorum int) (*LockCert, bool) {
-	type key struct {
-		hash   Hash
-		digest Hash
-	}
-	votes := e.votes[round]
-	if len(votes) < quorum {
+	pcs := e.precommits[round]
+	if len(pcs) < quorum {
 		return nil, false
 	}
-	counts := map[key]int{}
-	msgs := map[key]LockMsg{}
-	for _, bl := range votes {
+	counts := map[Hash]int{}
+	var best *ballot
+	for _, bl := range pcs {
 		if bl.none || len(bl.lockSig) == 0 || bl.lockMsg == nil {
 			continue
 		}
-		k := key{bl.hash, bl.lockDigest}
-		counts[k]++
-		msgs[k] = *bl.lockMsg
-	}
-	var best *key
-	for k, n := range counts {
-		if n < quorum {
-			continue
-		}
-		if best == nil || k.digest.Less(best.digest) {
-			kk := k
-			best = &kk
+		counts[bl.lockDigest]++
+		if counts[bl.lockDigest] >= quorum && (best == nil || bl.lockDigest.Less(best.lockDigest)) {
+			best = bl
 		}
 	}
 	if best == nil {
 		return nil, false
 	}
-	c := e.certOf(round, msgs[*best], group, quorum)
+	c := e.certOf(round, *best.lockMsg, group, quorum)
 	return c, c != nil
 }
 
@@ -256,38 +245,48 @@ func (s *State) Reserved() []Reservation {
 }
 
 // heldByOthers is every outpoint this signer must not lock for event id:
-// those certificates of other open events reserve, and those its own
-// lock signatures of other open events name while a certificate may
-// still form on them (signing them again for another event could let two
-// certificates reserve one outpoint).
+// those certificates of other open events reserve, those its own
+// precommits of other events name while a certificate may still form on
+// them (an abandoned event's too: signing them again for another event
+// could let two certificates reserve one outpoint), and those its
+// prevotes of other open events name while a polka may still form on
+// them (so that its own votes do not race each other).
 func (s *State) heldByOthers(id Hash) map[Outpoint]Hash {
 	held := map[Outpoint]Hash{}
-	for _, e := range s.open {
-		if e.ID == id || e.Phase.Terminal() {
+	hold := func(m *LockMsg, ev Hash) {
+		for _, o := range m.Outpoints {
+			held[o] = ev
+		}
+	}
+	for _, e := range s.events {
+		if e.ID == id || e.Phase == PhaseCompleted || e.Phase == PhaseRefused || e.Phase == PhaseUnknown {
 			continue
 		}
 		if e.cert != nil && e.Phase == PhaseCommitted {
-			for _, o := range e.cert.Msg.Outpoints {
-				held[o] = e.ID
+			hold(&e.cert.Msg, e.ID)
+		}
+		for r, pcs := range e.precommits {
+			if b := pcs[s.cfg.Self]; b != nil && b.lockMsg != nil && s.certPossible(e.precommits[r], b.lockDigest) {
+				hold(b.lockMsg, e.ID)
 			}
 		}
+		if e.Phase.Terminal() {
+			continue
+		}
 		for r, votes := range e.votes {
-			if b := votes[s.cfg.Self]; b != nil && b.lockMsg != nil && s.certPossible(e, r, b.lockDigest) {
-				for _, o := range b.lockMsg.Outpoints {
-					held[o] = e.ID
-				}
+			if b := votes[s.cfg.Self]; b != nil && b.lockMsg != nil && s.certPossible(e.votes[r], b.lockDigest) {
+				hold(b.lockMsg, e.ID)
 			}
 		}
 	}
 	return held
 }
 
-// certPossible reports whether a certificate of lock digest d can still
-// form in round r of e: the members that signed it, those unheard in the
-// round and the f that may have shown this signer another vote than they
-// signed reach a quorum.
-func (s *State) certPossible(e *EventState, r uint32, d Hash) bool {
-	votes := e.votes[r]
+// certPossible reports whether a quorum of the ballots of one round (its
+// prevotes or its precommits) can still name lock digest d: the members
+// that named it, those unheard in the round and the f that may have
+// shown this signer another vote than the rest saw reach a quorum.
+func (s *State) certPossible(votes map[PeerID]*ballot, d Hash) bool {
 	signed := 0
 	for _, b := range votes {
 		if !b.none && b.lockDigest == d {

@@ -1,22 +1,12 @@
 package twophase
 
 import (
+	"maps"
 	"slices"
 )
 
 // profileB reports whether the group runs Profile B.
 func (s *State) profileB() bool { return s.cfg.Group.Profile == ProfileB }
-
-// possibleQuorum is the count of known votes (plus members unheard) from
-// which an earlier round's hash could still have reached a commit (see
-// LockFor). In Profile B up to f of the votes a signer holds may be
-// equivocations shown to it alone, so a hash stays possible with f fewer.
-func (s *State) possibleQuorum() int {
-	if s.profileB() {
-		return s.quorum() - s.cfg.Group.Faults
-	}
-	return s.quorum()
-}
 
 // isActive reports whether e may be proposed for, committed and signed
 // now: Profile A's one event per pool, or one of Profile B's active set.
@@ -99,10 +89,18 @@ func (s *State) lockView(e *EventState, view LedgerView) (LedgerView, map[Outpoi
 	return v, exclude
 }
 
-// signLock fills a Profile B proposal's anchor and lock signature.
-func (s *State) signLock(p *Proposal, t Template, view LedgerView) {
+// signLock fills a Profile B proposal's anchor and prevote signature:
+// anchor when it is not 0 and checks against view, else view's own.
+func (s *State) signLock(p *Proposal, t Template, view LedgerView, anchor uint64) {
 	p.Anchor = &Anchor{TipScore: anchorFor(view.VirtualDAAScore, s.cfg.Params)}
-	p.LockSig = SignLock(s.cfg.Identity, s.opener.id, LockMsgOf(*p, t))
+	if anchor != 0 {
+		own := p.Anchor
+		p.Anchor = &Anchor{TipScore: anchor}
+		if s.checkAnchor(*p, view) != nil {
+			p.Anchor = own
+		}
+	}
+	p.LockSig = SignPrevote(s.cfg.Identity, s.opener.id, LockMsgOf(*p, t))
 }
 
 // lockConflict refuses this signer's lock of t for e when another event
@@ -121,9 +119,9 @@ func (s *State) lockConflict(e *EventState, t Template) bool {
 // plans) and the outpoints other certificates reserve.
 func (s *State) checkPlan(e *EventState, p Proposal, t Template, current bool, en Env) error {
 	m := LockMsgOf(p, t)
-	d := m.Digest(s.opener.id)
+	d := m.prevoteDigest(s.opener.id)
 	if !s.opener.VerifyMember(p.Proposer, d[:], p.LockSig) {
-		return reject(ReasonBadLockSignature, "the plan's lock signature by %s does not verify", p.Proposer)
+		return reject(ReasonBadLockSignature, "the plan's prevote signature by %s does not verify", p.Proposer)
 	}
 	s.observe(MetricLockSigsReceived, "", 1)
 	if current {
@@ -177,7 +175,11 @@ func (s *State) commitCert(e *EventState, round uint32, c LockCert, env Env) boo
 		s.observe(MetricOutpointLockConflicts, "", 1)
 		return false
 	}
-	evidence := [][]byte{c.Encode(), e.votes[round][c.Sigs[0].Signer].envelope}
+	prop := e.proposalOf(h)
+	if prop == nil {
+		return false // its template came by a commit's evidence: that commit is adopted instead
+	}
+	evidence := [][]byte{c.Encode(), prop}
 	s.endRoundMetrics(e, env)
 	s.acceptCert(e, c, env)
 	s.emit(Committed{EventID: e.ID, Epoch: e.Epoch, Round: round, Hash: h, Trigger: TriggerLockCert, Voters: certSigners(c),
@@ -185,6 +187,19 @@ func (s *State) commitCert(e *EventState, round uint32, c LockCert, env Env) boo
 	s.commitMetrics(e, TriggerLockCert, env)
 	s.signCommitted(e, env)
 	return true
+}
+
+// proposalOf is a stored proposal envelope of template h, of the latest
+// round that has one (a certificate's evidence names its template so).
+func (e *EventState) proposalOf(h Hash) []byte {
+	for r := int64(e.Round); r >= 0; r-- {
+		for _, id := range slices.Sorted(maps.Keys(e.votes[uint32(r)])) {
+			if b := e.votes[uint32(r)][id]; !b.none && b.hash == h {
+				return b.envelope
+			}
+		}
+	}
+	return nil
 }
 
 // acceptCert records an accepted certificate: the outpoints it reserves.

@@ -198,7 +198,7 @@ func (c *cluster) spending(p twophase.Proposal, tm twophase.Template, u twophase
 	p.Inputs[0].DAAScore = u.DAAScore
 	p.Template = tm.Encode()
 	p.TemplateHash = twophase.TemplateHash(p.Template)
-	p.LockSig = twophase.SignLock(c.idKeys[id], c.group.ID(), twophase.LockMsgOf(p, tm))
+	p.LockSig = twophase.SignPrevote(c.idKeys[id], c.group.ID(), twophase.LockMsgOf(p, tm))
 	return p
 }
 
@@ -235,10 +235,10 @@ func TestProfileBRefusesBadPlans(t *testing.T) {
 	unsigned := c.proposalOf(t, v.Envelope)
 	unsigned.LockSig = nil
 	forged := c.proposalOf(t, v.Envelope)
-	forged.LockSig = twophase.SignLock(c.idKeys["s3"], c.group.ID(), twophase.LockMsgOf(forged, tm)) // s3's key, s4's plan
+	forged.LockSig = twophase.SignPrevote(c.idKeys["s3"], c.group.ID(), twophase.LockMsgOf(forged, tm)) // s3's key, s4's plan
 	resign := func(p twophase.Proposal) twophase.Proposal {
 		orig, _ := twophase.DecodeTemplate(p.Template, 100, 16)
-		p.LockSig = twophase.SignLock(c.idKeys["s4"], c.group.ID(), twophase.LockMsgOf(p, orig))
+		p.LockSig = twophase.SignPrevote(c.idKeys["s4"], c.group.ID(), twophase.LockMsgOf(p, orig))
 		return p
 	}
 	virtual := c.ledger.View(0).VirtualDAAScore

@@ -155,11 +155,20 @@ type EventState struct {
 	FirstRoundAt time.Time
 
 	votes map[uint32]map[PeerID]*ballot // of the current epoch
+	// precommits are Profile B's second votes, by round, of the current
+	// epoch; this signer's own say what it is locked on.
+	precommits map[uint32]map[PeerID]*ballot
+	// ahead holds, in Profile B, the votes of round Round+1 that members
+	// sent while this signer was still in Round (see joinNextRound).
+	ahead map[PeerID]voteIn
 	// votesSeen counts votes stored; noQuorumAt is its value when Profile
 	// B last found no lock quorum in any round (nothing to do until a
 	// vote arrives).
 	votesSeen, noQuorumAt int
-	templates             map[Hash]*knownTemplate
+	// stepSeen is votesSeen+1 when Profile B last looked for a polka and
+	// for the end of the round (see progressEvent).
+	stepSeen  int
+	templates map[Hash]*knownTemplate
 
 	Canonical   Hash
 	CommitRound uint32
@@ -234,6 +243,9 @@ type State struct {
 	activeList []*EventState
 	// recorded holds the keys of recordedOnce facts in the log.
 	recorded map[string]bool
+	// equivocators are the members this signer holds proof of two
+	// different votes of (an Equivocation fact): Byzantine for sure.
+	equivocators map[PeerID]bool
 	// refusing holds the Refused events whose certificate has no quorum
 	// yet: their signatures are sent again until it has.
 	refusing map[Hash]*EventState
@@ -266,18 +278,19 @@ func NewState(cfg Config) (*State, error) {
 		return nil, fmt.Errorf("%w: ledger rules, payout scheme and payout signer are required", ErrConfig)
 	}
 	s := &State{
-		cfg:       cfg,
-		validator: Validator{Group: cfg.Group, Params: cfg.Params, Policy: cfg.Policy, Rules: cfg.Rules},
-		opener:    NewOpener(cfg.Group, cfg.Verify),
-		members:   cfg.Group.IDs(),
-		events:    map[Hash]*EventState{},
-		open:      map[Hash]*EventState{},
-		streams:   map[string]*streamState{},
-		peers:     map[PeerID]*peerState{},
-		rejects:   map[rejectKey]*rejectWindow{},
-		asked:     map[PeerID]map[Hash]time.Time{},
-		recorded:  map[string]bool{},
-		refusing:  map[Hash]*EventState{},
+		cfg:          cfg,
+		validator:    Validator{Group: cfg.Group, Params: cfg.Params, Policy: cfg.Policy, Rules: cfg.Rules},
+		opener:       NewOpener(cfg.Group, cfg.Verify),
+		members:      cfg.Group.IDs(),
+		events:       map[Hash]*EventState{},
+		open:         map[Hash]*EventState{},
+		streams:      map[string]*streamState{},
+		peers:        map[PeerID]*peerState{},
+		rejects:      map[rejectKey]*rejectWindow{},
+		asked:        map[PeerID]map[Hash]time.Time{},
+		recorded:     map[string]bool{},
+		equivocators: map[PeerID]bool{},
+		refusing:     map[Hash]*EventState{},
 	}
 	return s, nil
 }

@@ -31,6 +31,9 @@ func (s *State) Tick(en Env) Step {
 			if e.Phase == PhaseProposing {
 				s.observe(MetricTimeoutsWithoutQuorum, "", 1)
 				s.castNoVoteIn(e, e.Round, ReasonTimeoutNoQuorum, en)
+				if s.profileB() {
+					s.precommit(e, nil, en)
+				}
 				s.failRound(e, ReasonTimeoutNoQuorum, fmt.Sprintf("%d votes, none with a quorum of %d", len(e.ballots(e.Round)), s.quorum()), en)
 			}
 		case PhaseFailed:
@@ -156,6 +159,14 @@ func (s *State) onSyncRequest(from PeerID, req SyncRequest, en Env) {
 					n++
 				}
 			}
+			// Profile B: the precommits of the asker's round, which it
+			// may lack to see a certificate form (at most one a member).
+			for _, id := range s.members {
+				if b := e.precommits[w.Round][id]; b != nil {
+					st.Votes = append(st.Votes, b.envelope)
+					size += len(b.envelope)
+				}
+			}
 		}
 		if e.Phase == PhaseCommitted || e.Phase == PhaseCompleted {
 			st.Evidence = e.Evidence
@@ -194,9 +205,7 @@ func (s *State) onSyncResponse(from Envelope, resp SyncResponse, en Env) {
 			s.startRound(e, r, TriggerRoundSync, en)
 		}
 		slices.SortStableFunc(votes, func(a, b Envelope) int {
-			ra, _ := voteRound(a)
-			rb, _ := voteRound(b)
-			return int(ra) - int(rb)
+			return voteOrder(a) - voteOrder(b)
 		})
 		for _, env := range votes {
 			s.handle(env, true, en)
@@ -238,6 +247,16 @@ func (s *State) observePayout(e *EventState, hash, txID Hash, en Env) {
 	s.complete(e, hash, txID, st.DAAScore, en)
 }
 
+// voteOrder places a relayed vote: by round, a round's prevotes before
+// its precommits.
+func voteOrder(env Envelope) int {
+	r, _ := voteRound(env)
+	if env.Kind == KindPrecommit {
+		return 2*int(r) + 1
+	}
+	return 2 * int(r)
+}
+
 // voteRound reads the round of a vote envelope without validating it.
 func voteRound(env Envelope) (uint32, bool) {
 	switch env.Kind {
@@ -248,6 +267,10 @@ func voteRound(env Envelope) (uint32, bool) {
 	case KindNoVote:
 		if nv, err := DecodeNoVote(env.Payload); err == nil {
 			return nv.Round, true
+		}
+	case KindPrecommit:
+		if p, err := DecodePrecommit(env.Payload, Params{}.WithDefaults().MaxUTXOsPerProposal); err == nil {
+			return p.Round, true
 		}
 	}
 	return 0, false

@@ -22,12 +22,15 @@ func (s *Signer) logFacts(facts []twophase.Fact) {
 		case twophase.VoteAccepted:
 			s.log.Debug("vote stored", self, "event_id", f.EventID.Hex(), "round", f.Round, "voter", f.Voter,
 				"hash", f.Hash.Hex(), "no_vote", f.NoVote, "own", f.Own)
+		case twophase.PrecommitAccepted:
+			s.log.Debug("precommit stored", self, "event_id", f.EventID.Hex(), "round", f.Round, "voter", f.Voter,
+				"hash", f.Hash.Hex(), "nil", f.Nil, "own", f.Own)
 		case twophase.VoteRejected:
 			s.log.Warn("vote rejected", self, "event_id", f.EventID.Hex(), "round", f.Round, "sender", f.Sender,
 				"reason", f.Reason, "detail", f.Detail)
 		case twophase.Equivocation:
 			s.log.Error("equivocation", self, "event_id", f.EventID.Hex(), "round", f.Round, "voter", f.Voter,
-				"first_hash", f.FirstHash.Hex(), "second_hash", f.SecondHash.Hex())
+				"first_hash", f.FirstHash.Hex(), "second_hash", f.SecondHash.Hex(), "precommit", f.Precommit)
 		case twophase.Committed:
 			s.log.Info("committed", self, "event_id", f.EventID.Hex(), "round", f.Round, "hash", f.Hash.Hex(),
 				"trigger", f.Trigger, "from", f.From, "voters", len(f.Voters))

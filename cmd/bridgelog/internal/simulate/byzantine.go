@@ -168,6 +168,11 @@ func (a *adversary) Send(ctx context.Context, to twophase.PeerID, raw []byte) er
 			a.sendUnlessWithheld(same, a.attack(nv.EventID), targets)
 			return nil
 		}
+	case twophase.KindPrecommit:
+		if pc, err := twophase.DecodePrecommit(env.Payload, a.w.cfg.Params.MaxUTXOsPerProposal); err == nil {
+			a.precommit(env, same, pc, targets)
+			return nil
+		}
 	case twophase.KindCommit:
 		if c, err := twophase.DecodeCommit(env.Payload); err == nil {
 			a.commit(env, same, c, targets)
@@ -255,6 +260,51 @@ func (a *adversary) proposal(env twophase.Envelope, raw []byte, p twophase.Propo
 			a.forgeCommit(env, p, at)
 		}
 	}
+}
+
+// precommit sends one of the state's Profile B precommits (raw) as the
+// event's attack says: withheld from the targets, or, when it equivocates
+// and its round's other proposal differs, a precommit of that proposal's
+// lock message to the targets.
+func (a *adversary) precommit(env twophase.Envelope, raw []byte, pc twophase.Precommit, targets []twophase.PeerID) {
+	k := roundKey{pc.EventID, pc.Epoch, pc.Round}
+	at := a.attack(k.event)
+	other, otherHash := a.otherPrecommit(env, k, pc, at)
+	for _, id := range targets {
+		switch {
+		case at.behaviour == BehaviourWithhold && at.targets[id]:
+			a.w.byzantine.Withheld++
+		case other != nil && at.targets[id]:
+			a.w.byzantine.Equivocated++
+			a.w.check.sentPrecommit(a.self, k, otherHash)
+			a.send(id, other)
+		default:
+			if !pc.Nil {
+				a.w.check.sentPrecommit(a.self, k, pc.Lock.TemplateHash)
+			}
+			a.send(id, raw)
+		}
+	}
+}
+
+// otherPrecommit is a precommit of round k's other proposal's lock
+// message, when this signer equivocates in k with a differing one.
+func (a *adversary) otherPrecommit(env twophase.Envelope, k roundKey, pc twophase.Precommit, at *attack) ([]byte, twophase.Hash) {
+	if at.behaviour != BehaviourEquivocate && at.behaviour != BehaviourConflictingLocks {
+		return nil, twophase.Hash{}
+	}
+	eq, ok := a.rounds[k]
+	if !ok || eq.other == nil || !eq.differs || (!pc.Nil && pc.Lock.TemplateHash == eq.other.TemplateHash) {
+		return nil, twophase.Hash{}
+	}
+	t, err := a.decode(*eq.other)
+	if err != nil {
+		return nil, twophase.Hash{}
+	}
+	q := pc
+	q.Nil, q.Lock = false, twophase.LockMsgOf(*eq.other, t)
+	q.LockSig = twophase.SignLock(a.key, a.group, q.Lock)
+	return a.seal(env, twophase.KindPrecommit, q.Encode(), false), q.Lock.TemplateHash
 }
 
 // equivocation is round k's pair, made at the state's first proposal in

@@ -11,16 +11,20 @@ import (
 // invariants and the per-event measures. A Byzantine signer's own facts
 // are not its peers' concern: what it sent them is (sentVote).
 type checker struct {
-	w        *world
-	opener   *twophase.Opener
-	byID     map[twophase.Hash]int // event id -> index
-	ev       []eventTrace
-	votes    map[voteKey]twophase.Hash // own votes as each honest signer recorded them
-	sent     map[voteKey][]twophase.Hash
-	tmpl     map[twophase.Hash]twophase.Template
-	signed   map[signKey]twophase.Hash
-	proposed map[twophase.Hash]bool // events whose first proposal was seen
-	keys     map[signKeyString]bool // every source key each signer recorded
+	w      *world
+	opener *twophase.Opener
+	byID   map[twophase.Hash]int // event id -> index
+	ev     []eventTrace
+	votes  map[voteKey]twophase.Hash // own votes as each honest signer recorded them
+	sent   map[voteKey][]twophase.Hash
+	// Profile B: own precommits of honest signers, and what Byzantine
+	// ones sent, likewise: a certificate's signers are its precommitters.
+	precommits map[voteKey]twophase.Hash
+	sentPre    map[voteKey][]twophase.Hash
+	tmpl       map[twophase.Hash]twophase.Template
+	signed     map[signKey]twophase.Hash
+	proposed   map[twophase.Hash]bool // events whose first proposal was seen
+	keys       map[signKeyString]bool // every source key each signer recorded
 	// holds lists, per outpoint, the committed templates that spend it;
 	// held, per event, its own.
 	holds map[twophase.Outpoint][]*holding
@@ -78,7 +82,8 @@ type eventTrace struct {
 
 func newChecker(w *world) *checker {
 	c := &checker{w: w, opener: twophase.NewOpener(w.group, nil), byID: map[twophase.Hash]int{},
-		votes: map[voteKey]twophase.Hash{}, sent: map[voteKey][]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
+		votes: map[voteKey]twophase.Hash{}, sent: map[voteKey][]twophase.Hash{},
+		precommits: map[voteKey]twophase.Hash{}, sentPre: map[voteKey][]twophase.Hash{}, tmpl: map[twophase.Hash]twophase.Template{},
 		signed: map[signKey]twophase.Hash{}, proposed: map[twophase.Hash]bool{}, keys: map[signKeyString]bool{},
 		holds: map[twophase.Outpoint][]*holding{}, held: map[twophase.Hash][]*holding{},
 		reserve: map[twophase.Hash]bool{}, refused: map[twophase.Reason]int{}}
@@ -108,6 +113,27 @@ func (c *checker) sentVote(self twophase.PeerID, k roundKey, hash twophase.Hash)
 	if !slices.Contains(c.sent[v], hash) {
 		c.sent[v] = append(c.sent[v], hash)
 	}
+}
+
+// sentPrecommit records that Byzantine signer self sent a precommit for
+// hash in round k.
+func (c *checker) sentPrecommit(self twophase.PeerID, k roundKey, hash twophase.Hash) {
+	v := voteKey{self, k.event, k.epoch, k.round}
+	if !slices.Contains(c.sentPre[v], hash) {
+		c.sentPre[v] = append(c.sentPre[v], hash)
+	}
+}
+
+// certified reports whether member v's vote toward a commit of hash
+// stands: in Profile B its precommit, in Profile A its proposal.
+func (c *checker) certified(v voteKey, hash twophase.Hash) bool {
+	if c.w.cfg.Profile != twophase.ProfileB {
+		return c.voted(v, hash)
+	}
+	if c.w.nodes[v.voter].adv != nil {
+		return slices.Contains(c.sentPre[v], hash)
+	}
+	return c.precommits[v] == hash
 }
 
 // voted reports whether member v's vote in that round, as a peer may have
@@ -163,6 +189,10 @@ func (c *checker) observe(self twophase.PeerID, facts []twophase.Fact) {
 			}
 			if _, ok := c.tmpl[f.Hash]; !ok {
 				c.learn(f.Envelope)
+			}
+		case twophase.PrecommitAccepted:
+			if f.Own && !f.Nil {
+				c.precommits[voteKey{self, f.EventID, f.Epoch, f.Round}] = f.Hash
 			}
 		case twophase.Committed:
 			for _, raw := range f.Evidence {
@@ -237,7 +267,7 @@ func (c *checker) committed(self twophase.PeerID, f twophase.Committed, now time
 	voters := slices.Compact(slices.Sorted(slices.Values(f.Voters)))
 	ok := len(voters) >= c.w.cfg.Quorum
 	for _, v := range voters {
-		if !c.voted(voteKey{v, f.EventID, f.Epoch, f.Round}, f.Hash) {
+		if !c.certified(voteKey{v, f.EventID, f.Epoch, f.Round}, f.Hash) {
 			ok = false
 		}
 	}

@@ -233,7 +233,7 @@ func (a *adversary) forgeCert(q twophase.Proposal, f forgery) twophase.LockCert 
 	return c
 }
 
-// signLock signs p's lock message (Profile B): a Byzantine signer holds
+// signLock signs p's prevote of its lock message (Profile B): a Byzantine signer holds
 // its identity key, so what it makes up carries valid lock signatures.
 func (a *adversary) signLock(p *twophase.Proposal) {
 	if a.w.cfg.Profile != twophase.ProfileB {
@@ -243,7 +243,7 @@ func (a *adversary) signLock(p *twophase.Proposal) {
 	if err != nil {
 		return
 	}
-	p.LockSig = twophase.SignLock(a.key, a.group, twophase.LockMsgOf(*p, t))
+	p.LockSig = twophase.SignPrevote(a.key, a.group, twophase.LockMsgOf(*p, t))
 }
 
 // conflictingLock is a second lock message for p's round (Profile B):

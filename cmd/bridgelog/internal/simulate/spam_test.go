@@ -10,15 +10,18 @@ import (
 
 // One round-jump signer of four (Profile B, f = 1) sends votes for the
 // last round and sync answers nobody asked for, while half the honest
-// views diverge and messages are lost. Every event completes in its
-// first round, none is abandoned, the invariants hold, and the honest
-// signers refused the far-ahead votes and the unrequested answers.
-// (Before the fix the same run abandoned 84 of 100 events.)
+// views diverge and messages are lost. Every event completes, within
+// its first two rounds (the last is round 3, where the jumps point; a
+// diverged member cannot precommit the others' template, so a lost
+// prevote or precommit among the other three costs a round), none is
+// abandoned, the invariants hold, and the honest signers refused the
+// far-ahead votes and the unrequested answers. (Before the fix the same
+// run abandoned 84 of 100 events.)
 func TestRoundJumpMovesNoRound(t *testing.T) {
 	r := run(t, Config{Profile: twophase.ProfileB, Signers: 4, Byzantine: 1, Behaviour: BehaviourRoundJump, Events: 100, Seed: 1,
 		Diverge: 0.5, Faults: simnet.Faults{Delay: 20 * time.Millisecond, Loss: 0.1}})
-	if !r.InvariantsHeld() || r.Completed != r.Events || r.Abandoned != 0 || r.RoundsMax != 1 {
-		t.Fatalf("want every event completed in round 0, none abandoned:\n%s", textOf(r))
+	if !r.InvariantsHeld() || r.Completed != r.Events || r.Abandoned != 0 || r.RoundsMax > 2 {
+		t.Fatalf("want every event completed in round 0 or 1, none abandoned:\n%s", textOf(r))
 	}
 	if r.Byzantine.RoundJumps == 0 || r.RefusedMessages[twophase.ReasonFutureRound] == 0 || r.RefusedMessages[twophase.ReasonUnrequestedSync] == 0 {
 		t.Fatalf("no trace of the round-jump signer:\n%s", textOf(r))
