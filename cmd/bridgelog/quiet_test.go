@@ -82,7 +82,7 @@ func TestVerifyAndReplayQuiet(t *testing.T) {
 	if e := lines(errOut); len(e) != 1 || e[0] != want {
 		t.Fatalf("verify of a changed row: standard error\n%s\nwant the one line %q", errOut, want)
 	}
-	if !strings.Contains(out, "MISMATCH  "+withdrawalsLabel()) || strings.Count(okLines(out), "ok ") != 14 || strings.Contains(out, "verify: ") {
+	if !strings.Contains(out, "MISMATCH  "+withdrawalsLabel()) || strings.Count(okLines(out), "ok ") != 15 || strings.Contains(out, "verify: ") {
 		t.Fatalf("verify of a changed row: standard output\n%s", out)
 	}
 }

@@ -64,6 +64,7 @@ func TestSignerRulesNameExportedSeries(t *testing.T) {
 	mesh.Dropped("s2", signermesh.DropQueueFull)
 	mesh.Reconnect("s2")
 	mesh.Connected("s2", true)
+	mesh.Refused(signermesh.RefusalTooManyConnections)
 	node.RPCError("get_info")
 	node.Reconnected()
 	node.VirtualDAAScore(1)
