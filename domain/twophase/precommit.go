@@ -230,17 +230,7 @@ func (e *EventState) named(round uint32, skip map[PeerID]bool) (map[Hash]int, ma
 // rules out), at the lowest anchor they name.
 func (e *EventState) polka(round uint32, quorum int) (LockMsg, bool) {
 	counts, msgs := e.named(round, nil)
-	var best *Hash
-	for h, n := range counts {
-		if n >= quorum && (best == nil || h.Less(*best)) {
-			hh := h
-			best = &hh
-		}
-	}
-	if best == nil {
-		return LockMsg{}, false
-	}
-	return msgs[*best], true
+	return lowestWith(counts, msgs, quorum)
 }
 
 // polkaPossible reports whether some template can still gather a quorum
@@ -317,6 +307,12 @@ func (e *EventState) precommitted(round uint32, k int, skip map[PeerID]bool) (Lo
 			msgs[h] = *b.lockMsg
 		}
 	}
+	return lowestWith(counts, msgs, k)
+}
+
+// lowestWith is the lock message of the lowest hash counted at least k
+// times (one vote per member leaves at most one in practice).
+func lowestWith(counts map[Hash]int, msgs map[Hash]LockMsg, k int) (LockMsg, bool) {
 	var best *Hash
 	for h, n := range counts {
 		if n >= k && (best == nil || h.Less(*best)) {
